@@ -1,0 +1,28 @@
+//! placer's v1 wire schema (DESIGN.md §Wire schema v1): the snapshot a cluster master sends once
+//! per scheduling epoch (lsap-sched, Guo et al., §3.2 "instant system state") and the placement
+//! placer answers with. Serde types and validation only; all logic lives in `placer-solver`.
+
+mod error;
+mod ids;
+mod parse;
+mod policy;
+mod request;
+mod response;
+mod validate;
+
+pub use error::ModelError;
+pub use ids::{JobId, NodeId, PoolId, RackId, TaskId};
+pub use parse::parse_request;
+pub use policy::{Algorithm, Policy, SolverEngine};
+pub use request::{
+    Cluster, Job, Network, Node, PendingTask, PlaceRequest, Pool, PoolMode, Priority, Rack,
+    RackPair, Resources, RunningTask, ShuffleSource, TaskKind,
+};
+pub use response::{
+    Assignment, CostBreakdown, JobReport, Locality, PlaceResponse, PoolReport, Preemption,
+    SlotCounts, Stats, Status, WaitReason, Waiting,
+};
+pub use validate::validate;
+
+/// The only wire schema version this build speaks.
+pub const SCHEMA_VERSION: u32 = 1;

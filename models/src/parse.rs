@@ -1,0 +1,87 @@
+//! Parsing a snapshot from bytes with the JSON path of any shape error (DESIGN.md §Errors:
+//! `pending[17].replicas[2]`).
+
+use crate::error::ModelError;
+use crate::request::PlaceRequest;
+
+/// Parses a v1 snapshot. Syntax errors become [`ModelError::MalformedJson`], shape errors
+/// (missing field, wrong type, negative count, unknown algorithm) [`ModelError::InvalidField`],
+/// each with the path of the field the parser was in. Does not validate references: call
+/// [`crate::validate`] next.
+pub fn parse_request(bytes: &[u8]) -> Result<PlaceRequest, ModelError> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let parsed: Result<PlaceRequest, _> = serde_path_to_error::deserialize(&mut de);
+    let request = match parsed {
+        Ok(r) => r,
+        Err(e) => {
+            let path = display_path(&e.path().to_string());
+            let inner = e.into_inner();
+            let message = inner.to_string();
+            return Err(if inner.is_data() {
+                ModelError::InvalidField { path, message }
+            } else {
+                ModelError::MalformedJson { path, message }
+            });
+        }
+    };
+    de.end()
+        .map_err(|e| ModelError::MalformedJson { path: "$".to_owned(), message: e.to_string() })?;
+    Ok(request)
+}
+
+/// serde_path_to_error prints the root as `.`; placer prints it as `$`.
+fn display_path(p: &str) -> String {
+    if p.is_empty() || p == "." {
+        "$".to_owned()
+    } else {
+        p.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_algorithm_names_its_path() {
+        let body = br#"{"schema_version":1,"cluster":{},"policy":{"algorithm":"magic"}}"#;
+        let err = parse_request(body).unwrap_err();
+        assert_eq!(err.code(), "invalid_field");
+        assert_eq!(err.path(), "policy.algorithm");
+    }
+
+    #[test]
+    fn negative_slot_count_names_its_path() {
+        let body = br#"{"schema_version":1,"cluster":{"racks":[{"id":"r"}],
+            "nodes":[{"id":"a","rack":"r","map_slots":-1}]}}"#;
+        let err = parse_request(body).unwrap_err();
+        assert_eq!(err.code(), "invalid_field");
+        assert_eq!(err.path(), "cluster.nodes[0].map_slots");
+    }
+
+    #[test]
+    fn wrong_type_deep_in_an_array_names_its_path() {
+        let body = br#"{"schema_version":1,"cluster":{},"jobs":[{"id":"j","pool":"p"}],
+            "pending":[{"id":"t","job":"j","kind":"map","replicas":["a",7]}]}"#;
+        let err = parse_request(body).unwrap_err();
+        assert_eq!(err.path(), "pending[0].replicas[1]");
+    }
+
+    #[test]
+    fn truncated_body_is_malformed_json() {
+        let err = parse_request(br#"{"schema_version":1,"cluster":{"#).unwrap_err();
+        assert_eq!(err.code(), "malformed_json");
+    }
+
+    #[test]
+    fn trailing_garbage_is_malformed_json() {
+        let err = parse_request(br#"{"schema_version":1,"cluster":{}} x"#).unwrap_err();
+        assert_eq!(err.code(), "malformed_json");
+    }
+
+    #[test]
+    fn missing_cluster_is_invalid_field() {
+        let err = parse_request(br#"{"schema_version":1}"#).unwrap_err();
+        assert_eq!(err.code(), "invalid_field");
+    }
+}

@@ -1,0 +1,192 @@
+//! The v1 placement answer (DESIGN.md §Wire schema v1, "Response"): assignments with a cost
+//! breakdown, preemptions, why the rest waits, per-pool and per-job state, and stats
+//! (lsap-sched §3.2: the assignment φ and its cost sum Csum(φ), eq. 2).
+
+use crate::ids::{JobId, NodeId, PoolId, TaskId};
+use crate::request::TaskKind;
+use serde::{Deserialize, Serialize};
+
+/// The answer to one snapshot.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlaceResponse {
+    /// Always 1.
+    pub schema_version: u32,
+    /// Pending tasks to start now, each on a node with a free slot of the task's kind. Ordered
+    /// maps first, then reduces, each in the order of `pending`.
+    pub assignments: Vec<Assignment>,
+    /// Running tasks to kill (empty for the locality policies).
+    pub preemptions: Vec<Preemption>,
+    /// Why the unassigned pending tasks wait: one entry per (job, kind, reason) with a count, or
+    /// one per task when the caller asked to explain (`?explain=true`, `--explain`).
+    pub waiting: Vec<Waiting>,
+    /// Per pool: running tasks and demand (and fair shares, for the fair policies).
+    pub pools: Vec<PoolReport>,
+    /// Per job: running tasks and demand (and fair shares, for the fair policies).
+    pub jobs: Vec<JobReport>,
+    /// Totals.
+    pub stats: Stats,
+}
+
+/// One placement.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Assignment {
+    /// The pending task.
+    pub task: TaskId,
+    /// The node whose free slot it takes.
+    pub node: NodeId,
+    /// How close the task is to its input on that node.
+    pub locality: Locality,
+    /// The task's cost on that node.
+    pub cost: CostBreakdown,
+}
+
+/// Data locality of a placement (lsap-sched §3.1; FAIR §3). For a map: `node` if a replica is
+/// on the node, `rack` if one is in its rack, else `remote`; `none` if the task has no
+/// replicas. For a reduce the same test applies to all of its shuffle sources at once (`node`
+/// only if every source is the node itself, `rack` if every source is in its rack).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Locality {
+    /// Input on the node itself.
+    Node,
+    /// Input in the node's rack.
+    Rack,
+    /// Input in another rack.
+    Remote,
+    /// No input location (no preference).
+    None,
+}
+
+/// A placement's cost in seconds of data transfer (lsap eq. 1, scaled by α) and fairness cost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CostBreakdown {
+    /// `locality + fairness`.
+    pub total: f64,
+    /// Data-locality cost: α · transfer seconds (map input, or reduce shuffle input).
+    pub locality: f64,
+    /// Fairness cost (lsap-fair-sched); 0 for the locality-only policies.
+    pub fairness: f64,
+}
+
+/// A running task to kill so that a starved pool gets its share.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Preemption {
+    /// The running task.
+    pub task: TaskId,
+    /// Its node.
+    pub node: NodeId,
+    /// Why (`min_share`, `fair_share`).
+    pub reason: String,
+    /// The pool the slot is freed for.
+    pub for_pool: PoolId,
+}
+
+/// Why pending tasks are not placed this epoch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitReason {
+    /// The cluster has no free slot of the task's kind at all (empty cluster, all busy).
+    NoFreeSlots,
+    /// There were free slots of the kind, but fewer than pending tasks; other tasks got them
+    /// (they were cheaper, or earlier in the greedy order).
+    SlotsTaken,
+}
+
+/// Pending tasks that wait, per (job, kind, reason); or one task with `?explain=true`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Waiting {
+    /// The job.
+    pub job: JobId,
+    /// The task, when explained per task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskId>,
+    /// Map or reduce.
+    pub kind: TaskKind,
+    /// How many tasks (1 when per task).
+    pub tasks: u64,
+    /// Why they wait.
+    pub reason: WaitReason,
+}
+
+/// A count per slot kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SlotCounts {
+    /// Map slots or tasks.
+    pub map: f64,
+    /// Reduce slots or tasks.
+    pub reduce: f64,
+}
+
+/// A pool's state this epoch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PoolReport {
+    /// The pool.
+    pub id: PoolId,
+    /// Fair share in slots (fractional), for the fair policies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fair_share: Option<SlotCounts>,
+    /// Tasks running before this epoch's placement.
+    pub running: SlotCounts,
+    /// Running + pending.
+    pub demand: SlotCounts,
+}
+
+/// A job's state this epoch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JobReport {
+    /// The job.
+    pub id: JobId,
+    /// Fair share in slots (fractional), for the fair policies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fair_share: Option<SlotCounts>,
+    /// Tasks running before this epoch's placement.
+    pub running: SlotCounts,
+    /// Running + pending.
+    pub demand: SlotCounts,
+}
+
+/// How the answer was obtained.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// An exact solver proved the objective minimal.
+    Optimal,
+    /// A greedy policy: valid, not necessarily minimal.
+    Heuristic,
+    /// An exact solver stopped at a time limit with a valid, possibly non-minimal answer.
+    TimeLimited,
+}
+
+/// Totals of one epoch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Stats {
+    /// Pending tasks in the snapshot (maps + reduces).
+    pub pending: u64,
+    /// Free slots before placement (map + reduce).
+    pub free_slots: u64,
+    /// Free map slots before placement.
+    pub free_map_slots: u64,
+    /// Free reduce slots before placement.
+    pub free_reduce_slots: u64,
+    /// Tasks assigned.
+    pub assigned: u64,
+    /// Assigned maps with a replica on their node (goodness of data locality, lsap §3.1).
+    pub node_local: u64,
+    /// Assigned maps with a replica in their node's rack but not on it.
+    pub rack_local: u64,
+    /// Assigned maps with no replica in their node's rack.
+    pub remote: u64,
+    /// Assigned maps without replicas (no preference; counted in none of the three above).
+    pub no_preference: u64,
+    /// Σ locality cost of the assignments, in seconds × α.
+    pub locality_cost: f64,
+    /// Fairness distance D (lsap-fair-sched eq. 10); 0 until the fair policies fill it.
+    pub fairness_distance: f64,
+    /// The total the solver minimised (Σ assignment `cost.total`), in the units of
+    /// `placer export-matrix`. Greedy policies report the same sum for their placement.
+    pub objective: f64,
+    /// `optimal`, `heuristic` or `time_limited`.
+    pub status: Status,
+    /// Wall time of the solve in milliseconds, measured by the caller (the solver is pure).
+    pub solve_ms: f64,
+}

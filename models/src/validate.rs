@@ -1,0 +1,206 @@
+//! Semantic validation of a parsed snapshot (DESIGN.md §Wire schema v1, §Errors): versions,
+//! ids, references, number domains and slot capacities, each rejection naming the JSON path of
+//! the first offending field. O(size of the snapshot) time and memory.
+
+use crate::error::ModelError;
+use crate::request::{PlaceRequest, TaskKind};
+use crate::SCHEMA_VERSION;
+use std::collections::HashMap;
+
+/// Checks everything the schema's types cannot: returns the first violation in document order
+/// (schema version, `now_s`, policy, network, racks, nodes, pools, jobs, pending, running).
+///
+/// Accepted as valid: an empty cluster, nodes without free slots, no pending tasks.
+pub fn validate(req: &PlaceRequest) -> Result<(), ModelError> {
+    if req.schema_version != u64::from(SCHEMA_VERSION) {
+        return Err(ModelError::UnsupportedSchemaVersion {
+            path: "schema_version".to_owned(),
+            found: req.schema_version,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    non_negative(req.now_s, || "now_s".to_owned())?;
+    non_negative(req.policy.alpha, || "policy.alpha".to_owned())?;
+
+    let net = &req.cluster.network;
+    positive(net.rack_mbps, || "cluster.network.rack_mbps".to_owned())?;
+    positive(net.cross_rack_mbps, || "cluster.network.cross_rack_mbps".to_owned())?;
+
+    let racks = unique_ids(req.cluster.racks.iter().map(|r| r.id.as_str()), "cluster.racks")?;
+    for (i, pair) in net.rack_pairs.iter().enumerate() {
+        let at = |f: &str| format!("cluster.network.rack_pairs[{i}].{f}");
+        known(&racks, pair.from.as_str(), "rack", || at("from"))?;
+        known(&racks, pair.to.as_str(), "rack", || at("to"))?;
+        positive(pair.mbps, || at("mbps"))?;
+    }
+
+    let nodes = unique_ids(req.cluster.nodes.iter().map(|n| n.id.as_str()), "cluster.nodes")?;
+    for (i, node) in req.cluster.nodes.iter().enumerate() {
+        known(&racks, node.rack.as_str(), "rack", || format!("cluster.nodes[{i}].rack"))?;
+        if let Some(res) = &node.resources {
+            for (name, v) in [("cpu", res.cpu), ("mem", res.mem), ("io", res.io)] {
+                non_negative(v, || format!("cluster.nodes[{i}].resources.{name}"))?;
+            }
+        }
+    }
+
+    let pools = unique_ids(req.pools.iter().map(|p| p.id.as_str()), "pools")?;
+    for (i, pool) in req.pools.iter().enumerate() {
+        non_negative(pool.weight, || format!("pools[{i}].weight"))?;
+        non_negative(pool.min_map_share, || format!("pools[{i}].min_map_share"))?;
+        non_negative(pool.min_reduce_share, || format!("pools[{i}].min_reduce_share"))?;
+    }
+
+    let jobs = unique_ids(req.jobs.iter().map(|j| j.id.as_str()), "jobs")?;
+    for (i, job) in req.jobs.iter().enumerate() {
+        known(&pools, job.pool.as_str(), "pool", || format!("jobs[{i}].pool"))?;
+        non_negative(job.submit_s, || format!("jobs[{i}].submit_s"))?;
+    }
+
+    // Task ids are unique across pending and running together.
+    let mut tasks: HashMap<&str, String> = HashMap::new();
+
+    for (i, task) in req.pending.iter().enumerate() {
+        claim(&mut tasks, task.id.as_str(), format!("pending[{i}].id"))?;
+        known(&jobs, task.job.as_str(), "job", || format!("pending[{i}].job"))?;
+        match task.kind {
+            TaskKind::Map => {
+                if !task.shuffle.is_empty() {
+                    return Err(ModelError::Inconsistent {
+                        path: format!("pending[{i}].shuffle"),
+                        message: "a map task has no shuffle input".to_owned(),
+                    });
+                }
+            }
+            TaskKind::Reduce => {
+                if !task.replicas.is_empty() {
+                    return Err(ModelError::Inconsistent {
+                        path: format!("pending[{i}].replicas"),
+                        message: "a reduce task has no input replicas; use shuffle".to_owned(),
+                    });
+                }
+                if task.input_bytes != 0 {
+                    return Err(ModelError::Inconsistent {
+                        path: format!("pending[{i}].input_bytes"),
+                        message: "a reduce task has no map input; use shuffle".to_owned(),
+                    });
+                }
+            }
+        }
+        let mut seen: HashMap<&str, usize> = HashMap::new();
+        for (k, replica) in task.replicas.iter().enumerate() {
+            let path = || format!("pending[{i}].replicas[{k}]");
+            known(&nodes, replica.as_str(), "node", path)?;
+            if let Some(first) = seen.insert(replica.as_str(), k) {
+                return Err(ModelError::DuplicateId {
+                    path: path(),
+                    id: replica.to_string(),
+                    first: format!("pending[{i}].replicas[{first}]"),
+                });
+            }
+        }
+        for (k, source) in task.shuffle.iter().enumerate() {
+            known(&nodes, source.node.as_str(), "node", || {
+                format!("pending[{i}].shuffle[{k}].node")
+            })?;
+        }
+    }
+
+    let mut used: Vec<[u32; 2]> = vec![[0, 0]; req.cluster.nodes.len()];
+    for (i, task) in req.running.iter().enumerate() {
+        claim(&mut tasks, task.id.as_str(), format!("running[{i}].id"))?;
+        known(&jobs, task.job.as_str(), "job", || format!("running[{i}].job"))?;
+        let n = known(&nodes, task.node.as_str(), "node", || format!("running[{i}].node"))?;
+        if let Some(s) = task.started_s {
+            non_negative(s, || format!("running[{i}].started_s"))?;
+        }
+        let node = &req.cluster.nodes[n];
+        let (k, slots) = match task.kind {
+            TaskKind::Map => (0, node.map_slots),
+            TaskKind::Reduce => (1, node.reduce_slots),
+        };
+        used[n][k] += 1;
+        if used[n][k] > slots {
+            return Err(ModelError::SlotsOversubscribed {
+                path: format!("running[{i}]"),
+                node: node.id.to_string(),
+                kind: task.kind.name(),
+                slots,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Registers a task id, rejecting empty ones and ids already seen (pending or running).
+fn claim<'a>(
+    tasks: &mut HashMap<&'a str, String>,
+    id: &'a str,
+    path: String,
+) -> Result<(), ModelError> {
+    if id.is_empty() {
+        return Err(ModelError::EmptyId { path });
+    }
+    if let Some(first) = tasks.get(id) {
+        return Err(ModelError::DuplicateId { path, id: id.to_owned(), first: first.clone() });
+    }
+    tasks.insert(id, path);
+    Ok(())
+}
+
+/// Indexes ids by position, rejecting empty and duplicate ones.
+fn unique_ids<'a>(
+    ids: impl Iterator<Item = &'a str>,
+    array: &str,
+) -> Result<HashMap<&'a str, usize>, ModelError> {
+    let mut index = HashMap::new();
+    for (i, id) in ids.enumerate() {
+        let path = format!("{array}[{i}].id");
+        if id.is_empty() {
+            return Err(ModelError::EmptyId { path });
+        }
+        if let Some(first) = index.insert(id, i) {
+            return Err(ModelError::DuplicateId {
+                path,
+                id: id.to_owned(),
+                first: format!("{array}[{first}].id"),
+            });
+        }
+    }
+    Ok(index)
+}
+
+fn known(
+    index: &HashMap<&str, usize>,
+    id: &str,
+    entity: &'static str,
+    path: impl FnOnce() -> String,
+) -> Result<usize, ModelError> {
+    index.get(id).copied().ok_or_else(|| ModelError::UnknownReference {
+        path: path(),
+        entity,
+        id: id.to_owned(),
+    })
+}
+
+fn non_negative(v: f64, path: impl FnOnce() -> String) -> Result<(), ModelError> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(())
+    } else {
+        Err(ModelError::InvalidNumber {
+            path: path(),
+            message: format!("must be a finite number ≥ 0, got {v}"),
+        })
+    }
+}
+
+fn positive(v: f64, path: impl FnOnce() -> String) -> Result<(), ModelError> {
+    if v.is_finite() && v > 0.0 {
+        Ok(())
+    } else {
+        Err(ModelError::InvalidNumber {
+            path: path(),
+            message: format!("must be a finite number > 0, got {v}"),
+        })
+    }
+}

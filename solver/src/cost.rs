@@ -1,0 +1,151 @@
+//! The bandwidth-aware data-locality cost of lsap-sched (Guo, Fox, Zhou, eq. 1) and the reduce
+//! shuffle cost (DESIGN.md §Costs), in seconds × α.
+//!
+//! Map task t on node n: `0` if a replica of t's block is on n, else
+//! `α · input_bytes · 8 / (10⁶ · max_r bw(rack(r), rack(n)))` seconds, where bw is in Mbit/s.
+//! A map without replicas costs 0 everywhere. Reduce task t on node n:
+//! `α · Σ_s bytes(s) · 8 / (10⁶ · bw(rack(s), rack(n)))` over its shuffle sources s ≠ n.
+//!
+//! Example: a 128 MiB block (134,217,728 B) read across racks at 100 Mbit/s costs
+//! 134,217,728 · 8 / 10⁸ = 10.737 s; in-rack at 1,000 Mbit/s, 1.074 s.
+//!
+//! A task's cost depends on the node only through the node's rack, except on the few nodes
+//! that hold its data. [`CostRow`] stores exactly that: one value per rack plus exceptions per
+//! node, built in O(racks · replicas) (maps) or O(racks · sources + sources²) (reduces).
+
+use crate::index::Indexed;
+use placer_models::{Locality, TaskKind};
+
+/// Bits per byte over bits per megabit: seconds = bytes · `BYTES_TO_MEGABITS` / Mbit/s.
+const BYTES_TO_MEGABITS: f64 = 8.0 / 1e6;
+
+/// One pending task's cost on every node, in seconds × α.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CostRow {
+    /// Cost on a node of each rack that holds none of the task's data.
+    pub per_rack: Vec<f64>,
+    /// Nodes that hold the task's data, sorted by node index, with their exact cost.
+    pub on_node: Vec<(u32, f64)>,
+}
+
+impl CostRow {
+    /// Cost on node `node` of rack `rack`. O(log data nodes).
+    #[inline]
+    pub fn at(&self, node: u32, rack: u32) -> f64 {
+        match self.on_node.binary_search_by_key(&node, |&(n, _)| n) {
+            Ok(k) => self.on_node[k].1,
+            Err(_) => self.per_rack[rack as usize],
+        }
+    }
+
+    /// The largest cost on any node (0 for an empty cluster).
+    pub fn max(&self) -> f64 {
+        self.per_rack.iter().chain(self.on_node.iter().map(|(_, c)| c)).fold(0.0, |m, &c| m.max(c))
+    }
+}
+
+/// The locality cost model of one snapshot.
+#[derive(Debug)]
+pub struct LocalityCost<'i, 'a> {
+    ix: &'i Indexed<'a>,
+    alpha: f64,
+}
+
+impl<'i, 'a> LocalityCost<'i, 'a> {
+    /// The model with the snapshot's `policy.alpha`.
+    pub fn new(ix: &'i Indexed<'a>) -> Self {
+        Self { ix, alpha: ix.req.policy.alpha }
+    }
+
+    /// Pending task `t`'s cost row.
+    pub fn row(&self, t: usize) -> CostRow {
+        let task = &self.ix.req.pending[t];
+        match task.kind {
+            TaskKind::Map => self.map_row(t, task.input_bytes),
+            TaskKind::Reduce => self.reduce_row(t),
+        }
+    }
+
+    fn map_row(&self, t: usize, bytes: u64) -> CostRow {
+        let replicas = &self.ix.replicas[t];
+        let racks = self.ix.racks();
+        if replicas.is_empty() {
+            return CostRow { per_rack: vec![0.0; racks], on_node: Vec::new() };
+        }
+        let megabits = self.alpha * bytes as f64 * BYTES_TO_MEGABITS;
+        let bw = &self.ix.bandwidths;
+        let per_rack = (0..racks as u32)
+            .map(|q| {
+                let best = replicas
+                    .iter()
+                    .map(|&r| bw.between(self.ix.node_rack[r as usize], q))
+                    .fold(0.0, f64::max);
+                megabits / best
+            })
+            .collect();
+        let mut on_node: Vec<(u32, f64)> = replicas.iter().map(|&r| (r, 0.0)).collect();
+        on_node.sort_unstable_by_key(|&(n, _)| n);
+        CostRow { per_rack, on_node }
+    }
+
+    fn reduce_row(&self, t: usize) -> CostRow {
+        let sources = &self.ix.shuffle[t];
+        let bw = &self.ix.bandwidths;
+        let rack_of = &self.ix.node_rack;
+        let term = |&(s, bytes): &(u32, u64), q: u32| {
+            self.alpha * bytes as f64 * BYTES_TO_MEGABITS / bw.between(rack_of[s as usize], q)
+        };
+        let per_rack =
+            (0..self.ix.racks() as u32).map(|q| sources.iter().map(|s| term(s, q)).sum()).collect();
+        let on_node = sources
+            .iter()
+            .map(|&(n, _)| {
+                let q = rack_of[n as usize];
+                (n, sources.iter().filter(|s| s.0 != n).map(|s| term(s, q)).sum())
+            })
+            .collect();
+        CostRow { per_rack, on_node }
+    }
+
+    /// The locality class of pending task `t` on node `node`: for a map, `node` / `rack` /
+    /// `remote` by its nearest replica (`none` without replicas); for a reduce, the same test
+    /// over all shuffle sources with bytes > 0 (`node` only if all are on the node).
+    pub fn locality(&self, t: usize, node: u32) -> Locality {
+        let rack = self.ix.node_rack[node as usize];
+        let rack_of = |n: u32| self.ix.node_rack[n as usize];
+        match self.ix.req.pending[t].kind {
+            TaskKind::Map => {
+                let replicas = &self.ix.replicas[t];
+                if replicas.is_empty() {
+                    Locality::None
+                } else if replicas.contains(&node) {
+                    Locality::Node
+                } else if replicas.iter().any(|&r| rack_of(r) == rack) {
+                    Locality::Rack
+                } else {
+                    Locality::Remote
+                }
+            }
+            TaskKind::Reduce => {
+                let mut sources = self.ix.shuffle[t].iter().filter(|s| s.1 > 0).map(|s| s.0);
+                let mut any = false;
+                let mut class = Locality::Node;
+                for s in &mut sources {
+                    any = true;
+                    if s != node {
+                        if rack_of(s) == rack {
+                            class = class.max(Locality::Rack);
+                        } else {
+                            class = Locality::Remote;
+                        }
+                    }
+                }
+                if any {
+                    class
+                } else {
+                    Locality::None
+                }
+            }
+        }
+    }
+}

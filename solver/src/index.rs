@@ -1,0 +1,142 @@
+//! Step 1 of the epoch pipeline (DESIGN.md §The epoch pipeline): a validated snapshot with its
+//! string ids resolved to dense indices, free slots counted per node and kind (lsap-sched
+//! §3.2: the idle slot set IS), and the bandwidth lookup. O(size of the snapshot).
+
+use crate::network::Bandwidths;
+use placer_models::{PlaceRequest, TaskKind};
+use std::collections::HashMap;
+
+/// Slot kinds in array order: `[map, reduce]`.
+pub const KINDS: [TaskKind; 2] = [TaskKind::Map, TaskKind::Reduce];
+
+/// Position of a kind in per-kind arrays.
+#[inline]
+pub fn kind_slot(kind: TaskKind) -> usize {
+    match kind {
+        TaskKind::Map => 0,
+        TaskKind::Reduce => 1,
+    }
+}
+
+/// The snapshot with every reference resolved.
+#[derive(Debug)]
+pub struct Indexed<'a> {
+    /// The snapshot.
+    pub req: &'a PlaceRequest,
+    /// Rack index of each node.
+    pub node_rack: Vec<u32>,
+    /// Free slots per node, per kind (`[map, reduce]`).
+    pub free: [Vec<u32>; 2],
+    /// Pending task positions of each kind, in snapshot order.
+    pub pending_of_kind: [Vec<usize>; 2],
+    /// Replica node indices per pending task (empty for reduces), in snapshot order.
+    pub replicas: Vec<Vec<u32>>,
+    /// Shuffle sources per pending task as (node index, bytes), merged per node and sorted by
+    /// node (empty for maps).
+    pub shuffle: Vec<Vec<(u32, u64)>>,
+    /// Job index of each pending task.
+    pub pending_job: Vec<u32>,
+    /// Job index of each running task.
+    pub running_job: Vec<u32>,
+    /// Pool index of each job.
+    pub job_pool: Vec<u32>,
+    /// Bandwidths between racks.
+    pub bandwidths: Bandwidths,
+}
+
+impl<'a> Indexed<'a> {
+    /// Indexes a snapshot that passed [`placer_models::validate`]. References that do not
+    /// resolve (impossible after validation) are skipped rather than panicking.
+    pub fn new(req: &'a PlaceRequest) -> Self {
+        let racks: HashMap<&str, u32> =
+            req.cluster.racks.iter().enumerate().map(|(i, r)| (r.id.as_str(), i as u32)).collect();
+        let nodes: HashMap<&str, u32> =
+            req.cluster.nodes.iter().enumerate().map(|(i, n)| (n.id.as_str(), i as u32)).collect();
+        let pools: HashMap<&str, u32> =
+            req.pools.iter().enumerate().map(|(i, p)| (p.id.as_str(), i as u32)).collect();
+        let jobs: HashMap<&str, u32> =
+            req.jobs.iter().enumerate().map(|(i, j)| (j.id.as_str(), i as u32)).collect();
+
+        let node_rack: Vec<u32> = req
+            .cluster
+            .nodes
+            .iter()
+            .map(|n| racks.get(n.rack.as_str()).copied().unwrap_or(0))
+            .collect();
+        let mut free: [Vec<u32>; 2] = [
+            req.cluster.nodes.iter().map(|n| n.map_slots).collect(),
+            req.cluster.nodes.iter().map(|n| n.reduce_slots).collect(),
+        ];
+        let mut running_job = Vec::with_capacity(req.running.len());
+        for t in &req.running {
+            if let Some(&n) = nodes.get(t.node.as_str()) {
+                let slot = &mut free[kind_slot(t.kind)][n as usize];
+                *slot = slot.saturating_sub(1);
+            }
+            running_job.push(jobs.get(t.job.as_str()).copied().unwrap_or(0));
+        }
+
+        let mut pending_of_kind: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
+        let mut replicas = Vec::with_capacity(req.pending.len());
+        let mut shuffle = Vec::with_capacity(req.pending.len());
+        let mut pending_job = Vec::with_capacity(req.pending.len());
+        for (i, t) in req.pending.iter().enumerate() {
+            pending_of_kind[kind_slot(t.kind)].push(i);
+            pending_job.push(jobs.get(t.job.as_str()).copied().unwrap_or(0));
+            replicas
+                .push(t.replicas.iter().filter_map(|r| nodes.get(r.as_str()).copied()).collect());
+            let mut sources: Vec<(u32, u64)> = t
+                .shuffle
+                .iter()
+                .filter_map(|s| nodes.get(s.node.as_str()).map(|&n| (n, s.bytes)))
+                .collect();
+            sources.sort_unstable_by_key(|&(n, _)| n);
+            sources.dedup_by(|later, kept| {
+                if later.0 == kept.0 {
+                    kept.1 = kept.1.saturating_add(later.1);
+                    true
+                } else {
+                    false
+                }
+            });
+            shuffle.push(sources);
+        }
+        let job_pool =
+            req.jobs.iter().map(|j| pools.get(j.pool.as_str()).copied().unwrap_or(0)).collect();
+        let bandwidths = Bandwidths::new(&req.cluster.network, req.cluster.racks.len(), |id| {
+            racks.get(id).copied()
+        });
+        Self {
+            req,
+            node_rack,
+            free,
+            pending_of_kind,
+            replicas,
+            shuffle,
+            pending_job,
+            running_job,
+            job_pool,
+            bandwidths,
+        }
+    }
+
+    /// Number of racks.
+    pub fn racks(&self) -> usize {
+        self.req.cluster.racks.len()
+    }
+
+    /// Total free slots of a kind.
+    pub fn free_slots(&self, kind: TaskKind) -> u64 {
+        self.free[kind_slot(kind)].iter().map(|&f| u64::from(f)).sum()
+    }
+
+    /// The node index of every free slot of a kind, in node order (a node with k free slots
+    /// appears k times in a row): the columns of lsap-sched's cost matrix.
+    pub fn slot_nodes(&self, kind: TaskKind) -> Vec<u32> {
+        let mut cols = Vec::new();
+        for (n, &f) in self.free[kind_slot(kind)].iter().enumerate() {
+            cols.extend(std::iter::repeat_n(n as u32, f as usize));
+        }
+        cols
+    }
+}

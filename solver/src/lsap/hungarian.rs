@@ -1,0 +1,69 @@
+//! The reference engine: `pathfinding::kuhn_munkres_min` (the Hungarian method, O(n³), the
+//! algorithm lsap-sched runs after padding to a square, §3.2). For conformance checks only: it
+//! needs minutes on 5,000² cluster matrices full of ties, so `auto` never picks it.
+//!
+//! Rectangular input is handed over as it is when rows ≤ columns, else transposed. Forbidden
+//! pairs become a penalty larger than any complete finite assignment, so the optimum uses one
+//! only if no complete assignment avoids them; that is then reported as infeasible.
+
+use super::{check_i64, DenseSolver, LsapSolution};
+use crate::error::SolveError;
+use ndarray::ArrayView2;
+use pathfinding::kuhn_munkres::kuhn_munkres_min;
+use pathfinding::matrix::Matrix;
+
+/// The Kuhn–Munkres engine (stateless).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Hungarian;
+
+impl DenseSolver for Hungarian {
+    fn solve_i64(&self, costs: ArrayView2<'_, i64>) -> Result<LsapSolution<i64>, SolveError> {
+        check_i64(costs)?;
+        let (rows, cols) = costs.dim();
+        if rows == 0 || cols == 0 {
+            return Ok(LsapSolution::from_rows(costs, vec![None; rows]));
+        }
+        let tall = rows > cols;
+        let oriented = if tall { costs.reversed_axes() } else { costs };
+        let (r, c) = oriented.dim();
+        let max_abs = oriented
+            .iter()
+            .filter(|&&x| x != i64::MAX)
+            .map(|x| x.unsigned_abs())
+            .max()
+            .unwrap_or(0);
+        // Any complete assignment without a forbidden pair costs at most r·max_abs; one with a
+        // forbidden pair at least penalty − (r − 1)·max_abs.
+        let penalty = (max_abs as i128) * (2 * r as i128) + 1;
+        if penalty * (r as i128 + 1) > i128::from(i64::MAX / 4) {
+            return Err(SolveError::CostOverflow {
+                path: "$".to_owned(),
+                message: "forbidden-pair penalty does not fit in i64".to_owned(),
+            });
+        }
+        let penalty = penalty as i64;
+        let values: Vec<i64> =
+            oriented.iter().map(|&x| if x == i64::MAX { penalty } else { x }).collect();
+        let matrix = Matrix::from_vec(r, c, values).map_err(|e| SolveError::CostOverflow {
+            path: "$".to_owned(),
+            message: e.to_string(),
+        })?;
+        let (_, assignment) = kuhn_munkres_min(&matrix);
+        if let Some((i, &j)) =
+            assignment.iter().enumerate().find(|&(i, &j)| oriented[[i, j]] == i64::MAX)
+        {
+            return Err(SolveError::Infeasible {
+                message: format!("no complete assignment avoids forbidden pairs (e.g. [{i}][{j}])"),
+            });
+        }
+        let mut row_to_col = vec![None; rows];
+        for (i, &j) in assignment.iter().enumerate() {
+            if tall {
+                row_to_col[j] = Some(i);
+            } else {
+                row_to_col[i] = Some(j);
+            }
+        }
+        Ok(LsapSolution::from_rows(costs, row_to_col))
+    }
+}

@@ -1,0 +1,87 @@
+//! dl-sched, the greedy data-locality baseline of the lsap paper (Guo, Fox, Zhou §3.1), which is
+//! how Hadoop's default scheduler treats a heartbeat: "for each idle slot ... firstly it searches
+//! for a task whose input data are located on that slave node. If the search fails, it
+//! subsequently searches for a task whose input data are located on the same rack ... If the
+//! search fails again, it [assigns another] task."
+//!
+//! placer's order, fixed so the baseline is deterministic:
+//! - slots: nodes in `cluster.nodes` order, each node's free slots one after another (as if
+//!   every node heartbeated once, in snapshot order, offering all its free slots);
+//! - tasks: the queue is `pending` in snapshot order; "first" means earliest in it;
+//! - per map slot: the first unplaced map with a replica on the node, else the first with a
+//!   replica in the node's rack, else the first unplaced map at all (the paper's "randomly"
+//!   made deterministic; maps without replicas are only taken here);
+//! - per reduce slot: the first unplaced reduce (Hadoop places reduces without locality).
+//!
+//! Complexity: O(slots + Σ replicas + tasks): per-node and per-rack task queues whose cursors
+//! only move forward past tasks already placed.
+
+use super::Placement;
+use crate::index::{kind_slot, Indexed};
+use placer_models::{Status, TaskKind};
+
+/// A queue of pending positions with a cursor that skips placed tasks.
+#[derive(Clone, Debug, Default)]
+struct Queue {
+    tasks: Vec<usize>,
+    next: usize,
+}
+
+impl Queue {
+    fn first_unplaced(&mut self, placed: &[bool]) -> Option<usize> {
+        while let Some(&t) = self.tasks.get(self.next) {
+            if !placed[t] {
+                return Some(t);
+            }
+            self.next += 1;
+        }
+        None
+    }
+}
+
+/// Places maps and reduces greedily in the order documented above.
+pub fn place(ix: &Indexed<'_>) -> Placement {
+    let pending = ix.req.pending.len();
+    let nodes = ix.req.cluster.nodes.len();
+    let mut node_of_task = vec![None; pending];
+    let mut placed = vec![false; pending];
+
+    let maps = &ix.pending_of_kind[kind_slot(TaskKind::Map)];
+    let mut by_node = vec![Queue::default(); nodes];
+    let mut by_rack = vec![Queue::default(); ix.racks()];
+    for &t in maps {
+        let mut racks_seen: Vec<u32> = Vec::new();
+        for &r in &ix.replicas[t] {
+            by_node[r as usize].tasks.push(t);
+            let rack = ix.node_rack[r as usize];
+            if !racks_seen.contains(&rack) {
+                racks_seen.push(rack);
+                by_rack[rack as usize].tasks.push(t);
+            }
+        }
+    }
+    let mut any_map = Queue { tasks: maps.clone(), next: 0 };
+    for n in 0..nodes {
+        for _ in 0..ix.free[kind_slot(TaskKind::Map)][n] {
+            let rack = ix.node_rack[n] as usize;
+            let pick = by_node[n]
+                .first_unplaced(&placed)
+                .or_else(|| by_rack[rack].first_unplaced(&placed))
+                .or_else(|| any_map.first_unplaced(&placed));
+            let Some(t) = pick else { break };
+            placed[t] = true;
+            node_of_task[t] = Some(n as u32);
+        }
+    }
+
+    let mut any_reduce =
+        Queue { tasks: ix.pending_of_kind[kind_slot(TaskKind::Reduce)].clone(), next: 0 };
+    for n in 0..nodes {
+        for _ in 0..ix.free[kind_slot(TaskKind::Reduce)][n] {
+            let Some(t) = any_reduce.first_unplaced(&placed) else { break };
+            placed[t] = true;
+            node_of_task[t] = Some(n as u32);
+        }
+    }
+    Placement { node_of_task, status: Status::Heuristic }
+}
