@@ -44,6 +44,8 @@ impl CliError {
             Self::Model(e) => (e.code(), e.path().to_owned()),
             _ => return None,
         };
-        Some(serde_json::json!({"error": {"code": code, "path": path, "message": self.to_string()}}))
+        Some(
+            serde_json::json!({"error": {"code": code, "path": path, "message": self.to_string()}}),
+        )
     }
 }

@@ -12,10 +12,10 @@ pub fn read(path: &Path) -> Result<Array2<f64>, CliError> {
         std::fs::read(path).map_err(|source| CliError::Io { path: path.to_owned(), source })?;
     let bad = |message: String| CliError::BadMatrix { path: path.to_owned(), message };
     let header = |k: usize| -> Result<u64, CliError> {
-        let b: [u8; 8] = bytes
-            .get(8 * k..8 * k + 8)
-            .and_then(|s| s.try_into().ok())
-            .ok_or_else(|| bad(format!("{} bytes: too short for the 16-byte header", bytes.len())))?;
+        let b: [u8; 8] =
+            bytes.get(8 * k..8 * k + 8).and_then(|s| s.try_into().ok()).ok_or_else(|| {
+                bad(format!("{} bytes: too short for the 16-byte header", bytes.len()))
+            })?;
         Ok(u64::from_le_bytes(b))
     };
     let (rows, cols) = (header(0)?, header(1)?);

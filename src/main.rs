@@ -184,13 +184,13 @@ fn run(command: Command) -> Result<(), CliError> {
                 .filter_map(|(i, j)| j.map(|j| m[[i, j]]))
                 .sum();
             let (rows, cols) = m.dim();
-            print_json(&serde_json::json!({
-                "rows": rows,
-                "cols": cols,
-                "objective": objective,
-                "assignment": solution.row_to_col,
-                "seconds": seconds,
-            }))
+            print_json(&LsapOutput {
+                rows,
+                cols,
+                objective,
+                assignment: solution.row_to_col,
+                seconds,
+            })
         }
         Command::Gen {
             what:
@@ -229,6 +229,19 @@ fn run(command: Command) -> Result<(), CliError> {
     }
 }
 
+/// The one-line answer of `placer lsap`, fields in the contract's order.
+#[derive(serde::Serialize)]
+struct LsapOutput {
+    rows: usize,
+    cols: usize,
+    /// Σ of the original (not negated) entries of the assigned pairs.
+    objective: f64,
+    /// The column of each row, `null` for rows left out of a tall matrix.
+    assignment: Vec<Option<usize>>,
+    /// Wall time of the solve alone, in seconds.
+    seconds: f64,
+}
+
 fn read_input(path: &Path) -> Result<Vec<u8>, CliError> {
     let io = |source| CliError::Io { path: path.to_owned(), source };
     if path == Path::new("-") {
@@ -244,8 +257,7 @@ fn print_json<T: serde::Serialize>(value: &T) -> Result<(), CliError> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     serde_json::to_writer(&mut out, value)?;
-    writeln!(out).and_then(|()| out.flush()).map_err(|source| CliError::Io {
-        path: PathBuf::from("stdout"),
-        source,
-    })
+    writeln!(out)
+        .and_then(|()| out.flush())
+        .map_err(|source| CliError::Io { path: PathBuf::from("stdout"), source })
 }

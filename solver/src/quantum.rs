@@ -32,7 +32,8 @@ impl Quantum {
         let per_second = if max_cost * Self::DEFAULT_PER_SECOND <= limit {
             Self::DEFAULT_PER_SECOND
         } else {
-            limit / max_cost
+            // Half the exact ratio, so that rounding can never push an entry past the limit.
+            0.5 * limit / max_cost
         };
         Ok(Self { per_second })
     }

@@ -5,16 +5,18 @@
 //! search fails again, it [assigns another] task."
 //!
 //! placer's order, fixed so the baseline is deterministic:
-//! - slots: nodes in `cluster.nodes` order, each node's free slots one after another (as if
-//!   every node heartbeated once, in snapshot order, offering all its free slots);
+//! - slots: rounds of heartbeats; in round k every node with more than k free slots offers one
+//!   slot, nodes in `cluster.nodes` order (one task per heartbeat, as Hadoop 0.20's schedulers
+//!   launched; offering all of a node's slots at once instead lowers dl-sched's node locality on
+//!   the paper's Fig. 3 setup from about 83% to about 77%, see BENCHMARKS.md);
 //! - tasks: the queue is `pending` in snapshot order; "first" means earliest in it;
 //! - per map slot: the first unplaced map with a replica on the node, else the first with a
 //!   replica in the node's rack, else the first unplaced map at all (the paper's "randomly"
 //!   made deterministic; maps without replicas are only taken here);
 //! - per reduce slot: the first unplaced reduce (Hadoop places reduces without locality).
 //!
-//! Complexity: O(slots + Σ replicas + tasks): per-node and per-rack task queues whose cursors
-//! only move forward past tasks already placed.
+//! Complexity: O(nodes · max free slots per node + Σ replicas + tasks): per-node and per-rack
+//! task queues whose cursors only move forward past tasks already placed.
 
 use super::Placement;
 use crate::index::{kind_slot, Indexed};
@@ -61,27 +63,30 @@ pub fn place(ix: &Indexed<'_>) -> Placement {
         }
     }
     let mut any_map = Queue { tasks: maps.clone(), next: 0 };
-    for n in 0..nodes {
-        for _ in 0..ix.free[kind_slot(TaskKind::Map)][n] {
-            let rack = ix.node_rack[n] as usize;
-            let pick = by_node[n]
-                .first_unplaced(&placed)
-                .or_else(|| by_rack[rack].first_unplaced(&placed))
-                .or_else(|| any_map.first_unplaced(&placed));
-            let Some(t) = pick else { break };
-            placed[t] = true;
-            node_of_task[t] = Some(n as u32);
-        }
+    for n in heartbeat_order(&ix.free[kind_slot(TaskKind::Map)]) {
+        let rack = ix.node_rack[n] as usize;
+        let pick = by_node[n]
+            .first_unplaced(&placed)
+            .or_else(|| by_rack[rack].first_unplaced(&placed))
+            .or_else(|| any_map.first_unplaced(&placed));
+        let Some(t) = pick else { break };
+        placed[t] = true;
+        node_of_task[t] = Some(n as u32);
     }
 
     let mut any_reduce =
         Queue { tasks: ix.pending_of_kind[kind_slot(TaskKind::Reduce)].clone(), next: 0 };
-    for n in 0..nodes {
-        for _ in 0..ix.free[kind_slot(TaskKind::Reduce)][n] {
-            let Some(t) = any_reduce.first_unplaced(&placed) else { break };
-            placed[t] = true;
-            node_of_task[t] = Some(n as u32);
-        }
+    for n in heartbeat_order(&ix.free[kind_slot(TaskKind::Reduce)]) {
+        let Some(t) = any_reduce.first_unplaced(&placed) else { break };
+        placed[t] = true;
+        node_of_task[t] = Some(n as u32);
     }
     Placement { node_of_task, status: Status::Heuristic }
+}
+
+/// Free slots as offered by rounds of heartbeats: round k visits, in node order, every node
+/// with more than k free slots. Yields node indices, one per free slot.
+fn heartbeat_order(free: &[u32]) -> impl Iterator<Item = usize> + '_ {
+    let rounds = free.iter().copied().max().unwrap_or(0);
+    (0..rounds).flat_map(move |k| (0..free.len()).filter(move |&n| free[n] > k))
 }

@@ -1,0 +1,241 @@
+//! Every validation rule of the v1 schema (DESIGN.md §Wire schema v1, §Errors; issue "The first
+#![allow(clippy::unwrap_used, clippy::panic)]
+//! working placer", deliverable 2) rejects its case with the expected code and JSON path, and
+//! the valid edge cases (empty cluster, no free slots) pass.
+
+use placer_models::{parse_request, validate, ModelError};
+use serde_json::{json, Value};
+
+fn base() -> Value {
+    json!({
+        "schema_version": 1,
+        "now_s": 10.0,
+        "cluster": {
+            "racks": [{"id": "r1"}, {"id": "r2"}],
+            "nodes": [
+                {"id": "n1", "rack": "r1", "map_slots": 1, "reduce_slots": 1},
+                {"id": "n2", "rack": "r2", "map_slots": 2, "reduce_slots": 0}
+            ],
+            "network": {"rack_mbps": 1000, "cross_rack_mbps": 100,
+                        "rack_pairs": [{"from": "r1", "to": "r2", "mbps": 50}]}
+        },
+        "pools": [{"id": "p", "weight": 1.0}],
+        "jobs": [{"id": "j", "pool": "p", "submit_s": 1.0}],
+        "pending": [
+            {"id": "m0", "job": "j", "kind": "map", "input_bytes": 1, "replicas": ["n1", "n2"]},
+            {"id": "r0", "job": "j", "kind": "reduce", "shuffle": [{"node": "n1", "bytes": 5}]}
+        ],
+        "running": [{"id": "m9", "job": "j", "kind": "map", "node": "n2", "started_s": 2.0}]
+    })
+}
+
+/// Parses and validates; the first error.
+fn check(v: &Value) -> Result<(), ModelError> {
+    let req = parse_request(v.to_string().as_bytes())?;
+    validate(&req)
+}
+
+fn rejects(mutate: impl FnOnce(&mut Value), code: &str, path: &str) {
+    let mut v = base();
+    mutate(&mut v);
+    match check(&v) {
+        Err(e) => {
+            assert_eq!((e.code(), e.path()), (code, path), "{e}");
+        }
+        Ok(()) => panic!("accepted, expected {code} at {path}"),
+    }
+}
+
+#[test]
+fn the_base_snapshot_is_valid() {
+    check(&base()).unwrap();
+}
+
+#[test]
+fn schema_version_other_than_1() {
+    rejects(|v| v["schema_version"] = json!(2), "unsupported_schema_version", "schema_version");
+    rejects(|v| v["schema_version"] = json!(0), "unsupported_schema_version", "schema_version");
+}
+
+#[test]
+fn empty_ids() {
+    rejects(|v| v["cluster"]["racks"][1]["id"] = json!(""), "empty_id", "cluster.racks[1].id");
+    rejects(|v| v["cluster"]["nodes"][0]["id"] = json!(""), "empty_id", "cluster.nodes[0].id");
+    rejects(|v| v["pools"][0]["id"] = json!(""), "empty_id", "pools[0].id");
+    rejects(|v| v["jobs"][0]["id"] = json!(""), "empty_id", "jobs[0].id");
+    rejects(|v| v["pending"][1]["id"] = json!(""), "empty_id", "pending[1].id");
+    rejects(|v| v["running"][0]["id"] = json!(""), "empty_id", "running[0].id");
+}
+
+#[test]
+fn duplicate_ids() {
+    rejects(
+        |v| v["cluster"]["racks"][1]["id"] = json!("r1"),
+        "duplicate_id",
+        "cluster.racks[1].id",
+    );
+    rejects(
+        |v| v["cluster"]["nodes"][1]["id"] = json!("n1"),
+        "duplicate_id",
+        "cluster.nodes[1].id",
+    );
+    rejects(
+        |v| v["pools"].as_array_mut().unwrap().push(json!({"id": "p"})),
+        "duplicate_id",
+        "pools[1].id",
+    );
+    rejects(
+        |v| v["jobs"].as_array_mut().unwrap().push(json!({"id": "j", "pool": "p"})),
+        "duplicate_id",
+        "jobs[1].id",
+    );
+    rejects(|v| v["pending"][1]["id"] = json!("m0"), "duplicate_id", "pending[1].id");
+    // A task both pending and running.
+    rejects(|v| v["running"][0]["id"] = json!("m0"), "duplicate_id", "running[0].id");
+    // A replica listed twice.
+    rejects(
+        |v| v["pending"][0]["replicas"] = json!(["n2", "n2"]),
+        "duplicate_id",
+        "pending[0].replicas[1]",
+    );
+}
+
+#[test]
+fn unknown_references() {
+    rejects(
+        |v| v["cluster"]["nodes"][1]["rack"] = json!("r9"),
+        "unknown_reference",
+        "cluster.nodes[1].rack",
+    );
+    rejects(
+        |v| v["cluster"]["network"]["rack_pairs"][0]["to"] = json!("r9"),
+        "unknown_reference",
+        "cluster.network.rack_pairs[0].to",
+    );
+    rejects(|v| v["jobs"][0]["pool"] = json!("q"), "unknown_reference", "jobs[0].pool");
+    rejects(|v| v["pending"][0]["job"] = json!("k"), "unknown_reference", "pending[0].job");
+    rejects(
+        |v| v["pending"][0]["replicas"][1] = json!("n9"),
+        "unknown_reference",
+        "pending[0].replicas[1]",
+    );
+    rejects(
+        |v| v["pending"][1]["shuffle"][0]["node"] = json!("n9"),
+        "unknown_reference",
+        "pending[1].shuffle[0].node",
+    );
+    rejects(|v| v["running"][0]["node"] = json!("n9"), "unknown_reference", "running[0].node");
+    rejects(|v| v["running"][0]["job"] = json!("k"), "unknown_reference", "running[0].job");
+}
+
+#[test]
+fn negative_non_finite_and_zero_bandwidth_numbers() {
+    rejects(|v| v["now_s"] = json!(-1.0), "invalid_number", "now_s");
+    rejects(|v| v["pools"][0]["weight"] = json!(-0.5), "invalid_number", "pools[0].weight");
+    rejects(
+        |v| v["pools"][0]["min_map_share"] = json!(-1),
+        "invalid_number",
+        "pools[0].min_map_share",
+    );
+    rejects(|v| v["jobs"][0]["submit_s"] = json!(-3), "invalid_number", "jobs[0].submit_s");
+    rejects(|v| v["running"][0]["started_s"] = json!(-3), "invalid_number", "running[0].started_s");
+    rejects(
+        |v| v["cluster"]["network"]["rack_mbps"] = json!(0),
+        "invalid_number",
+        "cluster.network.rack_mbps",
+    );
+    rejects(
+        |v| v["cluster"]["network"]["cross_rack_mbps"] = json!(-100),
+        "invalid_number",
+        "cluster.network.cross_rack_mbps",
+    );
+    rejects(
+        |v| v["cluster"]["network"]["rack_pairs"][0]["mbps"] = json!(0.0),
+        "invalid_number",
+        "cluster.network.rack_pairs[0].mbps",
+    );
+    rejects(|v| v["policy"] = json!({"alpha": -1}), "invalid_number", "policy.alpha");
+    // JSON has no NaN or infinity literal; a number too large for f64 is rejected by the parser.
+    rejects(|v| v["now_s"] = json!("NaN"), "invalid_field", "now_s");
+    // Negative or fractional counts are shape errors of unsigned fields.
+    rejects(
+        |v| v["cluster"]["nodes"][0]["map_slots"] = json!(-1),
+        "invalid_field",
+        "cluster.nodes[0].map_slots",
+    );
+    rejects(
+        |v| v["pending"][0]["input_bytes"] = json!(-5),
+        "invalid_field",
+        "pending[0].input_bytes",
+    );
+}
+
+#[test]
+fn too_large_a_number_is_rejected_by_the_parser() {
+    let body = base().to_string().replace("\"now_s\":10.0", "\"now_s\":1e999");
+    let err = parse_request(body.as_bytes()).unwrap_err();
+    assert_eq!(err.path(), "now_s", "{err}");
+}
+
+#[test]
+fn running_tasks_beyond_a_nodes_slots() {
+    rejects(
+        |v| {
+            v["running"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!({"id": "m8", "job": "j", "kind": "map", "node": "n1"}));
+            v["running"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!({"id": "m7", "job": "j", "kind": "map", "node": "n1"}));
+        },
+        "slots_oversubscribed",
+        "running[2]",
+    );
+    // n2 has no reduce slots at all.
+    rejects(
+        |v| {
+            v["running"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!({"id": "r8", "job": "j", "kind": "reduce", "node": "n2"}))
+        },
+        "slots_oversubscribed",
+        "running[1]",
+    );
+}
+
+#[test]
+fn unknown_algorithm_and_engine() {
+    rejects(|v| v["policy"] = json!({"algorithm": "best"}), "invalid_field", "policy.algorithm");
+    rejects(|v| v["policy"] = json!({"solver": "gurobi"}), "invalid_field", "policy.solver");
+}
+
+#[test]
+fn fields_that_do_not_fit_the_task_kind() {
+    rejects(
+        |v| v["pending"][0]["shuffle"] = json!([{"node": "n1", "bytes": 1}]),
+        "inconsistent",
+        "pending[0].shuffle",
+    );
+    rejects(|v| v["pending"][1]["replicas"] = json!(["n1"]), "inconsistent", "pending[1].replicas");
+    rejects(
+        |v| v["pending"][1]["input_bytes"] = json!(7),
+        "inconsistent",
+        "pending[1].input_bytes",
+    );
+}
+
+#[test]
+fn empty_cluster_and_no_free_slots_are_valid() {
+    check(&json!({"schema_version": 1, "cluster": {}})).unwrap();
+    let mut v = base();
+    v["running"] = json!([
+        {"id": "a", "job": "j", "kind": "map", "node": "n1"},
+        {"id": "b", "job": "j", "kind": "map", "node": "n2"},
+        {"id": "c", "job": "j", "kind": "map", "node": "n2"},
+        {"id": "d", "job": "j", "kind": "reduce", "node": "n1"}
+    ]);
+    check(&v).unwrap();
+}

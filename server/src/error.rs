@@ -1,0 +1,184 @@
+//! The one error type of `placer-server` (DESIGN.md §Errors): every failure of a request becomes
+//! `{"error": {"code", "path", "message"}}` with `Content-Type: application/json` and the status
+//! the design assigns — 400 malformed/invalid, 413 too large, 422 unsolvable as asked,
+//! 503 overloaded (with `Retry-After`), 500 only for a bug.
+
+use actix_web::http::header::{self, ContentType};
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+use placer_models::ModelError;
+use placer_solver::SolveError;
+use serde::Serialize;
+
+/// Why a request got no placement.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// The body is not a v1 snapshot: malformed JSON or a shape error (400).
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// The solver rejected the snapshot: invalid input (400) or not solvable as asked (422).
+    #[error(transparent)]
+    Solve(#[from] SolveError),
+    /// The body exceeds the configured limit (413).
+    #[error("request body exceeds the limit of {limit} bytes")]
+    PayloadTooLarge {
+        /// The configured `body_limit_bytes`.
+        limit: usize,
+    },
+    /// The body could not be read from the connection (400).
+    #[error("could not read the request body: {message}")]
+    Payload {
+        /// The transport's description.
+        message: String,
+    },
+    /// The query string is not understood, e.g. `?explain=maybe` (400).
+    #[error("invalid query string: {message}")]
+    InvalidQuery {
+        /// The parser's description.
+        message: String,
+    },
+    /// Too many snapshots in flight (503, `Retry-After: 1`).
+    #[error("server overloaded: {max_in_flight} snapshots already in flight, retry later")]
+    Overloaded {
+        /// The configured `max_in_flight`.
+        max_in_flight: usize,
+    },
+    /// No route for this path (404).
+    #[error("no route for {method} {path}; routes: POST /place, GET /healthz")]
+    NotFound {
+        /// The request method.
+        method: String,
+        /// The request path.
+        path: String,
+    },
+    /// The route exists but not for this method (405, with `Allow`).
+    #[error("method {method} not allowed on {path}; allowed: {allowed}")]
+    MethodNotAllowed {
+        /// The request method.
+        method: String,
+        /// The request path.
+        path: String,
+        /// The methods the route accepts, for the `Allow` header.
+        allowed: &'static str,
+    },
+    /// A bug: the solver panicked or its thread pool failed (500).
+    #[error("internal error (a bug in placer): {message}")]
+    Internal {
+        /// What failed.
+        message: String,
+    },
+}
+
+impl ServerError {
+    /// Machine-readable code (`malformed_json`, `payload_too_large`, `overloaded`, ...).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Model(e) => e.code(),
+            Self::Solve(e) => e.code(),
+            Self::PayloadTooLarge { .. } => "payload_too_large",
+            Self::Payload { .. } => "payload_error",
+            Self::InvalidQuery { .. } => "invalid_query",
+            Self::Overloaded { .. } => "overloaded",
+            Self::NotFound { .. } => "not_found",
+            Self::MethodNotAllowed { .. } => "method_not_allowed",
+            Self::Internal { .. } => "internal",
+        }
+    }
+
+    /// JSON path of the offending field; `$` when the whole request is at fault.
+    pub fn path(&self) -> &str {
+        match self {
+            Self::Model(e) => e.path(),
+            Self::Solve(e) => e.path(),
+            Self::InvalidQuery { .. } => "?explain",
+            _ => "$",
+        }
+    }
+}
+
+/// The wire form of an error: `{"error": {...}}`.
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    error: ErrorDetail<'a>,
+}
+
+#[derive(Serialize)]
+struct ErrorDetail<'a> {
+    code: &'a str,
+    path: &'a str,
+    message: String,
+}
+
+impl ResponseError for ServerError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            Self::Model(_) | Self::Payload { .. } | Self::InvalidQuery { .. } => {
+                StatusCode::BAD_REQUEST
+            }
+            Self::Solve(e) if e.is_invalid_input() => StatusCode::BAD_REQUEST,
+            Self::Solve(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::Overloaded { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            Self::NotFound { .. } => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
+            Self::Internal { .. } => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let body = ErrorBody {
+            error: ErrorDetail { code: self.code(), path: self.path(), message: self.to_string() },
+        };
+        // Serializing three strings cannot fail; keep a valid JSON body even if it did.
+        let bytes = serde_json::to_vec(&body).unwrap_or_else(|_| {
+            br#"{"error":{"code":"internal","path":"$","message":"error serialization failed"}}"#
+                .to_vec()
+        });
+        let mut response = HttpResponse::build(self.status_code());
+        response.insert_header(ContentType::json());
+        match self {
+            Self::Overloaded { .. } => {
+                response.insert_header((header::RETRY_AFTER, "1"));
+            }
+            Self::MethodNotAllowed { allowed, .. } => {
+                response.insert_header((header::ALLOW, *allowed));
+            }
+            _ => {}
+        }
+        response.body(bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn solve_errors_split_between_400_and_422() {
+        let unsupported = ServerError::Solve(SolveError::UnsupportedAlgorithm {
+            path: "policy.algorithm".to_owned(),
+            algorithm: "ras",
+            available: "lsap",
+        });
+        assert_eq!(unsupported.status_code(), StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(unsupported.code(), "unsupported_algorithm");
+        assert_eq!(unsupported.path(), "policy.algorithm");
+
+        let invalid = ServerError::Solve(SolveError::Invalid(ModelError::EmptyId {
+            path: "jobs[0].id".to_owned(),
+        }));
+        assert_eq!(invalid.status_code(), StatusCode::BAD_REQUEST);
+        assert_eq!(invalid.code(), "empty_id");
+        assert_eq!(invalid.path(), "jobs[0].id");
+    }
+
+    #[test]
+    fn overloaded_carries_retry_after() {
+        let response = ServerError::Overloaded { max_in_flight: 4 }.error_response();
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        let retry = response.headers().get(header::RETRY_AFTER).map(|v| v.as_bytes());
+        assert_eq!(retry, Some(&b"1"[..]));
+        let ct = response.headers().get(header::CONTENT_TYPE).map(|v| v.as_bytes());
+        assert_eq!(ct, Some(&b"application/json"[..]));
+    }
+}

@@ -1,0 +1,73 @@
+//! The CPU-heavy half of `POST /place` (DESIGN.md §Wire schema v1; §Style: thin handlers):
+//! parse the snapshot → `solver::place` (which validates) → time it into `stats.solve_ms` →
+//! serialize. Runs on the blocking pool, never on the async executor; a panic becomes
+//! `500 internal` instead of taking the worker down.
+
+use crate::error::ServerError;
+use crate::state::SolveFn;
+use placer_solver::PlaceOptions;
+use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Instant;
+
+/// Answers one snapshot with the response JSON bytes, or the error to send. A panic anywhere
+/// inside (a bug) is caught and returned as [`ServerError::Internal`].
+pub(crate) fn answer(
+    bytes: &[u8],
+    opts: &PlaceOptions,
+    solve: SolveFn,
+) -> Result<Vec<u8>, ServerError> {
+    catch_unwind(AssertUnwindSafe(|| answer_unguarded(bytes, opts, solve))).unwrap_or_else(
+        |payload| {
+            Err(ServerError::Internal { message: format!("panic: {}", panic_message(&*payload)) })
+        },
+    )
+}
+
+fn answer_unguarded(
+    bytes: &[u8],
+    opts: &PlaceOptions,
+    solve: SolveFn,
+) -> Result<Vec<u8>, ServerError> {
+    let request = placer_models::parse_request(bytes)?;
+    let started = Instant::now();
+    let mut response = solve(&request, opts)?;
+    response.stats.solve_ms = started.elapsed().as_secs_f64() * 1e3;
+    serde_json::to_vec(&response)
+        .map_err(|e| ServerError::Internal { message: format!("serializing the response: {e}") })
+}
+
+/// The text of a panic payload (`panic!("...")` carries a `&str` or a `String`).
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("non-string panic payload")
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use placer_models::{PlaceRequest, PlaceResponse};
+    use placer_solver::SolveError;
+
+    fn panicking(_: &PlaceRequest, _: &PlaceOptions) -> Result<PlaceResponse, SolveError> {
+        panic!("boom")
+    }
+
+    #[test]
+    fn malformed_json_is_a_model_error() {
+        let err = answer(b"{", &PlaceOptions::default(), placer_solver::place).unwrap_err();
+        assert_eq!(err.code(), "malformed_json");
+    }
+
+    #[test]
+    fn a_panicking_solver_becomes_internal() {
+        let body = br#"{"schema_version":1,"cluster":{}}"#;
+        let err = answer(body, &PlaceOptions::default(), panicking).unwrap_err();
+        assert_eq!(err.code(), "internal");
+        assert!(err.to_string().contains("boom"));
+    }
+}

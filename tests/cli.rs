@@ -1,0 +1,156 @@
+//! The CLI contract (DESIGN.md §CLI contract) run as a user would: `gen snapshot` determinism,
+//! `place` against a golden response, `export-matrix` + `lsap` agreeing with `place` (the
+//! lsap-sched cost matrix, Guo, Fox, Zhou §3.2), `.lsap` edge cases and error exits.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn placer(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_placer")).args(args).output().expect("placer runs")
+}
+
+fn ok_json(args: &[&str]) -> Value {
+    let out = placer(args);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    dir.join(name)
+}
+
+fn gen(nodes: &str, tasks: &str, seed: &str, out: &Path) {
+    let o = placer(&[
+        "gen",
+        "snapshot",
+        "--nodes",
+        nodes,
+        "--rack-size",
+        "20",
+        "--map-slots",
+        "4",
+        "--idle",
+        "0.5",
+        "--tasks",
+        tasks,
+        "--replication",
+        "3",
+        "--rack-aware",
+        "--seed",
+        seed,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::write(out, o.stdout).unwrap();
+}
+
+#[test]
+fn gen_snapshot_same_seed_same_bytes() {
+    let (a, b, c) = (scratch("g_a.json"), scratch("g_b.json"), scratch("g_c.json"));
+    gen("60", "120", "5", &a);
+    gen("60", "120", "5", &b);
+    gen("60", "120", "6", &c);
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    assert_ne!(std::fs::read(&a).unwrap(), std::fs::read(&c).unwrap());
+    let v: Value = serde_json::from_slice(&std::fs::read(&a).unwrap()).unwrap();
+    assert_eq!(v["cluster"]["nodes"].as_array().unwrap().len(), 60);
+    assert_eq!(v["running"].as_array().unwrap().len(), 120, "half of 240 slots busy");
+    assert_eq!(v["pending"].as_array().unwrap().len(), 120);
+}
+
+/// The shipped example against its golden response (`solve_ms` zeroed: it is a measurement).
+/// Set `PLACER_UPDATE_GOLDEN=1` to rewrite the golden file after an intended change.
+#[test]
+fn example_snapshot_matches_golden() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let example = root.join("examples/snapshot.json");
+    let mut got = ok_json(&["place", example.to_str().unwrap()]);
+    got["stats"]["solve_ms"] = Value::from(0.0);
+    let golden = root.join("tests/golden/example.response.json");
+    if std::env::var_os("PLACER_UPDATE_GOLDEN").is_some() {
+        std::fs::write(&golden, serde_json::to_string_pretty(&got).unwrap() + "\n").unwrap();
+    }
+    let want: Value = serde_json::from_slice(&std::fs::read(&golden).unwrap()).unwrap();
+    assert_eq!(got, want);
+}
+
+/// lsap's objective equals the dense optimum of the exported matrix, solved by `placer lsap`
+/// (f64 JV) and by the Kuhn–Munkres reference; dl_sched's is no better.
+#[test]
+fn place_objective_equals_dense_optimum_of_export_matrix() {
+    let snap = scratch("x.json");
+    let matrix = scratch("x.lsap");
+    gen("150", "300", "11", &snap);
+    let s = snap.to_str().unwrap();
+    let lsap = ok_json(&["place", s])["stats"]["objective"].as_f64().unwrap();
+    let reference =
+        ok_json(&["place", s, "--solver", "hungarian"])["stats"]["objective"].as_f64().unwrap();
+    let greedy =
+        ok_json(&["place", s, "--algorithm", "dl_sched"])["stats"]["objective"].as_f64().unwrap();
+    let out = placer(&["export-matrix", s, matrix.to_str().unwrap()]);
+    assert!(out.status.success());
+    let dense = ok_json(&["lsap", matrix.to_str().unwrap()]);
+    assert_eq!(dense["rows"], 300);
+    assert_eq!(dense["cols"], 300);
+    let dense = dense["objective"].as_f64().unwrap();
+    assert!((lsap - dense).abs() <= 1e-6 * dense.max(1.0), "{lsap} vs {dense}");
+    assert!((lsap - reference).abs() <= 1e-6 * dense.max(1.0), "{lsap} vs {reference}");
+    assert!(greedy > lsap, "dl_sched {greedy} vs lsap {lsap}");
+}
+
+fn write_lsap(path: &Path, rows: u64, cols: u64, values: &[f64]) {
+    let mut b = rows.to_le_bytes().to_vec();
+    b.extend_from_slice(&cols.to_le_bytes());
+    for v in values {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    std::fs::write(path, b).unwrap();
+}
+
+/// A 2×3 with a forbidden pair: minimise → r0→c1 (1) + r1→c0 (2) = 3; maximise → r0→c2 (5) +
+/// r1→c1 (8) = 13 (r0→c0 is forbidden).
+#[test]
+fn lsap_file_minimise_and_maximise() {
+    let f = scratch("m.lsap");
+    write_lsap(&f, 2, 3, &[f64::INFINITY, 1.0, 5.0, 2.0, 8.0, 4.0]);
+    let min = ok_json(&["lsap", f.to_str().unwrap()]);
+    assert_eq!(min["objective"], 3.0);
+    assert_eq!(min["assignment"], serde_json::json!([1, 0]));
+    let max = ok_json(&["lsap", f.to_str().unwrap(), "--maximize"]);
+    assert_eq!(max["objective"], 13.0);
+    assert_eq!(max["assignment"], serde_json::json!([2, 1]));
+    // Tall: 3×1, the cheapest row takes the only column, the others get null.
+    write_lsap(&f, 3, 1, &[4.0, 2.0, 9.0]);
+    let tall = ok_json(&["lsap", f.to_str().unwrap()]);
+    assert_eq!(tall["assignment"], serde_json::json!([null, 0, null]));
+}
+
+#[test]
+fn lsap_errors_exit_1_with_a_message() {
+    let f = scratch("bad.lsap");
+    write_lsap(&f, 2, 2, &[1.0, 2.0, 3.0]);
+    let out = placer(&["lsap", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs 48 bytes"));
+    write_lsap(&f, 2, 2, &[f64::INFINITY, f64::INFINITY, 1.0, 2.0]);
+    let out = placer(&["lsap", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("infeasible"));
+}
+
+#[test]
+fn place_rejects_bad_snapshots_with_the_json_error() {
+    let f = scratch("bad.json");
+    std::fs::write(
+        &f,
+        br#"{"schema_version":1,"cluster":{"racks":[{"id":"r"}],"nodes":[{"id":"n","rack":"q"}]}}"#,
+    )
+    .unwrap();
+    let out = placer(&["place", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err: Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(err["error"]["code"], "unknown_reference");
+    assert_eq!(err["error"]["path"], "cluster.nodes[0].rack");
+}

@@ -1,0 +1,155 @@
+//! One conformance suite for every exact assignment engine (DESIGN.md §Style): each named case
+//! is solved by placer's JV (i64 and f64), pathfinding's Kuhn–Munkres and the brute-force
+//! oracle, and must give the hand-derived optimum. Cases come from the lsap paper (Guo, Fox,
+//! Zhou: Fig. 1, Fig. 2) and from textbook matrices; expected values are derived by hand in the
+//! comments.
+
+use ndarray::{arr2, Array2};
+use placer_solver::lsap::{brute::Brute, hungarian::Hungarian, jv, jv::Jv, DenseSolver};
+use placer_solver::SolveError;
+
+const X: i64 = i64::MAX;
+
+struct Case {
+    name: &'static str,
+    costs: Array2<i64>,
+    /// `Some(optimum)`, or `None` when no complete assignment exists.
+    optimum: Option<i64>,
+}
+
+fn cases() -> Vec<Case> {
+    vec![
+        // lsap Fig. 1: T1's block on A and B, T2's only on A, one idle slot on each. Placing T1
+        // on A (dl-sched's choice) forces T2 remote (cost 1); the optimum T1→B, T2→A costs 0.
+        Case { name: "lsap_fig1", costs: arr2(&[[0, 0], [0, 1]]), optimum: Some(0) },
+        // lsap Fig. 2(a), |T| < |IS|: rows t1 = (1, 4, 0), tT = (0, 2, 3): t1→s3, tT→s1 = 0.
+        Case { name: "lsap_fig2a_wide", costs: arr2(&[[1, 4, 0], [0, 2, 3]]), optimum: Some(0) },
+        // lsap Fig. 2(b), |T| > |IS| (two slots): rows (2,1), (0,0), (5,2), (3,5). Best two rows
+        // are t1→s2 (1) and t2→s1 (0) = 1; every other choice costs ≥ 2.
+        Case {
+            name: "lsap_fig2b_tall",
+            costs: arr2(&[[2, 1], [0, 0], [5, 2], [3, 5]]),
+            optimum: Some(1),
+        },
+        // 3×3: r0→c1 (1) + r1→c0 (2) + r2→c2 (2) = 5; the diagonal-ish 4+0+2 = 6 loses.
+        Case {
+            name: "textbook_3x3",
+            costs: arr2(&[[4, 1, 3], [2, 0, 5], [3, 2, 2]]),
+            optimum: Some(5),
+        },
+        // Forbidden pairs force the anti-diagonal: 1 + 2 = 3.
+        Case { name: "forbidden_antidiagonal", costs: arr2(&[[X, 1], [2, X]]), optimum: Some(3) },
+        // Row 0 has no allowed column.
+        Case { name: "infeasible_empty_row", costs: arr2(&[[X, X], [1, 2]]), optimum: None },
+        // Both rows can only use column 0.
+        Case { name: "infeasible_shared_column", costs: arr2(&[[1, X], [2, X]]), optimum: None },
+        // Tall and infeasible: the only column allowed for anyone is 0, but two columns exist
+        // and every column must be matched.
+        Case { name: "infeasible_tall", costs: arr2(&[[1, X], [2, X], [3, X]]), optimum: None },
+        // Negative costs: −5 + −5.
+        Case { name: "negative", costs: arr2(&[[-5, 0], [0, -5]]), optimum: Some(-10) },
+        // All ties: any permutation, total 0.
+        Case { name: "all_ties_5x5", costs: Array2::zeros((5, 5)), optimum: Some(0) },
+        // One row, the cheapest of four columns.
+        Case { name: "single_row", costs: arr2(&[[7, 3, 9, 3]]), optimum: Some(3) },
+        // Empty problems.
+        Case { name: "no_rows", costs: Array2::zeros((0, 3)), optimum: Some(0) },
+        Case { name: "no_cols", costs: Array2::zeros((3, 0)), optimum: Some(0) },
+        // A row whose cheapest column is wanted by everyone: 3 rows on column 0 at 1, else 10,
+        // 10, 10: one takes column 0, the rest 10 each = 21.
+        Case {
+            name: "contended_column",
+            costs: arr2(&[[1, 10, 10], [1, 10, 10], [1, 10, 10]]),
+            optimum: Some(21),
+        },
+    ]
+}
+
+type Engine = (&'static str, fn(&Array2<i64>) -> Result<(Vec<Option<usize>>, f64), SolveError>);
+
+fn engines() -> Vec<Engine> {
+    vec![
+        ("jv_i64", |m| Jv.solve_i64(m.view()).map(|s| (s.row_to_col, s.objective as f64))),
+        ("jv_f64", |m| {
+            let f = m.mapv(|x| if x == X { f64::INFINITY } else { x as f64 });
+            jv::solve_f64(f.view()).map(|s| (s.row_to_col, s.objective))
+        }),
+        ("hungarian", |m| {
+            Hungarian.solve_i64(m.view()).map(|s| (s.row_to_col, s.objective as f64))
+        }),
+        ("brute", |m| Brute.solve_i64(m.view()).map(|s| (s.row_to_col, s.objective as f64))),
+    ]
+}
+
+/// Checks that an assignment is complete on the smaller side, uses distinct columns, avoids
+/// forbidden pairs, and sums to the objective.
+fn check_valid(m: &Array2<i64>, rows: &[Option<usize>], objective: f64) -> Result<(), String> {
+    let (r, c) = m.dim();
+    if rows.len() != r {
+        return Err(format!("{} rows answered for {r}", rows.len()));
+    }
+    let mut used = vec![false; c];
+    let mut sum = 0i64;
+    for (i, j) in rows.iter().enumerate() {
+        if let Some(j) = *j {
+            if used[j] {
+                return Err(format!("column {j} used twice"));
+            }
+            used[j] = true;
+            if m[[i, j]] == X {
+                return Err(format!("forbidden pair [{i}][{j}] used"));
+            }
+            sum += m[[i, j]];
+        }
+    }
+    let matched = rows.iter().filter(|j| j.is_some()).count();
+    if matched != r.min(c) {
+        return Err(format!("{matched} matched, expected {}", r.min(c)));
+    }
+    if sum as f64 != objective {
+        return Err(format!("objective {objective} but pairs sum to {sum}"));
+    }
+    Ok(())
+}
+
+#[test]
+fn every_engine_meets_every_case() {
+    let mut failures = Vec::new();
+    for case in cases() {
+        for (engine, solve) in engines() {
+            match (solve(&case.costs), case.optimum) {
+                (Ok((rows, objective)), Some(expected)) => {
+                    if objective != expected as f64 {
+                        failures.push(format!("{}/{engine}: {objective} ≠ {expected}", case.name));
+                    }
+                    if let Err(e) = check_valid(&case.costs, &rows, objective) {
+                        failures.push(format!("{}/{engine}: {e}", case.name));
+                    }
+                }
+                (Err(SolveError::Infeasible { .. }), None) => {}
+                (got, expected) => failures
+                    .push(format!("{}/{engine}: got {got:?}, expected {expected:?}", case.name)),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn f64_engine_rejects_nan_and_negative_infinity() {
+    for bad in [f64::NAN, f64::NEG_INFINITY] {
+        let m = arr2(&[[1.0, bad], [0.0, 2.0]]);
+        let err = jv::solve_f64(m.view()).unwrap_err();
+        assert_eq!(err.code(), "invalid_cost");
+        assert_eq!(err.path(), "[0][1]");
+    }
+}
+
+#[test]
+fn i64_engines_reject_entries_beyond_the_exact_range() {
+    let m = arr2(&[[i64::MAX - 1, 0], [0, 0]]);
+    for (name, solve) in engines().into_iter().filter(|(n, _)| *n != "brute" && *n != "jv_f64") {
+        let err = solve(&m).unwrap_err();
+        assert_eq!(err.code(), "cost_overflow", "{name}");
+    }
+}

@@ -1,0 +1,227 @@
+//! The epoch pipeline end to end on hand-derived snapshots: lsap paper cases (Guo, Fox, Zhou
+//! Fig. 1, eq. 1), the bandwidth-aware cost with rack-pair overrides, reduce shuffle costs,
+//! dl-sched's documented order, and the valid edge cases (empty cluster, no free slots).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use approx::assert_relative_eq;
+use common::{busy, map, request, snapshot, BLOCK};
+use placer_models::{Locality, PlaceResponse, Status, WaitReason};
+use placer_solver::{place, PlaceOptions};
+use serde_json::json;
+
+fn run(v: &serde_json::Value) -> PlaceResponse {
+    place(&request(v), &PlaceOptions::default()).unwrap()
+}
+
+fn node_of(r: &PlaceResponse, task: &str) -> Option<String> {
+    r.assignments.iter().find(|a| a.task.as_str() == task).map(|a| a.node.to_string())
+}
+
+/// lsap Fig. 1: nodes A and B with one idle slot each; T1's block on A and B, T2's only on A.
+/// dl-sched visits A first and gives it T1 (the first local task), so T2 lands on B: one
+/// node-local task. lsap-sched places T1 on B and T2 on A: both node-local, cost 0.
+fn fig1(algorithm: &str) -> serde_json::Value {
+    snapshot(
+        &["r"],
+        &[("A", "r", 1, 0), ("B", "r", 1, 0)],
+        vec![map("T1", BLOCK, &["A", "B"]), map("T2", BLOCK, &["A"])],
+        vec![],
+        algorithm,
+    )
+}
+
+#[test]
+fn lsap_fig1_dl_sched_is_not_optimal() {
+    let r = run(&fig1("dl_sched"));
+    assert_eq!(node_of(&r, "T1").as_deref(), Some("A"));
+    assert_eq!(node_of(&r, "T2").as_deref(), Some("B"));
+    assert_eq!((r.stats.node_local, r.stats.rack_local), (1, 1));
+    assert_eq!(r.stats.status, Status::Heuristic);
+    // T2 read in-rack at 1000 Mbit/s: 134,217,728 · 8 / 10⁹ s.
+    assert_relative_eq!(r.stats.objective, 1.073_741_824, max_relative = 1e-12);
+}
+
+#[test]
+fn lsap_fig1_lsap_places_both_node_local() {
+    let r = run(&fig1("lsap"));
+    assert_eq!(node_of(&r, "T1").as_deref(), Some("B"));
+    assert_eq!(node_of(&r, "T2").as_deref(), Some("A"));
+    assert_eq!(r.stats.node_local, 2);
+    assert_eq!(r.stats.objective, 0.0);
+    assert_eq!(r.stats.status, Status::Optimal);
+}
+
+#[test]
+fn every_exact_engine_gives_the_same_objective() {
+    for solver in ["auto", "jv", "hungarian"] {
+        let mut v = fig1("lsap");
+        v["policy"]["solver"] = json!(solver);
+        assert_eq!(run(&v).stats.objective, 0.0, "{solver}");
+    }
+}
+
+/// eq. 1 with bandwidths: one 128 MiB task, replica on n1 (rack r1), the only free slot on n3
+/// (rack r2). Cross-rack 100 Mbit/s → 10.737 s; with an r1→r2 override of 50 → 21.475 s;
+/// α = 2 doubles it.
+#[test]
+fn bandwidth_aware_locality_cost_eq1() {
+    let base = || {
+        snapshot(
+            &["r1", "r2"],
+            &[("n1", "r1", 1, 0), ("n3", "r2", 1, 0)],
+            vec![map("t", BLOCK, &["n1"])],
+            vec![busy("b", "n1")],
+            "lsap",
+        )
+    };
+    let r = run(&base());
+    assert_eq!(r.assignments[0].locality, Locality::Remote);
+    assert_relative_eq!(r.stats.locality_cost, 10.737_418_24, max_relative = 1e-12);
+
+    let mut v = base();
+    v["cluster"]["network"]["rack_pairs"] = json!([{"from": "r1", "to": "r2", "mbps": 50}]);
+    assert_relative_eq!(run(&v).stats.objective, 21.474_836_48, max_relative = 1e-12);
+
+    v["policy"]["alpha"] = json!(2.0);
+    let r = run(&v);
+    assert_relative_eq!(r.assignments[0].cost.locality, 42.949_672_96, max_relative = 1e-12);
+    assert_eq!(r.assignments[0].cost.total, r.assignments[0].cost.locality);
+}
+
+/// The best replica wins: replicas on n1 (r1, 100 Mbit/s to r2) and n2 (r2, in-rack 1000) for a
+/// slot on n3 (r2): 1.074 s, rack-local.
+#[test]
+fn nearest_replica_sets_the_cost() {
+    let v = snapshot(
+        &["r1", "r2"],
+        &[("n1", "r1", 0, 0), ("n2", "r2", 0, 0), ("n3", "r2", 1, 0)],
+        vec![map("t", BLOCK, &["n1", "n2"])],
+        vec![],
+        "lsap",
+    );
+    let r = run(&v);
+    assert_eq!(r.assignments[0].locality, Locality::Rack);
+    assert_relative_eq!(r.stats.objective, 1.073_741_824, max_relative = 1e-12);
+}
+
+/// Reduce shuffle cost: 10 MB from n1 (r1), 5 MB from n3 (r2); r1–r2 at 50 Mbit/s.
+/// On n1: 5e6·8/5e7 = 0.8 s. On n2 (r1): 0.08 + 0.8 = 0.88 s. On n3: 1.6 s. lsap picks n1.
+#[test]
+fn reduce_goes_where_its_shuffle_is_cheapest() {
+    let mut v = snapshot(
+        &["r1", "r2"],
+        &[("n1", "r1", 0, 1), ("n2", "r1", 0, 1), ("n3", "r2", 0, 1)],
+        vec![json!({"id": "r", "job": "j1", "kind": "reduce",
+                    "shuffle": [{"node": "n1", "bytes": 10_000_000}, {"node": "n3", "bytes": 5_000_000}]})],
+        vec![],
+        "lsap",
+    );
+    v["cluster"]["network"]["rack_pairs"] = json!([{"from": "r1", "to": "r2", "mbps": 50}]);
+    let r = run(&v);
+    assert_eq!(node_of(&r, "r").as_deref(), Some("n1"));
+    assert_relative_eq!(r.stats.objective, 0.8, max_relative = 1e-12);
+    assert_eq!(r.assignments[0].locality, Locality::Remote);
+    assert_eq!(r.stats.node_local + r.stats.rack_local + r.stats.remote, 0, "maps only");
+}
+
+/// dl-sched's documented order: heartbeat rounds (one slot per node per round, nodes in
+/// snapshot order); per slot a node-local task first, else rack-local, else the first remaining.
+#[test]
+fn dl_sched_order() {
+    let v = snapshot(
+        &["r1", "r2"],
+        &[("a", "r1", 2, 0), ("b", "r1", 1, 0), ("c", "r2", 1, 0), ("d", "r2", 1, 0)],
+        vec![
+            map("t0", BLOCK, &["c"]),
+            map("t1", BLOCK, &["b"]),
+            map("t2", BLOCK, &["a"]),
+            map("t3", BLOCK, &["b"]),
+            map("t4", BLOCK, &["b"]),
+            map("t5", BLOCK, &[]),
+        ],
+        vec![],
+        "dl_sched",
+    );
+    let r = run(&v);
+    // Round 0: a → local t2; b → local t1 (first of t1, t3, t4 on b); c → local t0;
+    // d → nothing local, nothing left in r2, first remaining t3 (remote: its block is in r1).
+    // Round 1: a → nothing local, rack-local t4 (on b). t5 waits.
+    assert_eq!(node_of(&r, "t2").as_deref(), Some("a"));
+    assert_eq!(node_of(&r, "t1").as_deref(), Some("b"));
+    assert_eq!(node_of(&r, "t0").as_deref(), Some("c"));
+    assert_eq!(node_of(&r, "t3").as_deref(), Some("d"));
+    assert_eq!(node_of(&r, "t4").as_deref(), Some("a"));
+    assert_eq!(node_of(&r, "t5"), None);
+    assert_eq!((r.stats.node_local, r.stats.rack_local, r.stats.remote), (3, 1, 1));
+}
+
+#[test]
+fn empty_cluster_places_nothing_and_says_why() {
+    for algorithm in ["lsap", "dl_sched"] {
+        let v = snapshot(&[], &[], vec![map("t", BLOCK, &[]), map("u", 1, &[])], vec![], algorithm);
+        let r = run(&v);
+        assert!(r.assignments.is_empty());
+        assert_eq!(r.waiting.len(), 1);
+        assert_eq!(r.waiting[0].tasks, 2);
+        assert_eq!(r.waiting[0].reason, WaitReason::NoFreeSlots);
+        assert_eq!(r.stats.free_slots, 0);
+    }
+}
+
+#[test]
+fn all_slots_busy_places_nothing_and_says_why() {
+    let v = snapshot(
+        &["r"],
+        &[("n", "r", 1, 0)],
+        vec![map("t", BLOCK, &["n"])],
+        vec![busy("b", "n")],
+        "lsap",
+    );
+    let r = run(&v);
+    assert!(r.assignments.is_empty());
+    assert_eq!(r.waiting[0].reason, WaitReason::NoFreeSlots);
+}
+
+#[test]
+fn more_tasks_than_slots_wait_per_job_or_per_task() {
+    let mut v = snapshot(
+        &["r"],
+        &[("n", "r", 1, 0)],
+        vec![map("t0", BLOCK, &["n"]), map("t1", BLOCK, &[]), map("t2", BLOCK, &[])],
+        vec![],
+        "lsap",
+    );
+    v["pending"][2]["job"] = json!("j2");
+    let r = run(&v);
+    assert_eq!(node_of(&r, "t0").as_deref(), Some("n"), "the local task takes the slot");
+    let waiting: Vec<_> = r.waiting.iter().map(|w| (w.job.as_str(), w.tasks, w.reason)).collect();
+    assert_eq!(waiting, [("j1", 1, WaitReason::SlotsTaken), ("j2", 1, WaitReason::SlotsTaken)]);
+
+    let r = place(&request(&v), &PlaceOptions { explain: true }).unwrap();
+    let tasks: Vec<_> = r.waiting.iter().map(|w| w.task.as_ref().unwrap().as_str()).collect();
+    assert_eq!(tasks, ["t1", "t2"]);
+}
+
+#[test]
+fn unimplemented_algorithms_and_engines_are_422_errors_not_panics() {
+    for algorithm in ["fifo", "fair", "delay", "lsap_fair", "lsap_quota", "ras", "shuffle_watcher"]
+    {
+        let err = place(&request(&fig1(algorithm)), &PlaceOptions::default()).unwrap_err();
+        assert_eq!((err.code(), err.path()), ("unsupported_algorithm", "policy.algorithm"));
+        assert!(!err.is_invalid_input());
+    }
+    let mut v = fig1("lsap");
+    v["policy"]["solver"] = json!("flow");
+    let err = place(&request(&v), &PlaceOptions::default()).unwrap_err();
+    assert_eq!((err.code(), err.path()), ("unsupported_solver", "policy.solver"));
+}
+
+#[test]
+fn same_input_same_output() {
+    let v = fig1("lsap");
+    let a = serde_json::to_string(&run(&v)).unwrap();
+    let b = serde_json::to_string(&run(&v)).unwrap();
+    assert_eq!(a, b);
+}
