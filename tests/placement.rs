@@ -225,3 +225,25 @@ fn same_input_same_output() {
     let b = serde_json::to_string(&run(&v)).unwrap();
     assert_eq!(a, b);
 }
+
+/// Fair shares reported for the shipped example (FAIR App. A water-filling, by hand):
+/// 6 map slots; prod (w 2, min 2, demand 1 running + 3 pending = 4), adhoc (w 1, demand 3).
+/// f(r) = min(4, max(2r, 2)) + min(3, r) = 6 at r = 2 → prod 4, adhoc 2. Reduce: 3 slots,
+/// demand 1 (prod) ≤ 3 → prod 1, adhoc 0. Jobs: j1 takes all of prod's share; j2 (fifo pool)
+/// min(3, 2) = 2 maps.
+#[test]
+fn example_fair_shares_by_hand() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bytes = std::fs::read(root.join("examples/snapshot.json")).unwrap();
+    let req = placer_models::parse_request(&bytes).unwrap();
+    let r = place(&req, &PlaceOptions::default()).unwrap();
+    let pool = |i: usize| r.pools[i].fair_share.unwrap();
+    let job = |i: usize| r.jobs[i].fair_share.unwrap();
+    assert_relative_eq!(pool(0).map, 4.0, max_relative = 1e-12);
+    assert_relative_eq!(pool(1).map, 2.0, max_relative = 1e-12);
+    assert_relative_eq!(pool(0).reduce, 1.0, max_relative = 1e-12);
+    assert_eq!(pool(1).reduce, 0.0);
+    assert_relative_eq!(job(0).map, 4.0, max_relative = 1e-12);
+    assert_relative_eq!(job(1).map, 2.0, max_relative = 1e-12);
+    assert_eq!((r.pools[0].running.map, r.pools[0].demand.map), (1.0, 4.0));
+}

@@ -19,9 +19,9 @@ pub struct PlaceResponse {
     /// Why the unassigned pending tasks wait: one entry per (job, kind, reason) with a count, or
     /// one per task when the caller asked to explain (`?explain=true`, `--explain`).
     pub waiting: Vec<Waiting>,
-    /// Per pool: running tasks and demand (and fair shares, for the fair policies).
+    /// Per pool: fair share, running tasks and demand.
     pub pools: Vec<PoolReport>,
-    /// Per job: running tasks and demand (and fair shares, for the fair policies).
+    /// Per job: fair share, running tasks and demand.
     pub jobs: Vec<JobReport>,
     /// Totals.
     pub stats: Stats,
@@ -122,7 +122,9 @@ pub struct SlotCounts {
 pub struct PoolReport {
     /// The pool.
     pub id: PoolId,
-    /// Fair share in slots (fractional), for the fair policies.
+    /// Fair share in slots (fractional): weighted water-filling of the cluster's slots of each
+    /// kind with min shares and demands (FAIR App. A). Omitted only if a solver did not
+    /// compute it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fair_share: Option<SlotCounts>,
     /// Tasks running before this epoch's placement.
@@ -136,7 +138,8 @@ pub struct PoolReport {
 pub struct JobReport {
     /// The job.
     pub id: JobId,
-    /// Fair share in slots (fractional), for the fair policies.
+    /// Fair share in slots (fractional): its pool's share split by water-filling with
+    /// priority weights 2^level (`fair` pools) or in priority-then-submit order (`fifo` pools).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fair_share: Option<SlotCounts>,
     /// Tasks running before this epoch's placement.

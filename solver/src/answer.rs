@@ -3,6 +3,7 @@
 //! per-pool and per-job counts, and stats. O(pending + running + pools + jobs).
 
 use crate::cost::LocalityCost;
+use crate::fair_shares;
 use crate::index::{kind_slot, Indexed, KINDS};
 use crate::policy::Placement;
 use crate::PlaceOptions;
@@ -112,25 +113,19 @@ pub fn build(
     }
 }
 
-/// Running and demand (running + pending) per pool and per job.
+/// Running, demand (running + pending) and fair share per pool and per job.
 fn reports(ix: &Indexed<'_>) -> (Vec<PoolReport>, Vec<JobReport>) {
     let req = ix.req;
-    let mut job_running = vec![SlotCounts::default(); req.jobs.len()];
-    let mut job_pending = vec![SlotCounts::default(); req.jobs.len()];
-    let bump = |c: &mut SlotCounts, kind: TaskKind| match kind {
-        TaskKind::Map => c.map += 1.0,
-        TaskKind::Reduce => c.reduce += 1.0,
+    let shares = fair_shares::compute(ix);
+    let counts = |c: &[Vec<u32>; 2], j: usize| SlotCounts {
+        map: f64::from(c[0][j]),
+        reduce: f64::from(c[1][j]),
     };
-    for (t, task) in req.running.iter().enumerate() {
-        bump(&mut job_running[ix.running_job[t] as usize], task.kind);
-    }
-    for (t, task) in req.pending.iter().enumerate() {
-        bump(&mut job_pending[ix.pending_job[t] as usize], task.kind);
-    }
     let add = |a: SlotCounts, b: SlotCounts| SlotCounts {
         map: a.map + b.map,
         reduce: a.reduce + b.reduce,
     };
+    let slots = |s: [f64; 2]| SlotCounts { map: s[0], reduce: s[1] };
     let mut pool_running = vec![SlotCounts::default(); req.pools.len()];
     let mut pool_demand = vec![SlotCounts::default(); req.pools.len()];
     let jobs = req
@@ -139,10 +134,16 @@ fn reports(ix: &Indexed<'_>) -> (Vec<PoolReport>, Vec<JobReport>) {
         .enumerate()
         .map(|(j, job)| {
             let p = ix.job_pool[j] as usize;
-            let demand = add(job_running[j], job_pending[j]);
-            pool_running[p] = add(pool_running[p], job_running[j]);
+            let running = counts(&ix.job_running, j);
+            let demand = add(running, counts(&ix.job_pending, j));
+            pool_running[p] = add(pool_running[p], running);
             pool_demand[p] = add(pool_demand[p], demand);
-            JobReport { id: job.id.clone(), fair_share: None, running: job_running[j], demand }
+            JobReport {
+                id: job.id.clone(),
+                fair_share: Some(slots(shares.job[j])),
+                running,
+                demand,
+            }
         })
         .collect();
     let pools = req
@@ -151,7 +152,7 @@ fn reports(ix: &Indexed<'_>) -> (Vec<PoolReport>, Vec<JobReport>) {
         .enumerate()
         .map(|(p, pool)| PoolReport {
             id: pool.id.clone(),
-            fair_share: None,
+            fair_share: Some(slots(shares.pool[p])),
             running: pool_running[p],
             demand: pool_demand[p],
         })

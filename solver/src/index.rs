@@ -40,6 +40,10 @@ pub struct Indexed<'a> {
     pub running_job: Vec<u32>,
     /// Pool index of each job.
     pub job_pool: Vec<u32>,
+    /// Running tasks per job, per kind (`[map, reduce]`).
+    pub job_running: [Vec<u32>; 2],
+    /// Pending tasks per job, per kind (`[map, reduce]`).
+    pub job_pending: [Vec<u32>; 2],
     /// Bandwidths between racks.
     pub bandwidths: Bandwidths,
 }
@@ -103,6 +107,18 @@ impl<'a> Indexed<'a> {
         }
         let job_pool =
             req.jobs.iter().map(|j| pools.get(j.pool.as_str()).copied().unwrap_or(0)).collect();
+        let mut job_running = [vec![0; req.jobs.len()], vec![0; req.jobs.len()]];
+        for (t, task) in req.running.iter().enumerate() {
+            if let Some(c) = job_running[kind_slot(task.kind)].get_mut(running_job[t] as usize) {
+                *c += 1;
+            }
+        }
+        let mut job_pending = [vec![0; req.jobs.len()], vec![0; req.jobs.len()]];
+        for (t, task) in req.pending.iter().enumerate() {
+            if let Some(c) = job_pending[kind_slot(task.kind)].get_mut(pending_job[t] as usize) {
+                *c += 1;
+            }
+        }
         let bandwidths = Bandwidths::new(&req.cluster.network, req.cluster.racks.len(), |id| {
             racks.get(id).copied()
         });
@@ -116,6 +132,8 @@ impl<'a> Indexed<'a> {
             pending_job,
             running_job,
             job_pool,
+            job_running,
+            job_pending,
             bandwidths,
         }
     }

@@ -6,12 +6,15 @@
 mod answer;
 pub mod cost;
 mod error;
+pub mod fair_shares;
 pub mod index;
 pub mod lsap;
 pub mod matrix;
 pub mod network;
 pub mod policy;
 pub mod quantum;
+pub mod schedulable;
+pub mod water_filling;
 
 pub use error::SolveError;
 

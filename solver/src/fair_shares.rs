@@ -1,0 +1,100 @@
+//! Fair shares of a snapshot, per slot kind (FAIR, Zaharia et al., §3.1 and App. A; Hadoop Fair
+//! Scheduler design doc §4.4–4.6): pools share the cluster's slots by weighted water-filling
+//! with min shares and demands; jobs share their pool's share, by water-filling with priority
+//! weights 2^level (`fair` pools) or in priority-then-submit order (`fifo` pools). A demand is
+//! running + pending tasks of the kind; the capacity is every slot of the kind, busy or free.
+//! O((pools + jobs) log(pools + jobs)) per kind.
+
+use crate::index::{Indexed, KINDS};
+use crate::schedulable::Schedulable;
+use crate::water_filling::fair_shares;
+use placer_models::{PoolMode, Priority};
+
+/// Shares in slots (fractional), `[map, reduce]` per pool and per job, in snapshot order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FairShares {
+    /// Per pool.
+    pub pool: Vec<[f64; 2]>,
+    /// Per job.
+    pub job: Vec<[f64; 2]>,
+}
+
+/// A priority's weight inside its pool: 2^level, level −2 (very_low) … 2 (very_high).
+pub fn priority_weight(p: Priority) -> f64 {
+    match p {
+        Priority::VeryLow => 0.25,
+        Priority::Low => 0.5,
+        Priority::Normal => 1.0,
+        Priority::High => 2.0,
+        Priority::VeryHigh => 4.0,
+    }
+}
+
+/// Computes every pool's and job's share of both slot kinds.
+pub fn compute(ix: &Indexed<'_>) -> FairShares {
+    let req = ix.req;
+    let mut pool = vec![[0.0; 2]; req.pools.len()];
+    let mut job = vec![[0.0; 2]; req.jobs.len()];
+    let mut jobs_of_pool: Vec<Vec<usize>> = vec![Vec::new(); req.pools.len()];
+    for (j, &p) in ix.job_pool.iter().enumerate() {
+        jobs_of_pool[p as usize].push(j);
+    }
+    for (k, kind) in KINDS.into_iter().enumerate() {
+        let capacity: f64 = req
+            .cluster
+            .nodes
+            .iter()
+            .map(|n| f64::from(if k == 0 { n.map_slots } else { n.reduce_slots }))
+            .sum();
+        let demand = |j: usize| f64::from(ix.job_running[k][j] + ix.job_pending[k][j]);
+        let pools: Vec<Schedulable> = req
+            .pools
+            .iter()
+            .enumerate()
+            .map(|(p, spec)| Schedulable {
+                weight: spec.weight,
+                min_share: match kind {
+                    placer_models::TaskKind::Map => spec.min_map_share,
+                    placer_models::TaskKind::Reduce => spec.min_reduce_share,
+                },
+                demand: jobs_of_pool[p].iter().map(|&j| demand(j)).sum(),
+            })
+            .collect();
+        for (p, share) in fair_shares(&pools, capacity).into_iter().enumerate() {
+            pool[p][k] = share;
+            let members = &jobs_of_pool[p];
+            match req.pools[p].mode {
+                PoolMode::Fair => {
+                    let jobs: Vec<Schedulable> = members
+                        .iter()
+                        .map(|&j| Schedulable {
+                            weight: priority_weight(req.jobs[j].priority),
+                            min_share: 0.0,
+                            demand: demand(j),
+                        })
+                        .collect();
+                    for (m, s) in fair_shares(&jobs, share).into_iter().enumerate() {
+                        job[members[m]][k] = s;
+                    }
+                }
+                PoolMode::Fifo => {
+                    let mut order = members.clone();
+                    order.sort_by(|&a, &b| {
+                        let (ja, jb) = (&req.jobs[a], &req.jobs[b]);
+                        jb.priority
+                            .cmp(&ja.priority)
+                            .then(ja.submit_s.total_cmp(&jb.submit_s))
+                            .then(a.cmp(&b))
+                    });
+                    let mut left = share;
+                    for j in order {
+                        let s = demand(j).min(left);
+                        job[j][k] = s;
+                        left -= s;
+                    }
+                }
+            }
+        }
+    }
+    FairShares { pool, job }
+}
