@@ -153,3 +153,10 @@ fn i64_engines_reject_entries_beyond_the_exact_range() {
         assert_eq!(err.code(), "cost_overflow", "{name}");
     }
 }
+
+#[test]
+fn kuhn_munkres_reference_refuses_large_matrices() {
+    let m = Array2::<i64>::zeros((2049, 2048));
+    let err = Hungarian.solve_i64(m.view()).unwrap_err();
+    assert_eq!(err.code(), "problem_too_large");
+}

@@ -247,3 +247,35 @@ fn example_fair_shares_by_hand() {
     assert_relative_eq!(job(1).map, 2.0, max_relative = 1e-12);
     assert_eq!((r.pools[0].running.map, r.pools[0].demand.map), (1.0, 4.0));
 }
+
+/// A node may declare billions of slots: the dense engine caps its columns at the task count
+/// and dl_sched's heartbeat rounds stop when the tasks run out, so both answer at once.
+#[test]
+fn billions_of_slots_on_one_node_are_cheap() {
+    for algorithm in ["lsap", "dl_sched"] {
+        let v = snapshot(
+            &["r"],
+            &[("big", "r", 4_000_000_000, 4_000_000_000), ("n", "r", 1, 0)],
+            vec![map("t0", BLOCK, &["n"]), map("t1", BLOCK, &["big"]), map("t2", BLOCK, &[])],
+            vec![],
+            algorithm,
+        );
+        let r = run(&v);
+        assert_eq!(r.stats.assigned, 3, "{algorithm}");
+        assert_eq!(r.stats.free_map_slots, 4_000_000_001);
+    }
+}
+
+/// A dense problem beyond 2²⁷ entries is refused with a 422-class error before allocating.
+#[test]
+fn oversized_dense_problem_is_refused_not_allocated() {
+    let pending: Vec<_> = (0..12_000).map(|i| map(&format!("t{i}"), 1, &[])).collect();
+    let v = snapshot(&["r"], &[("n", "r", 12_000, 0)], pending, vec![], "lsap");
+    let err = place(&request(&v), &PlaceOptions::default()).unwrap_err();
+    assert_eq!((err.code(), err.path()), ("problem_too_large", "pending"));
+    assert!(!err.is_invalid_input());
+    // The greedy baseline has no such limit.
+    let mut v = v;
+    v["policy"]["algorithm"] = json!("dl_sched");
+    assert_eq!(run(&v).stats.assigned, 12_000);
+}

@@ -11,7 +11,7 @@
 //!
 //! A task's cost depends on the node only through the node's rack, except on the few nodes
 //! that hold its data. [`CostRow`] stores exactly that: one value per rack plus exceptions per
-//! node, built in O(racks · replicas) (maps) or O(racks · sources + sources²) (reduces).
+//! node, built in O(racks · replicas) (maps) or O(sources + racks · source racks) (reduces).
 
 use crate::index::Indexed;
 use placer_models::{Locality, TaskKind};
@@ -92,16 +92,26 @@ impl<'i, 'a> LocalityCost<'i, 'a> {
         let sources = &self.ix.shuffle[t];
         let bw = &self.ix.bandwidths;
         let rack_of = &self.ix.node_rack;
-        let term = |&(s, bytes): &(u32, u64), q: u32| {
-            self.alpha * bytes as f64 * BYTES_TO_MEGABITS / bw.between(rack_of[s as usize], q)
+        let racks = self.ix.racks();
+        let seconds = |bytes: f64, from: u32, to: u32| {
+            self.alpha * bytes * BYTES_TO_MEGABITS / bw.between(from, to)
         };
-        let per_rack =
-            (0..self.ix.racks() as u32).map(|q| sources.iter().map(|s| term(s, q)).sum()).collect();
+        // Bytes per source rack, then per destination rack: O(sources + racks · source racks).
+        let mut rack_bytes = vec![0.0; racks];
+        for &(s, bytes) in sources {
+            rack_bytes[rack_of[s as usize] as usize] += bytes as f64;
+        }
+        let source_racks: Vec<u32> =
+            (0..racks as u32).filter(|&p| rack_bytes[p as usize] > 0.0).collect();
+        let per_rack: Vec<f64> = (0..racks as u32)
+            .map(|q| source_racks.iter().map(|&p| seconds(rack_bytes[p as usize], p, q)).sum())
+            .collect();
+        // On a source node its own bytes are local: subtract their in-rack transfer.
         let on_node = sources
             .iter()
-            .map(|&(n, _)| {
+            .map(|&(n, bytes)| {
                 let q = rack_of[n as usize];
-                (n, sources.iter().filter(|s| s.0 != n).map(|s| term(s, q)).sum())
+                (n, (per_rack[q as usize] - seconds(bytes as f64, q, q)).max(0.0))
             })
             .collect();
         CostRow { per_rack, on_node }

@@ -47,6 +47,14 @@ pub enum SolveError {
         /// What is wrong with it.
         message: String,
     },
+    /// A dense problem beyond the size placer builds (HTTP 422).
+    #[error("{path}: problem too large for the dense engines: {message}")]
+    ProblemTooLarge {
+        /// The field whose size is at fault.
+        path: String,
+        /// Sizes and limit.
+        message: String,
+    },
     /// Costs too large to sum exactly in the solver's integer type (HTTP 422).
     #[error("{path}: costs too large to be summed exactly: {message}")]
     CostOverflow {
@@ -67,6 +75,7 @@ impl SolveError {
             Self::Infeasible { .. } => "infeasible",
             Self::InvalidCost { .. } => "invalid_cost",
             Self::CostOverflow { .. } => "cost_overflow",
+            Self::ProblemTooLarge { .. } => "problem_too_large",
         }
     }
 
@@ -77,7 +86,8 @@ impl SolveError {
             Self::UnsupportedAlgorithm { path, .. }
             | Self::UnsupportedEngine { path, .. }
             | Self::InvalidCost { path, .. }
-            | Self::CostOverflow { path, .. } => path,
+            | Self::CostOverflow { path, .. }
+            | Self::ProblemTooLarge { path, .. } => path,
             Self::Infeasible { .. } => "$",
         }
     }

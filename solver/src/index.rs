@@ -147,14 +147,4 @@ impl<'a> Indexed<'a> {
     pub fn free_slots(&self, kind: TaskKind) -> u64 {
         self.free[kind_slot(kind)].iter().map(|&f| u64::from(f)).sum()
     }
-
-    /// The node index of every free slot of a kind, in node order (a node with k free slots
-    /// appears k times in a row): the columns of lsap-sched's cost matrix.
-    pub fn slot_nodes(&self, kind: TaskKind) -> Vec<u32> {
-        let mut cols = Vec::new();
-        for (n, &f) in self.free[kind_slot(kind)].iter().enumerate() {
-            cols.extend(std::iter::repeat_n(n as u32, f as usize));
-        }
-        cols
-    }
 }

@@ -61,5 +61,5 @@ pub fn cost_matrix(req: &PlaceRequest, kind: TaskKind) -> Result<Array2<f64>, So
     placer_models::validate(req)?;
     let ix = index::Indexed::new(req);
     let model = cost::LocalityCost::new(&ix);
-    Ok(matrix::CostMatrix::new(&ix, &model, kind).dense(|c| c))
+    Ok(matrix::CostMatrix::new(&ix, &model, kind, false)?.dense(|c| c))
 }

@@ -3,11 +3,20 @@
 //! task i on N(j). Columns are the free slots in node order (a node with k free slots gives k
 //! identical columns). The per-task [`CostRow`]s are kept, so the dense matrix is filled in
 //! O(rows · cols) with one cost evaluation per (task, node).
+//!
+//! Size guard: a dense problem of more than [`MAX_DENSE_CELLS`] entries is refused with
+//! [`SolveError::ProblemTooLarge`] before anything is allocated. For solving (not for export),
+//! a node contributes at most `rows` columns: no assignment can use more of its slots, so the
+//! cap changes nothing but the size.
 
 use crate::cost::{CostRow, LocalityCost};
+use crate::error::SolveError;
 use crate::index::{kind_slot, Indexed};
 use ndarray::Array2;
 use placer_models::TaskKind;
+
+/// The largest dense problem placer builds: 2²⁷ entries (1 GiB of i64).
+pub const MAX_DENSE_CELLS: u64 = 1 << 27;
 
 /// The rows, columns and per-task costs of one kind's assignment problem.
 #[derive(Debug)]
@@ -23,17 +32,37 @@ pub struct CostMatrix {
 }
 
 impl CostMatrix {
-    /// The problem for `kind`: rows = pending tasks of the kind, columns = its free slots.
-    pub fn new(ix: &Indexed<'_>, model: &LocalityCost<'_, '_>, kind: TaskKind) -> Self {
+    /// The problem for `kind`: rows = pending tasks of the kind, columns = its free slots
+    /// (each node's capped at the number of rows when `cap_columns`).
+    pub fn new(
+        ix: &Indexed<'_>,
+        model: &LocalityCost<'_, '_>,
+        kind: TaskKind,
+        cap_columns: bool,
+    ) -> Result<Self, SolveError> {
         let tasks = ix.pending_of_kind[kind_slot(kind)].clone();
-        let rows = tasks.iter().map(|&t| model.row(t)).collect();
-        Self {
-            tasks,
-            slot_nodes: ix.slot_nodes(kind),
-            free: ix.free[kind_slot(kind)].clone(),
-            node_rack: ix.node_rack.clone(),
-            rows,
+        let cap =
+            if cap_columns { u32::try_from(tasks.len()).unwrap_or(u32::MAX) } else { u32::MAX };
+        let free: Vec<u32> = ix.free[kind_slot(kind)].iter().map(|&f| f.min(cap)).collect();
+        let cols: u64 = free.iter().map(|&f| u64::from(f)).sum();
+        let cells = (tasks.len() as u64).saturating_mul(cols);
+        if cells > MAX_DENSE_CELLS {
+            return Err(SolveError::ProblemTooLarge {
+                path: "pending".to_owned(),
+                message: format!(
+                    "{} {} tasks × {cols} free slots = {cells} dense entries; the limit is \
+                     {MAX_DENSE_CELLS}",
+                    tasks.len(),
+                    kind.name()
+                ),
+            });
         }
+        let rows = tasks.iter().map(|&t| model.row(t)).collect();
+        let mut slot_nodes = Vec::with_capacity(cols as usize);
+        for (n, &f) in free.iter().enumerate() {
+            slot_nodes.extend(std::iter::repeat_n(n as u32, f as usize));
+        }
+        Ok(Self { tasks, slot_nodes, free, node_rack: ix.node_rack.clone(), rows })
     }
 
     /// (rows, columns).

@@ -12,6 +12,9 @@ use ndarray::ArrayView2;
 use pathfinding::kuhn_munkres::kuhn_munkres_min;
 use pathfinding::matrix::Matrix;
 
+/// The largest matrix the reference accepts: 2,048² entries (seconds, not minutes).
+pub const MAX_CELLS: usize = 2048 * 2048;
+
 /// The Kuhn–Munkres engine (stateless).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Hungarian;
@@ -20,6 +23,15 @@ impl DenseSolver for Hungarian {
     fn solve_i64(&self, costs: ArrayView2<'_, i64>) -> Result<LsapSolution<i64>, SolveError> {
         check_i64(costs)?;
         let (rows, cols) = costs.dim();
+        if rows.saturating_mul(cols) > MAX_CELLS {
+            return Err(SolveError::ProblemTooLarge {
+                path: "policy.solver".to_owned(),
+                message: format!(
+                    "{rows} x {cols}: the Kuhn-Munkres reference is limited to {MAX_CELLS} \
+                     entries (O(n³)); use jv"
+                ),
+            });
+        }
         if rows == 0 || cols == 0 {
             return Ok(LsapSolution::from_rows(costs, vec![None; rows]));
         }

@@ -15,8 +15,9 @@
 //!   made deterministic; maps without replicas are only taken here);
 //! - per reduce slot: the first unplaced reduce (Hadoop places reduces without locality).
 //!
-//! Complexity: O(nodes · max free slots per node + Σ replicas + tasks): per-node and per-rack
-//! task queues whose cursors only move forward past tasks already placed.
+//! Complexity: O(nodes + Σ replicas + tasks): per-node and per-rack task queues whose cursors
+//! only move forward past tasks already placed, and heartbeat rounds that drop nodes whose
+//! slots are all offered.
 
 use super::Placement;
 use crate::index::{kind_slot, Indexed};
@@ -63,30 +64,42 @@ pub fn place(ix: &Indexed<'_>) -> Placement {
         }
     }
     let mut any_map = Queue { tasks: maps.clone(), next: 0 };
-    for n in heartbeat_order(&ix.free[kind_slot(TaskKind::Map)]) {
+    heartbeat_rounds(&ix.free[kind_slot(TaskKind::Map)], |n| {
         let rack = ix.node_rack[n] as usize;
         let pick = by_node[n]
             .first_unplaced(&placed)
             .or_else(|| by_rack[rack].first_unplaced(&placed))
             .or_else(|| any_map.first_unplaced(&placed));
-        let Some(t) = pick else { break };
+        let Some(t) = pick else { return false };
         placed[t] = true;
         node_of_task[t] = Some(n as u32);
-    }
+        true
+    });
 
     let mut any_reduce =
         Queue { tasks: ix.pending_of_kind[kind_slot(TaskKind::Reduce)].clone(), next: 0 };
-    for n in heartbeat_order(&ix.free[kind_slot(TaskKind::Reduce)]) {
-        let Some(t) = any_reduce.first_unplaced(&placed) else { break };
+    heartbeat_rounds(&ix.free[kind_slot(TaskKind::Reduce)], |n| {
+        let Some(t) = any_reduce.first_unplaced(&placed) else { return false };
         placed[t] = true;
         node_of_task[t] = Some(n as u32);
-    }
+        true
+    });
     Placement { node_of_task, status: Status::Heuristic }
 }
 
-/// Free slots as offered by rounds of heartbeats: round k visits, in node order, every node
-/// with more than k free slots. Yields node indices, one per free slot.
-fn heartbeat_order(free: &[u32]) -> impl Iterator<Item = usize> + '_ {
-    let rounds = free.iter().copied().max().unwrap_or(0);
-    (0..rounds).flat_map(move |k| (0..free.len()).filter(move |&n| free[n] > k))
+/// Offers free slots in rounds of heartbeats: round k visits, in node order, every node with
+/// more than k free slots, until `offer` returns false (no task left). O(offers + nodes), so
+/// a node with billions of free slots costs nothing extra.
+fn heartbeat_rounds(free: &[u32], mut offer: impl FnMut(usize) -> bool) {
+    let mut active: Vec<usize> = (0..free.len()).filter(|&n| free[n] > 0).collect();
+    let mut round = 0;
+    while !active.is_empty() {
+        for &n in &active {
+            if !offer(n) {
+                return;
+            }
+        }
+        round += 1;
+        active.retain(|&n| free[n] > round);
+    }
 }

@@ -37,7 +37,7 @@ pub fn place(
     let solver = dense_engine(engine)?;
     let mut node_of_task = vec![None; ix.req.pending.len()];
     for kind in KINDS {
-        let problem = CostMatrix::new(ix, model, kind);
+        let problem = CostMatrix::new(ix, model, kind, true)?;
         let (rows, cols) = problem.dim();
         if rows == 0 || cols == 0 {
             continue;
