@@ -13,16 +13,7 @@ use placer_solver::{place, PlaceOptions};
 const SEEDS: std::ops::RangeInclusive<u64> = 1..=5;
 
 fn run(nodes: usize, seed: u64, algorithm: Algorithm) -> PlaceResponse {
-    let spec = LsapSnapshotSpec {
-        nodes,
-        rack_size: 20,
-        map_slots: 4,
-        idle: 0.5,
-        tasks: nodes * 2,
-        replication: 3,
-        rack_aware: false,
-        seed,
-    };
+    let spec = LsapSnapshotSpec::fig3(nodes, false, seed);
     let mut req = lsap_snapshot(&spec).expect("valid spec");
     req.policy.algorithm = algorithm;
     place(&req, &PlaceOptions::default()).expect("places")

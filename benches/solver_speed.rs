@@ -11,16 +11,7 @@ use placer_solver::{place, PlaceOptions};
 use std::time::Duration;
 
 fn snapshot(nodes: usize, algorithm: Algorithm) -> PlaceRequest {
-    let spec = LsapSnapshotSpec {
-        nodes,
-        rack_size: 20,
-        map_slots: 4,
-        idle: 0.5,
-        tasks: nodes * 2,
-        replication: 3,
-        rack_aware: true,
-        seed: 1,
-    };
+    let spec = LsapSnapshotSpec::fig3(nodes, true, 1);
     let mut req = lsap_snapshot(&spec).expect("valid spec");
     req.policy.algorithm = algorithm;
     req

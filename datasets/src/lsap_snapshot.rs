@@ -41,6 +41,23 @@ pub struct LsapSnapshotSpec {
     pub seed: u64,
 }
 
+impl LsapSnapshotSpec {
+    /// The paper's §4.2 setup for `nodes` nodes: 4 map slots, 50% idle, tasks = idle slots,
+    /// replication 3, racks of 20.
+    pub fn fig3(nodes: usize, rack_aware: bool, seed: u64) -> Self {
+        Self {
+            nodes,
+            rack_size: 20,
+            map_slots: 4,
+            idle: 0.5,
+            tasks: nodes * 2,
+            replication: 3,
+            rack_aware,
+            seed,
+        }
+    }
+}
+
 /// Generates the snapshot. Idle slots = round(F · N · S); the background job `bg` runs on the
 /// others; pending tasks belong to job `j1`; both are in pool `default`.
 pub fn lsap_snapshot(spec: &LsapSnapshotSpec) -> Result<PlaceRequest, DatasetError> {
