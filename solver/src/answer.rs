@@ -50,7 +50,7 @@ pub fn build(
             let task = &req.pending[t];
             match placement.node_of_task[t] {
                 Some(n) => {
-                    let locality_cost = model.row(t).at(n, ix.node_rack[n as usize]);
+                    let locality_cost = model.cost(t, n);
                     let locality = model.locality(t, n);
                     if kind == TaskKind::Map {
                         match locality {

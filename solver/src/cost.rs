@@ -72,20 +72,32 @@ impl<'i, 'a> LocalityCost<'i, 'a> {
         if replicas.is_empty() {
             return CostRow { per_rack: vec![0.0; racks], on_node: Vec::new() };
         }
-        let megabits = self.alpha * bytes as f64 * BYTES_TO_MEGABITS;
-        let bw = &self.ix.bandwidths;
-        let per_rack = (0..racks as u32)
-            .map(|q| {
-                let best = replicas
-                    .iter()
-                    .map(|&r| bw.between(self.ix.node_rack[r as usize], q))
-                    .fold(0.0, f64::max);
-                megabits / best
-            })
-            .collect();
+        let per_rack = (0..racks as u32).map(|q| self.map_read(t, bytes, q)).collect();
         let mut on_node: Vec<(u32, f64)> = replicas.iter().map(|&r| (r, 0.0)).collect();
         on_node.sort_unstable_by_key(|&(n, _)| n);
         CostRow { per_rack, on_node }
+    }
+
+    /// Seconds × α for map `t` to read `bytes` from its best replica into rack `q`.
+    fn map_read(&self, t: usize, bytes: u64, q: u32) -> f64 {
+        let bw = &self.ix.bandwidths;
+        let best = self.ix.replicas[t]
+            .iter()
+            .map(|&r| bw.between(self.ix.node_rack[r as usize], q))
+            .fold(0.0, f64::max);
+        self.alpha * bytes as f64 * BYTES_TO_MEGABITS / best
+    }
+
+    /// Pending task `t`'s cost on `node`, equal to `self.row(t).at(node, rack)`: O(replicas)
+    /// for a map instead of building the whole row; reduces go through their row.
+    pub fn cost(&self, t: usize, node: u32) -> f64 {
+        let task = &self.ix.req.pending[t];
+        let replicas = &self.ix.replicas[t];
+        match task.kind {
+            TaskKind::Map if replicas.is_empty() || replicas.contains(&node) => 0.0,
+            TaskKind::Map => self.map_read(t, task.input_bytes, self.ix.node_rack[node as usize]),
+            TaskKind::Reduce => self.row(t).at(node, self.ix.node_rack[node as usize]),
+        }
     }
 
     fn reduce_row(&self, t: usize) -> CostRow {
