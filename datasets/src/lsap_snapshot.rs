@@ -11,8 +11,8 @@
 
 use crate::error::DatasetError;
 use placer_models::{
-    Cluster, Job, JobId, Network, Node, NodeId, PendingTask, PlaceRequest, Policy, Pool, PoolId,
-    PoolMode, Priority, Rack, RackId, RunningTask, TaskId, TaskKind,
+    Cluster, Job, JobId, Network, Node, NodeId, PendingTask, PlaceRequest, Pool, PoolId, Rack,
+    RackId, RunningTask, TaskId, TaskKind,
 };
 use rand::seq::index::sample;
 use rand::{Rng, SeedableRng};
@@ -92,8 +92,7 @@ pub fn lsap_snapshot(spec: &LsapSnapshotSpec) -> Result<PlaceRequest, DatasetErr
             id: NodeId(format!("n{n}")),
             rack: racks[n / spec.rack_size].id.clone(),
             map_slots: spec.map_slots,
-            reduce_slots: 0,
-            resources: None,
+            ..Node::default()
         })
         .collect();
 
@@ -110,6 +109,7 @@ pub fn lsap_snapshot(spec: &LsapSnapshotSpec) -> Result<PlaceRequest, DatasetErr
             kind: TaskKind::Map,
             node: nodes[slot / spec.map_slots as usize].id.clone(),
             started_s: Some(0.0),
+            ..RunningTask::default()
         })
         .collect();
 
@@ -127,7 +127,7 @@ pub fn lsap_snapshot(spec: &LsapSnapshotSpec) -> Result<PlaceRequest, DatasetErr
                 kind: TaskKind::Map,
                 input_bytes,
                 replicas,
-                shuffle: Vec::new(),
+                ..PendingTask::default()
             }
         })
         .collect();
@@ -139,23 +139,15 @@ pub fn lsap_snapshot(spec: &LsapSnapshotSpec) -> Result<PlaceRequest, DatasetErr
         Network { rack_mbps: 1000.0, cross_rack_mbps: 1000.0, rack_pairs: Vec::new() }
     };
     Ok(PlaceRequest {
-        schema_version: 1,
-        now_s: 0.0,
         cluster: Cluster { racks, nodes, network },
-        pools: vec![Pool {
-            id: pool.clone(),
-            weight: 1.0,
-            min_map_share: 0.0,
-            min_reduce_share: 0.0,
-            mode: PoolMode::Fair,
-        }],
+        pools: vec![Pool { id: pool.clone(), ..Pool::default() }],
         jobs: vec![
-            Job { id: background, pool: pool.clone(), submit_s: 0.0, priority: Priority::Normal },
-            Job { id: job, pool, submit_s: 0.0, priority: Priority::Normal },
+            Job { id: background, pool: pool.clone(), ..Job::default() },
+            Job { id: job, pool, ..Job::default() },
         ],
         pending,
         running,
-        policy: Policy::default(),
+        ..PlaceRequest::default()
     })
 }
 

@@ -7,7 +7,7 @@ use std::fmt;
 macro_rules! string_id {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
         #[serde(transparent)]
         pub struct $name(pub String);
 
@@ -57,4 +57,8 @@ string_id!(
 string_id!(
     /// A task (pending or running), unique across the whole snapshot.
     TaskId
+);
+string_id!(
+    /// A user submitting jobs (for running-job limits).
+    UserId
 );

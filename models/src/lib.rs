@@ -8,20 +8,22 @@ mod parse;
 mod policy;
 mod request;
 mod response;
+mod state;
 mod validate;
 
 pub use error::ModelError;
-pub use ids::{JobId, NodeId, PoolId, RackId, TaskId};
+pub use ids::{JobId, NodeId, PoolId, RackId, TaskId, UserId};
 pub use parse::parse_request;
 pub use policy::{Algorithm, Policy, SolverEngine};
 pub use request::{
     Cluster, Job, Network, Node, PendingTask, PlaceRequest, Pool, PoolMode, Priority, Rack,
-    RackPair, Resources, RunningTask, ShuffleSource, TaskKind,
+    RackPair, ReducePhase, Resources, RunningTask, ShuffleSource, TaskKind, User,
 };
 pub use response::{
     Assignment, CostBreakdown, JobReport, Locality, PlaceResponse, PoolReport, Preemption,
-    SlotCounts, Stats, Status, WaitReason, Waiting,
+    PreemptionReason, SlotCounts, Stats, Status, WaitReason, Waiting,
 };
+pub use state::{DelayState, StarvationClock, StarvationState};
 pub use validate::validate;
 
 /// The only wire schema version this build speaks.

@@ -75,10 +75,50 @@ pub struct Policy {
     pub solver: SolverEngine,
     /// Weight α of the data-locality cost (lsap eq. 1 scaled; unitless, ≥ 0); default 1.
     pub alpha: f64,
+    /// Scale β of the fairness cost of `lsap_fair` (lsap-fair-sched §3.3), in the cost's
+    /// units (seconds of transfer, like α · DLC); ≥ 0, default 10: a task beyond its pool's
+    /// quota then costs as much as reading a 128 MiB block across a 100 Mbit/s rack link.
+    pub beta: f64,
+    /// The master's heartbeat interval in seconds (> 0); default 3 (Hadoop 0.20's minimum).
+    /// The locality delays default to 1.5 × this (design doc §4.8).
+    pub heartbeat_s: f64,
+    /// Delay scheduling's node-locality wait T1 in seconds (FAIR Alg. 1); ≥ 0, default
+    /// 1.5 × `heartbeat_s`. A job may override it (`jobs[].locality_delay_node_s`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locality_delay_node_s: Option<f64>,
+    /// Delay scheduling's further rack-locality wait T2 in seconds; ≥ 0, default
+    /// 1.5 × `heartbeat_s`. A job may override it (`jobs[].locality_delay_rack_s`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locality_delay_rack_s: Option<f64>,
+    /// `lsap_fair` ageing horizon in seconds (> 0); default 300. A task pending for w seconds
+    /// gets a cost credit of β · w / `aging_s`, so that after long enough it is cheaper than
+    /// any fresh task and cannot starve (lsap-fair-sched §3.3, last paragraph).
+    pub aging_s: f64,
+    /// Running-job limit of users not listed in `users` with their own limit (design doc §3.4);
+    /// optional, unset = unlimited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_max_running_jobs: Option<u32>,
+}
+
+impl Policy {
+    /// The default node-locality and rack-locality waits: 1.5 × heartbeat (design doc §4.8).
+    pub fn default_locality_delay_s(&self) -> f64 {
+        1.5 * self.heartbeat_s
+    }
 }
 
 impl Default for Policy {
     fn default() -> Self {
-        Self { algorithm: Algorithm::Lsap, solver: SolverEngine::Auto, alpha: 1.0 }
+        Self {
+            algorithm: Algorithm::Lsap,
+            solver: SolverEngine::Auto,
+            alpha: 1.0,
+            beta: 10.0,
+            heartbeat_s: 3.0,
+            locality_delay_node_s: None,
+            locality_delay_rack_s: None,
+            aging_s: 300.0,
+            user_max_running_jobs: None,
+        }
     }
 }

@@ -5,11 +5,12 @@
 //! Mbit/s (10⁶ bit/s). Optional fields default as documented on each field. Unknown fields are
 //! ignored, so that a master may echo per-policy state written by a newer build.
 
-use crate::ids::{JobId, NodeId, PoolId, RackId, TaskId};
+use crate::ids::{JobId, NodeId, PoolId, RackId, TaskId, UserId};
 use crate::policy::Policy;
+use crate::state::{DelayState, StarvationState};
 use serde::{Deserialize, Serialize};
 
-/// One scheduling epoch's snapshot of the cluster.
+/// One scheduling epoch's snapshot of the cluster. `Default` is an empty v1 snapshot.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PlaceRequest {
     /// Must be 1.
@@ -31,9 +32,30 @@ pub struct PlaceRequest {
     /// Tasks holding a slot now; default none.
     #[serde(default)]
     pub running: Vec<RunningTask>,
+    /// Users with a running-job limit (Hadoop Fair Scheduler design doc §3.4); default none.
+    /// A job's user is `jobs[].user`; users not listed here are limited only by
+    /// `policy.user_max_running_jobs`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub users: Vec<User>,
     /// The algorithm and engine; default `lsap` on `auto`.
     #[serde(default)]
     pub policy: Policy,
+}
+
+impl Default for PlaceRequest {
+    fn default() -> Self {
+        Self {
+            schema_version: u64::from(crate::SCHEMA_VERSION),
+            now_s: 0.0,
+            cluster: Cluster::default(),
+            pools: Vec::new(),
+            jobs: Vec::new(),
+            pending: Vec::new(),
+            running: Vec::new(),
+            users: Vec::new(),
+            policy: Policy::default(),
+        }
+    }
 }
 
 /// The physical cluster.
@@ -58,7 +80,7 @@ pub struct Rack {
 }
 
 /// A worker node with map and reduce slots (Hadoop 1 TaskTracker).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Node {
     /// Unique, non-empty.
     pub id: NodeId,
@@ -73,6 +95,38 @@ pub struct Node {
     /// Multi-resource capacity (RAS); optional, unused by the locality policies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resources: Option<Resources>,
+    /// Copy-compute splitting (FAIR §5.2, CPAC): how many reducers may run on the node at all,
+    /// copying or computing. When set it replaces `reduce_slots` as the node's reducer
+    /// capacity (free reduce slots = `max_reducers` − running reduces); the paper sets it
+    /// "several times higher" than the compute slots. Optional; unset = no CPAC.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_reducers: Option<u32>,
+    /// CPAC: how many reducers may compute at once (FAIR §5.2 `maxComputing`), and so how many
+    /// copy-phase reducers one job may have on this node. Default `reduce_slots`. When either
+    /// CPAC field is set, a reduce is placed on the node only while its job has fewer than
+    /// `max_computing` copy-phase reducers there (new reducers start copying).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_computing: Option<u32>,
+}
+
+impl Node {
+    /// Whether copy-compute splitting admission applies on this node.
+    pub fn cpac(&self) -> bool {
+        self.max_reducers.is_some() || self.max_computing.is_some()
+    }
+
+    /// Reducers the node may hold: `max_reducers` under CPAC, else `reduce_slots`.
+    pub fn reducer_capacity(&self) -> u32 {
+        self.max_reducers.unwrap_or(self.reduce_slots)
+    }
+
+    /// Slots of a kind: `map_slots`, or [`Node::reducer_capacity`].
+    pub fn slots(&self, kind: TaskKind) -> u32 {
+        match kind {
+            TaskKind::Map => self.map_slots,
+            TaskKind::Reduce => self.reducer_capacity(),
+        }
+    }
 }
 
 /// A node's capacity per resource, in normalised units (1.0 = one node's worth). All ≥ 0.
@@ -162,10 +216,44 @@ pub struct Pool {
     /// `fair` (default) or `fifo`.
     #[serde(default)]
     pub mode: PoolMode,
+    /// Min-share preemption timeout in seconds (design doc §3.3, FAIR §3.2 `Tmin`): a pool
+    /// below min(min share, demand) of a kind for longer than this kills tasks of
+    /// over-scheduled pools. Optional; unset = never preempts for its min share.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_share_timeout_s: Option<f64>,
+    /// Fair-share preemption timeout in seconds (design doc §3.3, `Tfair`): a pool below half
+    /// of min(fair share, demand) for longer than this preempts up to its fair share.
+    /// Optional; unset = never preempts for its fair share.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fair_share_timeout_s: Option<f64>,
+    /// Running-job limit of the pool (design doc §3.4); optional, unset = unlimited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_running_jobs: Option<u32>,
+    /// Starvation clock echoed from the previous answer's `pools[].starvation` (the service is
+    /// stateless). Omitted = the pool was last satisfied at `now_s`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub starvation: Option<StarvationState>,
 }
 
 fn default_weight() -> f64 {
     1.0
+}
+
+impl Default for Pool {
+    /// Weight 1, no min shares, `fair` mode, no timeouts or limits.
+    fn default() -> Self {
+        Self {
+            id: PoolId::default(),
+            weight: default_weight(),
+            min_map_share: 0.0,
+            min_reduce_share: 0.0,
+            mode: PoolMode::Fair,
+            min_share_timeout_s: None,
+            fair_share_timeout_s: None,
+            max_running_jobs: None,
+            starvation: None,
+        }
+    }
 }
 
 /// A job's priority; acts as a weight 2^level inside its pool (level −2 … 2).
@@ -186,7 +274,7 @@ pub enum Priority {
 }
 
 /// A job.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Job {
     /// Unique, non-empty.
     pub id: JobId,
@@ -198,13 +286,42 @@ pub struct Job {
     /// Priority; default `normal`.
     #[serde(default)]
     pub priority: Priority,
+    /// The submitting user, for per-user running-job limits; optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<UserId>,
+    /// This job's node-locality wait T1 in seconds, overriding `policy.locality_delay_node_s`
+    /// (IO-rate biasing, FAIR §4.3: lower waits for CPU-bound jobs). Optional, ≥ 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locality_delay_node_s: Option<f64>,
+    /// This job's rack-locality wait T2 in seconds, overriding `policy.locality_delay_rack_s`.
+    /// Optional, ≥ 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locality_delay_rack_s: Option<f64>,
+    /// Delay-scheduling state echoed from the previous answer's `jobs[].delay` (FAIR Alg. 1).
+    /// Omitted = level 0, no wait, not skipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<DelayState>,
 }
 
-/// Map or reduce.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+/// A user with a running-job limit (Hadoop Fair Scheduler design doc §3.4).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct User {
+    /// Unique, non-empty; matched against `jobs[].user`.
+    pub id: UserId,
+    /// How many of the user's jobs may run at once; optional, unset =
+    /// `policy.user_max_running_jobs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_running_jobs: Option<u32>,
+}
+
+/// Map or reduce (`Default`: map, for struct-update syntax only; the wire field is required).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum TaskKind {
     /// Reads one input block; placed on map slots.
+    #[default]
     Map,
     /// Pulls intermediate data from map outputs; placed on reduce slots.
     Reduce,
@@ -221,7 +338,7 @@ impl TaskKind {
 }
 
 /// A task waiting for a slot.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PendingTask {
     /// Unique among pending and running tasks, non-empty.
     pub id: TaskId,
@@ -239,6 +356,10 @@ pub struct PendingTask {
     /// Where a reduce's shuffle input lives; default none. Reduces only.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shuffle: Vec<ShuffleSource>,
+    /// When the task became pending, in seconds (≥ 0); default the job's `submit_s`. Its wait
+    /// `now_s − pending_since_s` ages it under `lsap_fair` so that no task starves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_since_s: Option<f64>,
 }
 
 /// Bytes a reduce must pull from one node.
@@ -251,7 +372,7 @@ pub struct ShuffleSource {
 }
 
 /// A task holding a slot.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunningTask {
     /// Unique among pending and running tasks, non-empty.
     pub id: TaskId,
@@ -261,7 +382,22 @@ pub struct RunningTask {
     pub kind: TaskKind,
     /// Where it runs.
     pub node: NodeId,
-    /// When it started, in seconds (≥ 0); optional.
+    /// When it started, in seconds (≥ 0); optional. Preemption kills the most recently
+    /// started tasks first; a task without a start time counts as started at `now_s`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_s: Option<f64>,
+    /// A reduce's phase under copy-compute splitting (FAIR §5.2); default `copy`. Reduces only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<ReducePhase>,
+}
+
+/// The phase of a running reducer (FAIR §5.2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReducePhase {
+    /// Fetching and merging map outputs (network-bound).
+    #[default]
+    Copy,
+    /// Running the user's reduce function (admitted by `max_computing`).
+    Compute,
 }

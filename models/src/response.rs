@@ -4,6 +4,7 @@
 
 use crate::ids::{JobId, NodeId, PoolId, TaskId};
 use crate::request::TaskKind;
+use crate::state::{DelayState, StarvationState};
 use serde::{Deserialize, Serialize};
 
 /// The answer to one snapshot.
@@ -60,12 +61,20 @@ pub enum Locality {
 /// A placement's cost in seconds of data transfer (lsap eq. 1, scaled by α) and fairness cost.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CostBreakdown {
-    /// `locality + fairness`.
+    /// `locality + fairness − aging`.
     pub total: f64,
     /// Data-locality cost: α · transfer seconds (map input, or reduce shuffle input).
     pub locality: f64,
-    /// Fairness cost (lsap-fair-sched); 0 for the locality-only policies.
+    /// Fairness cost FC ∈ [0, β] (lsap-fair-sched §3.3); 0 for the other policies.
     pub fairness: f64,
+    /// `lsap_fair`'s ageing credit β · wait / `policy.aging_s` of a long-pending task; omitted
+    /// when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub aging: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// A running task to kill so that a starved pool gets its share.
@@ -75,10 +84,20 @@ pub struct Preemption {
     pub task: TaskId,
     /// Its node.
     pub node: NodeId,
-    /// Why (`min_share`, `fair_share`).
-    pub reason: String,
+    /// Why: the starved pool's min share or fair share.
+    pub reason: PreemptionReason,
     /// The pool the slot is freed for.
     pub for_pool: PoolId,
+}
+
+/// Which timeout made a pool preempt (Hadoop Fair Scheduler design doc §3.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PreemptionReason {
+    /// Below min(min share, demand) for longer than `min_share_timeout_s`.
+    MinShare,
+    /// Below half of min(fair share, demand) for longer than `fair_share_timeout_s`.
+    FairShare,
 }
 
 /// Why pending tasks are not placed this epoch.
@@ -90,6 +109,15 @@ pub enum WaitReason {
     /// There were free slots of the kind, but fewer than pending tasks; other tasks got them
     /// (they were cheaper, or earlier in the greedy order).
     SlotsTaken,
+    /// The job is beyond its pool's or user's running-job limit (design doc §3.4): not
+    /// runnable this epoch.
+    JobLimit,
+    /// Delay scheduling skipped the job: no free slot was local enough for its locality level
+    /// yet (FAIR Alg. 1).
+    WaitingForLocality,
+    /// Copy-compute splitting admission (FAIR §5.2): every node with a free reducer slot
+    /// already runs `max_computing` copy-phase reducers of this job.
+    ReducerLimit,
 }
 
 /// Pending tasks that wait, per (job, kind, reason); or one task with `?explain=true`.
@@ -129,8 +157,14 @@ pub struct PoolReport {
     pub fair_share: Option<SlotCounts>,
     /// Tasks running before this epoch's placement.
     pub running: SlotCounts,
-    /// Running + pending.
+    /// Running + pending of its runnable jobs (running tasks of jobs beyond a running-job
+    /// limit still count as running, not as demand).
     pub demand: SlotCounts,
+    /// Running after this answer: `running` + assigned − preempted, to compare with
+    /// `fair_share`.
+    pub running_after: SlotCounts,
+    /// The starvation clocks after this epoch; send them back as `pools[].starvation`.
+    pub starvation: StarvationState,
 }
 
 /// A job's state this epoch.
@@ -144,8 +178,15 @@ pub struct JobReport {
     pub fair_share: Option<SlotCounts>,
     /// Tasks running before this epoch's placement.
     pub running: SlotCounts,
-    /// Running + pending.
+    /// Running + pending (pending only while runnable).
     pub demand: SlotCounts,
+    /// False when the job is beyond its pool's or user's running-job limit (design doc §3.4):
+    /// its demand is then its running tasks only and none of its tasks is placed.
+    pub runnable: bool,
+    /// Delay-scheduling state after this epoch (FAIR Alg. 1); send it back as `jobs[].delay`.
+    /// Updated by `delay`, echoed unchanged by the other algorithms; omitted when neither.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<DelayState>,
 }
 
 /// How the answer was obtained.
@@ -183,8 +224,13 @@ pub struct Stats {
     pub no_preference: u64,
     /// Σ locality cost of the assignments, in seconds × α.
     pub locality_cost: f64,
-    /// Fairness distance D (lsap-fair-sched eq. 10); 0 until the fair policies fill it.
+    /// Fairness distance D of the map slots after this answer (lsap-fair-sched eqs. 10–11 in
+    /// placer's definition): the mean over active pools (map demand > 0, weight > 0) of
+    /// |s_i − w_i| / w_i, where s_i is pool i's share of the running maps (running + assigned
+    /// − preempted) and w_i its weight normalised over the active pools. 0 when no map runs.
     pub fairness_distance: f64,
+    /// Running tasks to preempt (length of `preemptions`).
+    pub preempted: u64,
     /// The total the solver minimised (Σ assignment `cost.total`), in the units of
     /// `placer export-matrix`. Greedy policies report the same sum for their placement.
     pub objective: f64,

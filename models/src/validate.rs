@@ -20,7 +20,19 @@ pub fn validate(req: &PlaceRequest) -> Result<(), ModelError> {
         });
     }
     non_negative(req.now_s, || "now_s".to_owned())?;
-    non_negative(req.policy.alpha, || "policy.alpha".to_owned())?;
+    let policy = &req.policy;
+    non_negative(policy.alpha, || "policy.alpha".to_owned())?;
+    non_negative(policy.beta, || "policy.beta".to_owned())?;
+    positive(policy.heartbeat_s, || "policy.heartbeat_s".to_owned())?;
+    positive(policy.aging_s, || "policy.aging_s".to_owned())?;
+    for (name, v) in [
+        ("locality_delay_node_s", policy.locality_delay_node_s),
+        ("locality_delay_rack_s", policy.locality_delay_rack_s),
+    ] {
+        if let Some(v) = v {
+            non_negative(v, || format!("policy.{name}"))?;
+        }
+    }
 
     let net = &req.cluster.network;
     positive(net.rack_mbps, || "cluster.network.rack_mbps".to_owned())?;
@@ -49,12 +61,57 @@ pub fn validate(req: &PlaceRequest) -> Result<(), ModelError> {
         non_negative(pool.weight, || format!("pools[{i}].weight"))?;
         non_negative(pool.min_map_share, || format!("pools[{i}].min_map_share"))?;
         non_negative(pool.min_reduce_share, || format!("pools[{i}].min_reduce_share"))?;
+        for (name, v) in [
+            ("min_share_timeout_s", pool.min_share_timeout_s),
+            ("fair_share_timeout_s", pool.fair_share_timeout_s),
+        ] {
+            if let Some(v) = v {
+                non_negative(v, || format!("pools[{i}].{name}"))?;
+            }
+        }
+        if let Some(st) = &pool.starvation {
+            for (kind, clock) in [("map", &st.map), ("reduce", &st.reduce)] {
+                for (name, v) in [
+                    ("at_min_share_s", clock.at_min_share_s),
+                    ("at_half_fair_share_s", clock.at_half_fair_share_s),
+                ] {
+                    if let Some(v) = v {
+                        non_negative(v, || format!("pools[{i}].starvation.{kind}.{name}"))?;
+                    }
+                }
+            }
+        }
     }
+
+    unique_ids(req.users.iter().map(|u| u.id.as_str()), "users")?;
 
     let jobs = unique_ids(req.jobs.iter().map(|j| j.id.as_str()), "jobs")?;
     for (i, job) in req.jobs.iter().enumerate() {
         known(&pools, job.pool.as_str(), "pool", || format!("jobs[{i}].pool"))?;
         non_negative(job.submit_s, || format!("jobs[{i}].submit_s"))?;
+        if job.user.as_ref().is_some_and(|u| u.as_str().is_empty()) {
+            return Err(ModelError::EmptyId { path: format!("jobs[{i}].user") });
+        }
+        for (name, v) in [
+            ("locality_delay_node_s", job.locality_delay_node_s),
+            ("locality_delay_rack_s", job.locality_delay_rack_s),
+        ] {
+            if let Some(v) = v {
+                non_negative(v, || format!("jobs[{i}].{name}"))?;
+            }
+        }
+        if let Some(d) = &job.delay {
+            if d.level > 2 {
+                return Err(ModelError::InvalidNumber {
+                    path: format!("jobs[{i}].delay.level"),
+                    message: format!("a locality level is 0, 1 or 2, got {}", d.level),
+                });
+            }
+            non_negative(d.wait_s, || format!("jobs[{i}].delay.wait_s"))?;
+            if let Some(v) = d.skipped_at_s {
+                non_negative(v, || format!("jobs[{i}].delay.skipped_at_s"))?;
+            }
+        }
     }
 
     // Task ids are unique across pending and running together.
@@ -87,6 +144,9 @@ pub fn validate(req: &PlaceRequest) -> Result<(), ModelError> {
                 }
             }
         }
+        if let Some(v) = task.pending_since_s {
+            non_negative(v, || format!("pending[{i}].pending_since_s"))?;
+        }
         let mut seen: HashMap<&str, usize> = HashMap::new();
         for (k, replica) in task.replicas.iter().enumerate() {
             let path = || format!("pending[{i}].replicas[{k}]");
@@ -114,11 +174,15 @@ pub fn validate(req: &PlaceRequest) -> Result<(), ModelError> {
         if let Some(s) = task.started_s {
             non_negative(s, || format!("running[{i}].started_s"))?;
         }
+        if task.phase.is_some() && task.kind == TaskKind::Map {
+            return Err(ModelError::Inconsistent {
+                path: format!("running[{i}].phase"),
+                message: "only a reduce has a copy or compute phase".to_owned(),
+            });
+        }
         let node = &req.cluster.nodes[n];
-        let (k, slots) = match task.kind {
-            TaskKind::Map => (0, node.map_slots),
-            TaskKind::Reduce => (1, node.reduce_slots),
-        };
+        let k = usize::from(task.kind == TaskKind::Reduce);
+        let slots = node.slots(task.kind);
         used[n][k] += 1;
         if used[n][k] > slots {
             return Err(ModelError::SlotsOversubscribed {

@@ -1,27 +1,46 @@
-//! Step 6 of the epoch pipeline (DESIGN.md §The epoch pipeline): a [`Placement`] becomes the v1
-//! response: assignments with locality and cost (lsap-sched eq. 1–2), why the rest waits,
-//! per-pool and per-job counts, and stats. O(pending + running + pools + jobs).
+//! Step 6 of the epoch pipeline (DESIGN.md §The epoch pipeline): a [`Placement`] and its
+//! preemptions become the v1 response: assignments with locality and cost (lsap-sched eqs.
+//! 1–2, lsap-fair-sched eq. 7), preemptions (design doc §3.3), why the rest waits, per-pool and
+//! per-job state to echo (FAIR Alg. 1, design doc §4.5), and stats with the fairness distance
+//! (lsap-fair-sched eqs. 10–11). O(pending + running + pools + jobs).
 
 use crate::cost::LocalityCost;
-use crate::fair_shares;
+use crate::fair_shares::FairShares;
+use crate::fairness::fairness_distance;
 use crate::index::{kind_slot, Indexed, KINDS};
 use crate::policy::Placement;
+use crate::preemption::Victim;
 use crate::PlaceOptions;
 use placer_models::{
-    Assignment, CostBreakdown, JobReport, Locality, PlaceResponse, PoolReport, SlotCounts, Stats,
-    TaskKind, WaitReason, Waiting, SCHEMA_VERSION,
+    Assignment, CostBreakdown, JobReport, Locality, PlaceResponse, PoolReport, Preemption,
+    SlotCounts, StarvationState, Stats, TaskKind, WaitReason, Waiting, SCHEMA_VERSION,
 };
 use std::collections::HashMap;
 
+/// What the pipeline decided this epoch, ready to be written out.
+#[derive(Debug)]
+pub struct Epoch<'a> {
+    /// The policy's placement.
+    pub placement: &'a Placement,
+    /// Running tasks to kill.
+    pub victims: &'a [Victim],
+    /// Fair shares per pool and job.
+    pub shares: &'a FairShares,
+    /// Starvation clocks after this epoch, per pool.
+    pub clocks: Vec<StarvationState>,
+}
+
 /// Builds the response. Assignments and waiting entries come maps first, then reduces, each in
-/// `pending` order; pools and jobs in snapshot order.
+/// `pending` order; preemptions maps first, then reduces, in the order chosen; pools and jobs
+/// in snapshot order.
 pub fn build(
     ix: &Indexed<'_>,
     model: &LocalityCost<'_, '_>,
-    placement: &Placement,
+    epoch: &Epoch<'_>,
     opts: &PlaceOptions,
 ) -> PlaceResponse {
     let req = ix.req;
+    let placement = epoch.placement;
     let mut assignments = Vec::new();
     let mut waiting: Vec<Waiting> = Vec::new();
     let mut waiting_at: HashMap<(u32, TaskKind, WaitReason), usize> = HashMap::new();
@@ -37,52 +56,38 @@ pub fn build(
         no_preference: 0,
         locality_cost: 0.0,
         fairness_distance: 0.0,
+        preempted: epoch.victims.len() as u64,
         objective: 0.0,
         status: placement.status,
         solve_ms: 0.0,
     };
     stats.free_slots = stats.free_map_slots + stats.free_reduce_slots;
+    let per_task = |v: &[f64], t: usize| v.get(t).copied().unwrap_or(0.0);
 
     for kind in KINDS {
-        let reason =
-            if ix.free_slots(kind) == 0 { WaitReason::NoFreeSlots } else { WaitReason::SlotsTaken };
-        for &t in &ix.pending_of_kind[kind_slot(kind)] {
+        let k = kind_slot(kind);
+        let no_slots = ix.free_slots(kind) == 0;
+        for &t in &ix.pending_of_kind[k] {
             let task = &req.pending[t];
-            match placement.node_of_task[t] {
-                Some(n) => {
-                    let locality_cost = model.cost(t, n);
-                    let locality = model.locality(t, n);
-                    if kind == TaskKind::Map {
-                        match locality {
-                            Locality::Node => stats.node_local += 1,
-                            Locality::Rack => stats.rack_local += 1,
-                            Locality::Remote => stats.remote += 1,
-                            Locality::None => stats.no_preference += 1,
-                        }
-                    }
-                    stats.assigned += 1;
-                    stats.locality_cost += locality_cost;
-                    stats.objective += locality_cost;
-                    assignments.push(Assignment {
-                        task: task.id.clone(),
-                        node: req.cluster.nodes[n as usize].id.clone(),
-                        locality,
-                        cost: CostBreakdown {
-                            total: locality_cost,
-                            locality: locality_cost,
-                            fairness: 0.0,
-                        },
+            let j = ix.pending_job[t] as usize;
+            let Some(n) = placement.node_of_task[t] else {
+                let reason = if !ix.runnable[j] {
+                    WaitReason::JobLimit
+                } else if no_slots {
+                    WaitReason::NoFreeSlots
+                } else {
+                    placement.job_reason.get(j).and_then(|r| r[k]).unwrap_or(WaitReason::SlotsTaken)
+                };
+                if opts.explain {
+                    waiting.push(Waiting {
+                        job: task.job.clone(),
+                        task: Some(task.id.clone()),
+                        kind,
+                        tasks: 1,
+                        reason,
                     });
-                }
-                None if opts.explain => waiting.push(Waiting {
-                    job: task.job.clone(),
-                    task: Some(task.id.clone()),
-                    kind,
-                    tasks: 1,
-                    reason,
-                }),
-                None => {
-                    let key = (ix.pending_job[t], kind, reason);
+                } else {
+                    let key = (j as u32, kind, reason);
                     match waiting_at.get(&key) {
                         Some(&w) => waiting[w].tasks += 1,
                         None => {
@@ -97,15 +102,57 @@ pub fn build(
                         }
                     }
                 }
+                continue;
+            };
+            let locality_cost = model.cost(t, n);
+            let locality = model.locality(t, n);
+            if kind == TaskKind::Map {
+                match locality {
+                    Locality::Node => stats.node_local += 1,
+                    Locality::Rack => stats.rack_local += 1,
+                    Locality::Remote => stats.remote += 1,
+                    Locality::None => stats.no_preference += 1,
+                }
             }
+            let fairness = per_task(&placement.fairness, t);
+            let aging = per_task(&placement.aging, t);
+            let total = locality_cost + fairness - aging;
+            stats.assigned += 1;
+            stats.locality_cost += locality_cost;
+            stats.objective += total;
+            assignments.push(Assignment {
+                task: task.id.clone(),
+                node: req.cluster.nodes[n as usize].id.clone(),
+                locality,
+                cost: CostBreakdown { total, locality: locality_cost, fairness, aging },
+            });
         }
     }
 
-    let (pools, jobs) = reports(ix);
+    let preemptions = epoch
+        .victims
+        .iter()
+        .map(|v| {
+            let task = &req.running[v.running];
+            Preemption {
+                task: task.id.clone(),
+                node: task.node.clone(),
+                reason: v.reason,
+                for_pool: req.pools[v.for_pool].id.clone(),
+            }
+        })
+        .collect();
+
+    let (pools, jobs) = reports(ix, epoch);
+    let weights: Vec<f64> = req.pools.iter().map(|p| p.weight).collect();
+    let running_maps: Vec<f64> = pools.iter().map(|p| p.running_after.map).collect();
+    let active: Vec<bool> =
+        pools.iter().map(|p| p.running_after.map > 0.0 || p.demand.map > p.running.map).collect();
+    stats.fairness_distance = fairness_distance(&weights, &running_maps, &active);
     PlaceResponse {
         schema_version: SCHEMA_VERSION,
         assignments,
-        preemptions: Vec::new(),
+        preemptions,
         waiting,
         pools,
         jobs,
@@ -113,19 +160,46 @@ pub fn build(
     }
 }
 
-/// Running, demand (running + pending) and fair share per pool and per job.
-fn reports(ix: &Indexed<'_>) -> (Vec<PoolReport>, Vec<JobReport>) {
+/// Running tasks of each pool after the placement, before preemptions: `[map, reduce]`.
+pub fn running_after_placement(ix: &Indexed<'_>, placement: &Placement) -> Vec<[f64; 2]> {
+    let mut after = vec![[0.0; 2]; ix.req.pools.len()];
+    for (j, &p) in ix.job_pool.iter().enumerate() {
+        for (k, a) in after[p as usize].iter_mut().enumerate() {
+            *a += f64::from(ix.job_running[k][j]);
+        }
+    }
+    for (t, node) in placement.node_of_task.iter().enumerate() {
+        if node.is_some() {
+            let p = ix.job_pool[ix.pending_job[t] as usize] as usize;
+            after[p][kind_slot(ix.req.pending[t].kind)] += 1.0;
+        }
+    }
+    after
+}
+
+/// Per pool and per job: running, demand, fair share, running after the answer, echoed state.
+fn reports(ix: &Indexed<'_>, epoch: &Epoch<'_>) -> (Vec<PoolReport>, Vec<JobReport>) {
     let req = ix.req;
-    let shares = fair_shares::compute(ix);
-    let counts = |c: &[Vec<u32>; 2], j: usize| SlotCounts {
-        map: f64::from(c[0][j]),
-        reduce: f64::from(c[1][j]),
-    };
+    let shares = epoch.shares;
+    let counts = |c: [u32; 2]| SlotCounts { map: f64::from(c[0]), reduce: f64::from(c[1]) };
     let add = |a: SlotCounts, b: SlotCounts| SlotCounts {
         map: a.map + b.map,
         reduce: a.reduce + b.reduce,
     };
     let slots = |s: [f64; 2]| SlotCounts { map: s[0], reduce: s[1] };
+
+    let mut delta = vec![[0.0; 2]; req.pools.len()];
+    for (t, node) in epoch.placement.node_of_task.iter().enumerate() {
+        if node.is_some() {
+            let p = ix.job_pool[ix.pending_job[t] as usize] as usize;
+            delta[p][kind_slot(req.pending[t].kind)] += 1.0;
+        }
+    }
+    for v in epoch.victims {
+        let p = ix.job_pool[ix.running_job[v.running] as usize] as usize;
+        delta[p][kind_slot(req.running[v.running].kind)] -= 1.0;
+    }
+
     let mut pool_running = vec![SlotCounts::default(); req.pools.len()];
     let mut pool_demand = vec![SlotCounts::default(); req.pools.len()];
     let jobs = req
@@ -134,8 +208,9 @@ fn reports(ix: &Indexed<'_>) -> (Vec<PoolReport>, Vec<JobReport>) {
         .enumerate()
         .map(|(j, job)| {
             let p = ix.job_pool[j] as usize;
-            let running = counts(&ix.job_running, j);
-            let demand = add(running, counts(&ix.job_pending, j));
+            let running = counts([ix.job_running[0][j], ix.job_running[1][j]]);
+            let demand =
+                add(running, counts([ix.job_demand_pending(0, j), ix.job_demand_pending(1, j)]));
             pool_running[p] = add(pool_running[p], running);
             pool_demand[p] = add(pool_demand[p], demand);
             JobReport {
@@ -143,6 +218,11 @@ fn reports(ix: &Indexed<'_>) -> (Vec<PoolReport>, Vec<JobReport>) {
                 fair_share: Some(slots(shares.job[j])),
                 running,
                 demand,
+                runnable: ix.runnable[j],
+                delay: match &epoch.placement.delay {
+                    Some(d) => d.get(j).copied(),
+                    None => job.delay,
+                },
             }
         })
         .collect();
@@ -155,6 +235,8 @@ fn reports(ix: &Indexed<'_>) -> (Vec<PoolReport>, Vec<JobReport>) {
             fair_share: Some(slots(shares.pool[p])),
             running: pool_running[p],
             demand: pool_demand[p],
+            running_after: add(pool_running[p], slots(delta[p])),
+            starvation: epoch.clocks.get(p).copied().unwrap_or_default(),
         })
         .collect();
     (pools, jobs)

@@ -2,10 +2,12 @@
 //! Scheduler design doc §4.4–4.6): pools share the cluster's slots by weighted water-filling
 //! with min shares and demands; jobs share their pool's share, by water-filling with priority
 //! weights 2^level (`fair` pools) or in priority-then-submit order (`fifo` pools). A demand is
-//! running + pending tasks of the kind; the capacity is every slot of the kind, busy or free.
+//! running + pending tasks of the kind (0 for a job beyond its running-job limit); the capacity
+//! is every slot of the kind, busy or free (reducers: `max_reducers` under CPAC).
 //! O((pools + jobs) log(pools + jobs)) per kind.
 
 use crate::index::{Indexed, KINDS};
+use crate::job_limits::fifo_cmp;
 use crate::schedulable::Schedulable;
 use crate::water_filling::fair_shares;
 use placer_models::{PoolMode, Priority};
@@ -40,13 +42,15 @@ pub fn compute(ix: &Indexed<'_>) -> FairShares {
         jobs_of_pool[p as usize].push(j);
     }
     for (k, kind) in KINDS.into_iter().enumerate() {
-        let capacity: f64 = req
-            .cluster
-            .nodes
-            .iter()
-            .map(|n| f64::from(if k == 0 { n.map_slots } else { n.reduce_slots }))
-            .sum();
-        let demand = |j: usize| f64::from(ix.job_running[k][j] + ix.job_pending[k][j]);
+        let capacity: f64 = req.cluster.nodes.iter().map(|n| f64::from(n.slots(kind))).sum();
+        // A job beyond its running-job limit declares demand 0 (design doc §4.7).
+        let demand = |j: usize| {
+            if ix.runnable[j] {
+                f64::from(ix.job_running[k][j] + ix.job_pending[k][j])
+            } else {
+                0.0
+            }
+        };
         let pools: Vec<Schedulable> = req
             .pools
             .iter()
@@ -79,13 +83,7 @@ pub fn compute(ix: &Indexed<'_>) -> FairShares {
                 }
                 PoolMode::Fifo => {
                     let mut order = members.clone();
-                    order.sort_by(|&a, &b| {
-                        let (ja, jb) = (&req.jobs[a], &req.jobs[b]);
-                        jb.priority
-                            .cmp(&ja.priority)
-                            .then(ja.submit_s.total_cmp(&jb.submit_s))
-                            .then(a.cmp(&b))
-                    });
+                    order.sort_by(|&a, &b| fifo_cmp(&req.jobs[a], a, &req.jobs[b], b));
                     let mut left = share;
                     for j in order {
                         let s = demand(j).min(left);

@@ -2,8 +2,9 @@
 //! string ids resolved to dense indices, free slots counted per node and kind (lsap-sched
 //! §3.2: the idle slot set IS), and the bandwidth lookup. O(size of the snapshot).
 
+use crate::job_limits;
 use crate::network::Bandwidths;
-use placer_models::{PlaceRequest, TaskKind};
+use placer_models::{PlaceRequest, ReducePhase, TaskKind};
 use std::collections::HashMap;
 
 /// Slot kinds in array order: `[map, reduce]`.
@@ -29,6 +30,16 @@ pub struct Indexed<'a> {
     pub free: [Vec<u32>; 2],
     /// Pending task positions of each kind, in snapshot order.
     pub pending_of_kind: [Vec<usize>; 2],
+    /// Pending task positions of each kind whose job is runnable (the tasks a policy may
+    /// place), in snapshot order.
+    pub eligible_of_kind: [Vec<usize>; 2],
+    /// Whether each job is within its running-job limits ([`crate::job_limits`]).
+    pub runnable: Vec<bool>,
+    /// Copy-compute splitting (FAIR §5.2): per node, how many copy-phase reducers one job may
+    /// have there (`max_computing`), or `None` when the node has no CPAC.
+    pub copy_limit: Vec<Option<u32>>,
+    /// Copy-phase reducers running per (job, node), on CPAC nodes only.
+    pub copying: HashMap<(u32, u32), u32>,
     /// Replica node indices per pending task (empty for reduces), in snapshot order.
     pub replicas: Vec<Vec<u32>>,
     /// Shuffle sources per pending task as (node index, bytes), merged per node and sorted by
@@ -67,17 +78,27 @@ impl<'a> Indexed<'a> {
             .iter()
             .map(|n| racks.get(n.rack.as_str()).copied().unwrap_or(0))
             .collect();
-        let mut free: [Vec<u32>; 2] = [
-            req.cluster.nodes.iter().map(|n| n.map_slots).collect(),
-            req.cluster.nodes.iter().map(|n| n.reduce_slots).collect(),
-        ];
+        let mut free: [Vec<u32>; 2] =
+            KINDS.map(|kind| req.cluster.nodes.iter().map(|n| n.slots(kind)).collect());
+        let copy_limit: Vec<Option<u32>> = req
+            .cluster
+            .nodes
+            .iter()
+            .map(|n| n.cpac().then(|| n.max_computing.unwrap_or(n.reduce_slots)))
+            .collect();
+        let mut copying: HashMap<(u32, u32), u32> = HashMap::new();
         let mut running_job = Vec::with_capacity(req.running.len());
         for t in &req.running {
+            let j = jobs.get(t.job.as_str()).copied().unwrap_or(0);
             if let Some(&n) = nodes.get(t.node.as_str()) {
                 let slot = &mut free[kind_slot(t.kind)][n as usize];
                 *slot = slot.saturating_sub(1);
+                let copy_phase = t.phase.unwrap_or_default() == ReducePhase::Copy;
+                if t.kind == TaskKind::Reduce && copy_phase && copy_limit[n as usize].is_some() {
+                    *copying.entry((j, n)).or_insert(0) += 1;
+                }
             }
-            running_job.push(jobs.get(t.job.as_str()).copied().unwrap_or(0));
+            running_job.push(j);
         }
 
         let mut pending_of_kind: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
@@ -105,7 +126,7 @@ impl<'a> Indexed<'a> {
             });
             shuffle.push(sources);
         }
-        let job_pool =
+        let job_pool: Vec<u32> =
             req.jobs.iter().map(|j| pools.get(j.pool.as_str()).copied().unwrap_or(0)).collect();
         let mut job_running = [vec![0; req.jobs.len()], vec![0; req.jobs.len()]];
         for (t, task) in req.running.iter().enumerate() {
@@ -119,6 +140,17 @@ impl<'a> Indexed<'a> {
                 *c += 1;
             }
         }
+        let active: Vec<bool> = (0..req.jobs.len())
+            .map(|j| {
+                KINDS
+                    .iter()
+                    .any(|&k| job_running[kind_slot(k)][j] + job_pending[kind_slot(k)][j] > 0)
+            })
+            .collect();
+        let runnable = job_limits::runnable(req, &active, &job_pool);
+        let eligible_of_kind = pending_of_kind.clone().map(|tasks| {
+            tasks.into_iter().filter(|&t| runnable[pending_job[t] as usize]).collect()
+        });
         let bandwidths = Bandwidths::new(&req.cluster.network, req.cluster.racks.len(), |id| {
             racks.get(id).copied()
         });
@@ -127,6 +159,10 @@ impl<'a> Indexed<'a> {
             node_rack,
             free,
             pending_of_kind,
+            eligible_of_kind,
+            runnable,
+            copy_limit,
+            copying,
             replicas,
             shuffle,
             pending_job,
@@ -141,6 +177,29 @@ impl<'a> Indexed<'a> {
     /// Number of racks.
     pub fn racks(&self) -> usize {
         self.req.cluster.racks.len()
+    }
+
+    /// How many more copy-phase reducers job `j` may start on `node` (FAIR §5.2 CPAC);
+    /// `u32::MAX` on a node without CPAC.
+    pub fn copy_room(&self, j: u32, node: u32) -> u32 {
+        match self.copy_limit[node as usize] {
+            None => u32::MAX,
+            Some(limit) => limit.saturating_sub(self.copying.get(&(j, node)).copied().unwrap_or(0)),
+        }
+    }
+
+    /// Whether any node has copy-compute splitting admission.
+    pub fn has_cpac(&self) -> bool {
+        self.copy_limit.iter().any(Option::is_some)
+    }
+
+    /// Pending tasks of job `j` of a kind that it may place (0 when not runnable).
+    pub fn job_demand_pending(&self, k: usize, j: usize) -> u32 {
+        if self.runnable[j] {
+            self.job_pending[k][j]
+        } else {
+            0
+        }
     }
 
     /// Total free slots of a kind.

@@ -5,24 +5,32 @@
 
 mod answer;
 pub mod cost;
+pub mod cpac;
 mod error;
+pub mod fair_order;
 pub mod fair_shares;
+pub mod fairness;
+pub mod flow;
 pub mod index;
+pub mod job_limits;
 pub mod lsap;
 pub mod matrix;
 pub mod network;
 pub mod policy;
+pub mod preemption;
 pub mod quantum;
 pub mod schedulable;
+pub mod starvation;
 pub mod water_filling;
 
 pub use error::SolveError;
 
 use ndarray::Array2;
 use placer_models::{Algorithm, PlaceRequest, PlaceResponse, TaskKind};
+use policy::heartbeat::Mode;
 
 /// The algorithms this build implements.
-pub const AVAILABLE_ALGORITHMS: &str = "lsap, dl_sched";
+pub const AVAILABLE_ALGORITHMS: &str = "fifo, fair, delay, dl_sched, lsap, lsap_fair";
 
 /// Caller-side options of one `place` call that are not part of the snapshot.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -31,7 +39,9 @@ pub struct PlaceOptions {
     pub explain: bool,
 }
 
-/// One epoch: validate and index the snapshot, cost, assign with `policy.algorithm`, answer.
+/// One epoch: validate and index the snapshot (with running-job limits and CPAC admission),
+/// compute fair shares and starvation, assign with `policy.algorithm`, preempt for starved
+/// pools (the fair-sharing algorithms `fair`, `delay`, `lsap_fair`), answer.
 /// `stats.solve_ms` is left 0 for the caller to fill (the solver has no clock).
 ///
 /// Errors: [`SolveError::Invalid`] for a snapshot that fails validation,
@@ -41,9 +51,17 @@ pub fn place(req: &PlaceRequest, opts: &PlaceOptions) -> Result<PlaceResponse, S
     placer_models::validate(req)?;
     let ix = index::Indexed::new(req);
     let model = cost::LocalityCost::new(&ix);
-    let placement = match req.policy.algorithm {
-        Algorithm::Lsap => policy::lsap::place(&ix, &model, req.policy.solver)?,
+    let shares = fair_shares::compute(&ix);
+    let starvation = starvation::Starvation::new(&ix, &shares);
+    let engine = req.policy.solver;
+    let algorithm = req.policy.algorithm;
+    let placement = match algorithm {
+        Algorithm::Lsap => policy::lsap::place(&ix, &model, engine)?,
+        Algorithm::LsapFair => policy::lsap_fair::place(&ix, &model, engine)?,
         Algorithm::DlSched => policy::dl_sched::place(&ix),
+        Algorithm::Fifo => policy::heartbeat::place(&ix, &starvation, Mode::Fifo),
+        Algorithm::Fair => policy::heartbeat::place(&ix, &starvation, Mode::Fair),
+        Algorithm::Delay => policy::heartbeat::place(&ix, &starvation, Mode::Delay),
         other => {
             return Err(SolveError::UnsupportedAlgorithm {
                 path: "policy.algorithm".to_owned(),
@@ -52,7 +70,20 @@ pub fn place(req: &PlaceRequest, opts: &PlaceOptions) -> Result<PlaceResponse, S
             })
         }
     };
-    Ok(answer::build(&ix, &model, &placement, opts))
+    let running_after = answer::running_after_placement(&ix, &placement);
+    let preempts = matches!(algorithm, Algorithm::Fair | Algorithm::Delay | Algorithm::LsapFair);
+    let victims = if preempts {
+        preemption::plan(&ix, &shares, &starvation, &running_after)
+    } else {
+        Vec::new()
+    };
+    let epoch = answer::Epoch {
+        placement: &placement,
+        victims: &victims,
+        shares: &shares,
+        clocks: starvation.clocks_after(&running_after),
+    };
+    Ok(answer::build(&ix, &model, &epoch, opts))
 }
 
 /// lsap-sched's dense cost matrix of one kind (pending tasks × free slots in node order), in

@@ -32,7 +32,8 @@ pub struct CostMatrix {
 }
 
 impl CostMatrix {
-    /// The problem for `kind`: rows = pending tasks of the kind, columns = its free slots
+    /// The problem for `kind`: rows = pending tasks of the kind of runnable jobs, columns =
+    /// its free slots
     /// (each node's capped at the number of rows when `cap_columns`).
     pub fn new(
         ix: &Indexed<'_>,
@@ -40,7 +41,7 @@ impl CostMatrix {
         kind: TaskKind,
         cap_columns: bool,
     ) -> Result<Self, SolveError> {
-        let tasks = ix.pending_of_kind[kind_slot(kind)].clone();
+        let tasks = ix.eligible_of_kind[kind_slot(kind)].clone();
         let cap =
             if cap_columns { u32::try_from(tasks.len()).unwrap_or(u32::MAX) } else { u32::MAX };
         let free: Vec<u32> = ix.free[kind_slot(kind)].iter().map(|&f| f.min(cap)).collect();

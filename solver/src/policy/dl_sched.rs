@@ -13,34 +13,19 @@
 //! - per map slot: the first unplaced map with a replica on the node, else the first with a
 //!   replica in the node's rack, else the first unplaced map at all (the paper's "randomly"
 //!   made deterministic; maps without replicas are only taken here);
-//! - per reduce slot: the first unplaced reduce (Hadoop places reduces without locality).
+//! - per reduce slot: the first unplaced reduce (Hadoop places reduces without locality) whose
+//!   job may start another copy-phase reducer on the node (FAIR §5.2 CPAC, [`crate::cpac`]);
+//! - only tasks of runnable jobs ([`crate::job_limits`]) are placed.
 //!
 //! Complexity: O(nodes + Σ replicas + tasks): per-node and per-rack task queues whose cursors
 //! only move forward past tasks already placed, and heartbeat rounds that drop nodes whose
 //! slots are all offered.
 
+use super::queue::{heartbeat_rounds, Offer, Queue};
 use super::Placement;
+use crate::cpac::Copies;
 use crate::index::{kind_slot, Indexed};
 use placer_models::{Status, TaskKind};
-
-/// A queue of pending positions with a cursor that skips placed tasks.
-#[derive(Clone, Debug, Default)]
-struct Queue {
-    tasks: Vec<usize>,
-    next: usize,
-}
-
-impl Queue {
-    fn first_unplaced(&mut self, placed: &[bool]) -> Option<usize> {
-        while let Some(&t) = self.tasks.get(self.next) {
-            if !placed[t] {
-                return Some(t);
-            }
-            self.next += 1;
-        }
-        None
-    }
-}
 
 /// Places maps and reduces greedily in the order documented above.
 pub fn place(ix: &Indexed<'_>) -> Placement {
@@ -49,7 +34,7 @@ pub fn place(ix: &Indexed<'_>) -> Placement {
     let mut node_of_task = vec![None; pending];
     let mut placed = vec![false; pending];
 
-    let maps = &ix.pending_of_kind[kind_slot(TaskKind::Map)];
+    let maps = &ix.eligible_of_kind[kind_slot(TaskKind::Map)];
     let mut by_node = vec![Queue::default(); nodes];
     let mut by_rack = vec![Queue::default(); ix.racks()];
     for &t in maps {
@@ -63,43 +48,34 @@ pub fn place(ix: &Indexed<'_>) -> Placement {
             }
         }
     }
-    let mut any_map = Queue { tasks: maps.clone(), next: 0 };
+    let mut any_map = Queue::new(maps.clone());
     heartbeat_rounds(&ix.free[kind_slot(TaskKind::Map)], |n| {
         let rack = ix.node_rack[n] as usize;
         let pick = by_node[n]
             .first_unplaced(&placed)
             .or_else(|| by_rack[rack].first_unplaced(&placed))
             .or_else(|| any_map.first_unplaced(&placed));
-        let Some(t) = pick else { return false };
+        let Some(t) = pick else { return Offer::Done };
         placed[t] = true;
         node_of_task[t] = Some(n as u32);
-        true
+        Offer::Taken
     });
 
-    let mut any_reduce =
-        Queue { tasks: ix.pending_of_kind[kind_slot(TaskKind::Reduce)].clone(), next: 0 };
+    let mut copies = Copies::default();
+    let mut any_reduce = Queue::new(ix.eligible_of_kind[kind_slot(TaskKind::Reduce)].clone());
     heartbeat_rounds(&ix.free[kind_slot(TaskKind::Reduce)], |n| {
-        let Some(t) = any_reduce.first_unplaced(&placed) else { return false };
-        placed[t] = true;
-        node_of_task[t] = Some(n as u32);
-        true
-    });
-    Placement { node_of_task, status: Status::Heuristic }
-}
-
-/// Offers free slots in rounds of heartbeats: round k visits, in node order, every node with
-/// more than k free slots, until `offer` returns false (no task left). O(offers + nodes), so
-/// a node with billions of free slots costs nothing extra.
-fn heartbeat_rounds(free: &[u32], mut offer: impl FnMut(usize) -> bool) {
-    let mut active: Vec<usize> = (0..free.len()).filter(|&n| free[n] > 0).collect();
-    let mut round = 0;
-    while !active.is_empty() {
-        for &n in &active {
-            if !offer(n) {
-                return;
-            }
+        // Hadoop places reduces without locality; CPAC caps a job's copy-phase reducers.
+        if any_reduce.first_unplaced(&placed).is_none() {
+            return Offer::Done;
         }
-        round += 1;
-        active.retain(|&n| free[n] > round);
-    }
+        let fits = |t: usize| copies.room(ix, ix.pending_job[t], n as u32) > 0;
+        let Some(t) = any_reduce.first_unplaced_where(&placed, fits) else {
+            return Offer::Declined;
+        };
+        placed[t] = true;
+        copies.launch(ix.pending_job[t], n as u32);
+        node_of_task[t] = Some(n as u32);
+        Offer::Taken
+    });
+    Placement::new(node_of_task, Status::Heuristic)
 }

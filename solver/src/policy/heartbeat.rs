@@ -1,0 +1,329 @@
+//! Hadoop's heartbeat schedulers: `fifo` (Hadoop's default `JobQueueTaskScheduler`), `fair` (the
+//! Hadoop Fair Scheduler, design doc §4.4) and `delay` (fair sharing with delay scheduling,
+//! FAIR Alg. 1). Free slots are offered one per heartbeat in rounds over the nodes (see
+//! [`heartbeat_rounds`]); each offer goes to the first job in the policy's order that takes it:
+//! - `fifo`: jobs by priority, then submit time, then snapshot order (pools ignored);
+//! - `fair`/`delay`: pools by [`fair_cmp`] (needy below min share first, then running/weight),
+//!   then inside a pool its jobs by the pool's mode (`fair`: running / 2^priority; `fifo`:
+//!   priority, then submit time), recomputed after every launch;
+//! - `fifo`/`fair`: the head-of-line job launches its closest map for the node: node-local (or
+//!   without a preference), else rack-local, else its first remaining; `delay`: Alg. 1, below.
+//!
+//! Delay scheduling (FAIR Alg. 1, literally): a job at level 0 launches only node-local maps;
+//! with a rack-local map it launches it if level ≥ 1 or wait ≥ T1 (level := 1); otherwise it
+//! launches any map if level = 2, or level = 1 and wait ≥ T2, or level = 0 and wait ≥ T1 + T2
+//! (level := 2); a launch resets wait to 0 and a node-local launch resets the level to 0 ("a
+//! more local task"). Otherwise the job is skipped and the next job is asked. T1, T2 are the
+//! job's `locality_delay_*_s` (IO-rate biasing), else the policy's, else 1.5 × heartbeat.
+//! placer's reading of the epoch: all heartbeats of one epoch happen at `now_s`, so waits
+//! grow only between epochs: a job skipped in this epoch (and not launching later in it) is
+//! returned with `skipped_at_s = now_s`, and the next snapshot adds `now_s' − skipped_at_s` to
+//! its wait. With one heartbeat per epoch this is Alg. 1 step for step. Jobs of a pool starved
+//! past a preemption timeout skip the wait (their level becomes that of what they launch); a
+//! map without replicas counts as node-local. Reduces ignore locality (as Hadoop's did) but
+//! obey CPAC ([`crate::cpac`]).
+//!
+//! Complexity: O(offers · (pools log pools + jobs log jobs)) for the orders plus amortised
+//! O(Σ replicas) for the task queues.
+
+use super::queue::{heartbeat_rounds, Offer, Queue};
+use super::Placement;
+use crate::cpac::Copies;
+use crate::fair_order::{fair_cmp, Standing};
+use crate::fair_shares::priority_weight;
+use crate::index::{Indexed, KINDS};
+use crate::job_limits::fifo_cmp;
+use crate::starvation::Starvation;
+use placer_models::{DelayState, PoolMode, Status, TaskKind, WaitReason};
+use std::collections::HashMap;
+
+/// Which heartbeat scheduler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Hadoop's FIFO scheduler.
+    Fifo,
+    /// The Fair Scheduler without delay.
+    Fair,
+    /// The Fair Scheduler with delay scheduling (FAIR Alg. 1).
+    Delay,
+}
+
+/// A map's locality class for one offer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Class {
+    Node,
+    Rack,
+    Remote,
+}
+
+/// Per-job map queues for one epoch.
+struct MapQueues {
+    by_node: HashMap<(u32, u32), Queue>,
+    by_rack: HashMap<(u32, u32), Queue>,
+    anywhere: Vec<Queue>,
+    no_preference: Vec<Queue>,
+}
+
+impl MapQueues {
+    fn new(ix: &Indexed<'_>, tasks: &[usize]) -> Self {
+        let jobs = ix.req.jobs.len();
+        let mut q = Self {
+            by_node: HashMap::new(),
+            by_rack: HashMap::new(),
+            anywhere: vec![Queue::default(); jobs],
+            no_preference: vec![Queue::default(); jobs],
+        };
+        for &t in tasks {
+            let j = ix.pending_job[t];
+            q.anywhere[j as usize].tasks.push(t);
+            if ix.replicas[t].is_empty() {
+                q.no_preference[j as usize].tasks.push(t);
+            }
+            let mut racks: Vec<u32> = Vec::new();
+            for &r in &ix.replicas[t] {
+                q.by_node.entry((j, r)).or_default().tasks.push(t);
+                let rack = ix.node_rack[r as usize];
+                if !racks.contains(&rack) {
+                    racks.push(rack);
+                    q.by_rack.entry((j, rack)).or_default().tasks.push(t);
+                }
+            }
+        }
+        q
+    }
+
+    /// Job `j`'s closest unplaced map for node `n` of rack `rack`, with its class.
+    fn closest(&mut self, j: u32, n: u32, rack: u32, placed: &[bool]) -> Option<(usize, Class)> {
+        let first = |q: Option<&mut Queue>| q.and_then(|q| q.first_unplaced(placed));
+        if let Some(t) = first(self.by_node.get_mut(&(j, n))) {
+            return Some((t, Class::Node));
+        }
+        if let Some(t) = first(self.no_preference.get_mut(j as usize)) {
+            return Some((t, Class::Node));
+        }
+        if let Some(t) = first(self.by_rack.get_mut(&(j, rack))) {
+            return Some((t, Class::Rack));
+        }
+        first(self.anywhere.get_mut(j as usize)).map(|t| (t, Class::Remote))
+    }
+}
+
+/// Places maps and reduces with the heartbeat scheduler `mode`.
+pub fn place(ix: &Indexed<'_>, starvation: &Starvation, mode: Mode) -> Placement {
+    let req = ix.req;
+    let jobs = req.jobs.len();
+    let pools = req.pools.len();
+    let now = req.now_s;
+    let mut node_of_task = vec![None; req.pending.len()];
+    let mut placed = vec![false; req.pending.len()];
+    let mut job_reason = vec![[None; 2]; jobs];
+
+    // FAIR Alg. 1 state: the wait accrued since the last epoch's skip is added first.
+    let mut delay: Vec<DelayState> = req
+        .jobs
+        .iter()
+        .map(|job| {
+            let mut d = job.delay.unwrap_or_default();
+            if let Some(t) = d.skipped_at_s.take() {
+                d.wait_s += (now - t).max(0.0);
+            }
+            d
+        })
+        .collect();
+    let mut skipped = vec![false; jobs];
+    let default_wait = req.policy.default_locality_delay_s();
+    let t1: Vec<f64> = req
+        .jobs
+        .iter()
+        .map(|j| {
+            j.locality_delay_node_s.or(req.policy.locality_delay_node_s).unwrap_or(default_wait)
+        })
+        .collect();
+    let t2: Vec<f64> = req
+        .jobs
+        .iter()
+        .map(|j| {
+            j.locality_delay_rack_s.or(req.policy.locality_delay_rack_s).unwrap_or(default_wait)
+        })
+        .collect();
+
+    let mut fifo: Vec<usize> = (0..jobs).collect();
+    fifo.sort_by(|&a, &b| fifo_cmp(&req.jobs[a], a, &req.jobs[b], b));
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); pools];
+    for &j in &fifo {
+        members[ix.job_pool[j] as usize].push(j);
+    }
+
+    for (k, kind) in KINDS.into_iter().enumerate() {
+        let tasks = &ix.eligible_of_kind[k];
+        if tasks.is_empty() {
+            continue;
+        }
+        let mut remaining = vec![0u32; jobs];
+        let mut pool_remaining = vec![0u32; pools];
+        for &t in tasks {
+            let j = ix.pending_job[t] as usize;
+            remaining[j] += 1;
+            pool_remaining[ix.job_pool[j] as usize] += 1;
+        }
+        let mut left = tasks.len();
+        let mut job_running: Vec<f64> = ix.job_running[k].iter().map(|&r| f64::from(r)).collect();
+        let job_demand: Vec<f64> =
+            (0..jobs).map(|j| job_running[j] + f64::from(ix.job_demand_pending(k, j))).collect();
+        let mut pool_running = starvation.running[k].clone();
+        let mut pool_demand = vec![0.0; pools];
+        for j in 0..jobs {
+            pool_demand[ix.job_pool[j] as usize] += job_demand[j];
+        }
+        let pool_standing = |p: usize, running: &[f64]| Standing {
+            running: running[p],
+            min_share: if k == 0 {
+                req.pools[p].min_map_share
+            } else {
+                req.pools[p].min_reduce_share
+            },
+            demand: pool_demand[p],
+            weight: req.pools[p].weight,
+        };
+        let job_standing = |j: usize, running: &[f64]| Standing {
+            running: running[j],
+            min_share: 0.0,
+            demand: job_demand[j],
+            weight: priority_weight(req.jobs[j].priority),
+        };
+        let starved: Vec<bool> = (0..pools).map(|p| starvation.starved_before(k, p)).collect();
+
+        let mut maps = (kind == TaskKind::Map).then(|| MapQueues::new(ix, tasks));
+        let mut reduces: Vec<Queue> = vec![Queue::default(); jobs];
+        if kind == TaskKind::Reduce {
+            for &t in tasks {
+                reduces[ix.pending_job[t] as usize].tasks.push(t);
+            }
+        }
+        let mut copies = Copies::default();
+
+        heartbeat_rounds(&ix.free[k], |n| {
+            if left == 0 {
+                return Offer::Done;
+            }
+            let node = n as u32;
+            let rack = ix.node_rack[n];
+            // The order in which jobs are asked for this slot.
+            let order: Vec<usize> = match mode {
+                Mode::Fifo => fifo.iter().copied().filter(|&j| remaining[j] > 0).collect(),
+                Mode::Fair | Mode::Delay => {
+                    let mut ps: Vec<usize> =
+                        (0..pools).filter(|&p| pool_remaining[p] > 0).collect();
+                    ps.sort_by(|&a, &b| {
+                        fair_cmp(&pool_standing(a, &pool_running), &pool_standing(b, &pool_running))
+                            .then(a.cmp(&b))
+                    });
+                    let mut order = Vec::new();
+                    for p in ps {
+                        let mut js: Vec<usize> =
+                            members[p].iter().copied().filter(|&j| remaining[j] > 0).collect();
+                        if req.pools[p].mode == PoolMode::Fair {
+                            js.sort_by(|&a, &b| {
+                                fair_cmp(
+                                    &job_standing(a, &job_running),
+                                    &job_standing(b, &job_running),
+                                )
+                                .then(req.jobs[a].submit_s.total_cmp(&req.jobs[b].submit_s))
+                                .then(a.cmp(&b))
+                            });
+                        }
+                        order.extend(js);
+                    }
+                    order
+                }
+            };
+            for j in order {
+                let ju = j as u32;
+                let pick = match maps.as_mut() {
+                    Some(q) => {
+                        let Some((t, class)) = q.closest(ju, node, rack, &placed) else { continue };
+                        if mode != Mode::Delay || starved[ix.job_pool[j] as usize] {
+                            delay[j].level = match class {
+                                Class::Node => 0,
+                                Class::Rack => 1,
+                                Class::Remote => 2,
+                            };
+                            Some(t)
+                        } else {
+                            let d = &mut delay[j];
+                            let allowed = match class {
+                                Class::Node => Some(0),
+                                Class::Rack if d.level >= 1 || d.wait_s >= t1[j] => Some(1),
+                                Class::Rack => None,
+                                Class::Remote
+                                    if d.level == 2
+                                        || (d.level == 1 && d.wait_s >= t2[j])
+                                        || (d.level == 0 && d.wait_s >= t1[j] + t2[j]) =>
+                                {
+                                    Some(2)
+                                }
+                                Class::Remote => None,
+                            };
+                            match allowed {
+                                Some(level) => {
+                                    d.level = level;
+                                    Some(t)
+                                }
+                                None => {
+                                    skipped[j] = true;
+                                    None
+                                }
+                            }
+                        }
+                    }
+                    None => {
+                        if copies.room(ix, ju, node) == 0 {
+                            job_reason[j][k] = Some(WaitReason::ReducerLimit);
+                            None
+                        } else {
+                            reduces[j].first_unplaced(&placed)
+                        }
+                    }
+                };
+                let Some(t) = pick else { continue };
+                placed[t] = true;
+                node_of_task[t] = Some(node);
+                remaining[j] -= 1;
+                let p = ix.job_pool[j] as usize;
+                pool_remaining[p] -= 1;
+                left -= 1;
+                job_running[j] += 1.0;
+                pool_running[p] += 1.0;
+                if kind == TaskKind::Map {
+                    delay[j].wait_s = 0.0;
+                    skipped[j] = false;
+                } else {
+                    copies.launch(ju, node);
+                }
+                return Offer::Taken;
+            }
+            Offer::Declined
+        });
+    }
+
+    for j in 0..jobs {
+        if skipped[j] {
+            job_reason[j][0] = Some(WaitReason::WaitingForLocality);
+        }
+    }
+    let mut placement = Placement::new(node_of_task, Status::Heuristic);
+    placement.job_reason = job_reason;
+    if mode == Mode::Delay {
+        placement.delay = Some(
+            delay
+                .into_iter()
+                .zip(&skipped)
+                .map(|(mut d, &s)| {
+                    d.skipped_at_s = s.then_some(now);
+                    d
+                })
+                .collect(),
+        );
+    }
+    placement
+}

@@ -1,0 +1,142 @@
+//! lsap-fair-sched (Guo, Fox, Zhou §3.3, eqs. 4–9 and the "Algorithm skeleton of
+//! lsap-fair-sched"), in placer's definitions (DESIGN.md §Costs; the paper's formula images
+//! were lost). Per slot kind, over the active pools (running or pending tasks of the kind):
+//! - w_i = weight_i / Σ active weights; AS = all slots of the kind; rt_i = running tasks;
+//!   ut_i = pending tasks of runnable jobs;
+//! - sto_i = min(ut_i, max(0, ⌊AS · w_i⌋ − rt_i)) (slots to occupy, eq. 9);
+//! - GFC_i = β · rt_i / (AS · w_i) · (1 − w_i) (eq. 6);
+//! - FC: the first sto_i of pool i's tasks get GFC_i, data-local candidates first (tasks with
+//!   input on a node with a free slot, lines 9–12 and 23–26; each group in snapshot order);
+//!   the rest get β · (1 − w_i) (line 22);
+//! - C(t, s) = FC_t + DLC(t, N(s)) − A_t, solved exactly as lsap-sched does (line 37).
+//!
+//! FC ∈ [0, β]: GFC_i < β · (1 − w_i) whenever sto_i > 0 (then rt_i < AS · w_i), so within-quota
+//! tasks are cheaper than beyond-quota ones of the same pool. Small α: FC dominates (fairness);
+//! large α: DLC dominates (locality) — the staircase of the paper's Fig. 9.
+//!
+//! Ageing (the paper's last paragraph of §3.3, "FC and DLC can be reduced for the tasks that
+//! have been waiting in queue for long time"): A_t = β · (now_s − since_t) / `policy.aging_s`,
+//! since_t = `pending_since_s`, else the job's `submit_s`. The credit grows without bound, so a
+//! waiting task eventually costs less than any fresh one and is placed: nothing starves.
+//!
+//! Cost: O(tasks + pools) for FC on top of lsap-sched's solve.
+
+use super::lsap::solve_kind;
+use super::Placement;
+use crate::cost::LocalityCost;
+use crate::error::SolveError;
+use crate::index::{Indexed, KINDS};
+use placer_models::{SolverEngine, Status, TaskKind};
+
+/// The per-pool quantities of one kind (eqs. 4–9).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PoolQuota {
+    /// w_i, normalised over active pools (0 for inactive ones).
+    pub w: f64,
+    /// sto_i.
+    pub sto: u64,
+    /// GFC_i (β · (1 − w_i) when AS · w_i = 0).
+    pub gfc: f64,
+    /// β · (1 − w_i), the cost beyond the quota.
+    pub beyond: f64,
+}
+
+/// FC of every pending task (0 for other kinds and for tasks of jobs that are not runnable),
+/// and the pools' quotas per kind.
+pub fn fairness_costs(ix: &Indexed<'_>) -> (Vec<f64>, [Vec<PoolQuota>; 2]) {
+    let req = ix.req;
+    let beta = req.policy.beta;
+    let pools = req.pools.len();
+    let mut fc = vec![0.0; req.pending.len()];
+    let quotas = KINDS.map(|kind| {
+        let k = crate::index::kind_slot(kind);
+        let slots: f64 = req.cluster.nodes.iter().map(|n| f64::from(n.slots(kind))).sum();
+        let mut rt = vec![0u64; pools];
+        let mut ut = vec![0u64; pools];
+        for (j, &p) in ix.job_pool.iter().enumerate() {
+            rt[p as usize] += u64::from(ix.job_running[k][j]);
+            ut[p as usize] += u64::from(ix.job_demand_pending(k, j));
+        }
+        let active = |p: usize| rt[p] + ut[p] > 0;
+        let total_weight: f64 =
+            (0..pools).filter(|&p| active(p)).map(|p| req.pools[p].weight).sum();
+        let quota: Vec<PoolQuota> = (0..pools)
+            .map(|p| {
+                let w = if active(p) && total_weight > 0.0 {
+                    req.pools[p].weight / total_weight
+                } else {
+                    0.0
+                };
+                let fair_slots = slots * w;
+                let sto = ((fair_slots.floor() as i64) - rt[p] as i64).max(0) as u64;
+                let beyond = beta * (1.0 - w);
+                let gfc = if fair_slots > 0.0 {
+                    beta * (rt[p] as f64 / fair_slots) * (1.0 - w)
+                } else {
+                    beyond
+                };
+                PoolQuota { w, sto: sto.min(ut[p]), gfc, beyond }
+            })
+            .collect();
+
+        // Data-local candidates: input on a node with a free slot of the kind.
+        let free = &ix.free[k];
+        let local_candidate = |t: usize| match kind {
+            TaskKind::Map => ix.replicas[t].iter().any(|&r| free[r as usize] > 0),
+            TaskKind::Reduce => ix.shuffle[t].iter().any(|&(n, _)| free[n as usize] > 0),
+        };
+        let mut local: Vec<Vec<usize>> = vec![Vec::new(); pools];
+        let mut other: Vec<Vec<usize>> = vec![Vec::new(); pools];
+        for &t in &ix.eligible_of_kind[k] {
+            let p = ix.job_pool[ix.pending_job[t] as usize] as usize;
+            if local_candidate(t) { &mut local[p] } else { &mut other[p] }.push(t);
+        }
+        for p in 0..pools {
+            let q = &quota[p];
+            let mut left = q.sto as usize;
+            for &t in local[p].iter().chain(&other[p]) {
+                if left > 0 {
+                    fc[t] = q.gfc;
+                    left -= 1;
+                } else {
+                    fc[t] = q.beyond;
+                }
+            }
+        }
+        quota
+    });
+    (fc, quotas)
+}
+
+/// The ageing credit A_t of every pending task.
+pub fn aging_credits(ix: &Indexed<'_>) -> Vec<f64> {
+    let req = ix.req;
+    req.pending
+        .iter()
+        .enumerate()
+        .map(|(t, task)| {
+            let since = task.pending_since_s.unwrap_or_else(|| {
+                req.jobs.get(ix.pending_job[t] as usize).map_or(0.0, |j| j.submit_s)
+            });
+            req.policy.beta * (req.now_s - since).max(0.0) / req.policy.aging_s
+        })
+        .collect()
+}
+
+/// Places every kind by lsap-fair-sched with `engine`.
+pub fn place(
+    ix: &Indexed<'_>,
+    model: &LocalityCost<'_, '_>,
+    engine: SolverEngine,
+) -> Result<Placement, SolveError> {
+    let (fairness, _) = fairness_costs(ix);
+    let aging = aging_credits(ix);
+    let mut node_of_task = vec![None; ix.req.pending.len()];
+    for kind in KINDS {
+        solve_kind(ix, model, kind, engine, &|t| fairness[t] - aging[t], &mut node_of_task)?;
+    }
+    let mut placement = Placement::new(node_of_task, Status::Optimal);
+    placement.fairness = fairness;
+    placement.aging = aging;
+    Ok(placement)
+}
