@@ -1,0 +1,638 @@
+//! The fair-sharing family on hand-derived snapshots: Hadoop's FIFO, the Fair Scheduler's order
+//! (design doc §4.4), delay scheduling step by step over several /place epochs (FAIR Alg. 1),
+//! IO-rate biasing (FAIR §4.3), preemption (design doc §3.3, §4.5), running-job limits (§3.4),
+//! copy-compute splitting admission (FAIR §5.2), lsap-fair-sched's costs (lsap §3.3) and the
+//! fairness distance (lsap eqs. 10–11). Every expected value is derived in the comments.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use approx::assert_relative_eq;
+use common::{request, BLOCK};
+use placer_models::{DelayState, PlaceResponse, PreemptionReason, WaitReason};
+use placer_solver::{place, PlaceOptions};
+use serde_json::{json, Value};
+
+/// Racks r1 = {n1, n2}, r2 = {n3, n4}; `slots` map slots and 2 reduce slots per node.
+fn cluster(slots: u32) -> Value {
+    let nodes: Vec<Value> = ["n1", "n2", "n3", "n4"]
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let rack = if i < 2 { "r1" } else { "r2" };
+            json!({"id": n, "rack": rack, "map_slots": slots, "reduce_slots": 2})
+        })
+        .collect();
+    json!({
+        "racks": [{"id": "r1"}, {"id": "r2"}],
+        "nodes": nodes,
+        "network": {"rack_mbps": 1000.0, "cross_rack_mbps": 100.0}
+    })
+}
+
+fn snapshot(
+    cluster: Value,
+    pools: Value,
+    jobs: Value,
+    pending: Vec<Value>,
+    running: Vec<Value>,
+    policy: Value,
+) -> Value {
+    json!({"schema_version": 1, "now_s": 0.0, "cluster": cluster, "pools": pools, "jobs": jobs,
+           "pending": pending, "running": running, "policy": policy})
+}
+
+fn map(id: &str, job: &str, replicas: &[&str]) -> Value {
+    json!({"id": id, "job": job, "kind": "map", "input_bytes": BLOCK, "replicas": replicas})
+}
+
+fn running(id: &str, job: &str, node: &str, started: f64) -> Value {
+    json!({"id": id, "job": job, "kind": "map", "node": node, "started_s": started})
+}
+
+fn run(v: &Value) -> PlaceResponse {
+    place(&request(v), &PlaceOptions::default()).expect("places")
+}
+
+fn node_of(r: &PlaceResponse, task: &str) -> Option<String> {
+    r.assignments.iter().find(|a| a.task.as_str() == task).map(|a| a.node.to_string())
+}
+
+fn placed(r: &PlaceResponse) -> Vec<(String, String)> {
+    r.assignments.iter().map(|a| (a.task.to_string(), a.node.to_string())).collect()
+}
+
+fn reason_of(r: &PlaceResponse, job: &str) -> Vec<WaitReason> {
+    r.waiting.iter().filter(|w| w.job.as_str() == job).map(|w| w.reason).collect()
+}
+
+fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+    v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+}
+
+/// Hadoop's FIFO (`JobQueueTaskScheduler`): jobs by priority, then submit time; each free slot
+/// (n1 then n3; n2 and n4 are busy) goes to the head-of-line job's closest task. Job b (high)
+/// is head: on n1 it launches its n1-local task b1; on n3 it still heads and launches b0.
+/// Jobs c (submit 5) and a (submit 10) wait.
+#[test]
+fn fifo_is_hadoops_default_head_of_line_with_closest_task() {
+    let v = snapshot(
+        cluster(1),
+        json!([{"id": "p"}]),
+        json!([
+            {"id": "a", "pool": "p", "submit_s": 10.0},
+            {"id": "b", "pool": "p", "submit_s": 20.0, "priority": "high"},
+            {"id": "c", "pool": "p", "submit_s": 5.0},
+            {"id": "bg", "pool": "p"}
+        ]),
+        vec![
+            map("a0", "a", &["n1"]),
+            map("b0", "b", &["n2"]),
+            map("b1", "b", &["n1"]),
+            map("c0", "c", &["n3"]),
+        ],
+        vec![running("bg1", "bg", "n2", 0.0), running("bg2", "bg", "n4", 0.0)],
+        json!({"algorithm": "fifo"}),
+    );
+    let r = run(&v);
+    assert_eq!(placed(&r), pairs(&[("b0", "n3"), ("b1", "n1")]));
+    assert_eq!(reason_of(&r, "a"), [WaitReason::SlotsTaken]);
+    assert_eq!(r.stats.status, placer_models::Status::Heuristic);
+}
+
+/// Design doc §4.4: a pool below its min share goes first. prod (min 2) runs 0, adhoc runs 2
+/// (n1, n2 busy); free slots n3, n4. Offer n3: prod needy (0 < min(2, 5)) → prod; offer n4:
+/// prod 1 < 2 still needy → prod. FIFO by submit time would give both to adhoc's job.
+#[test]
+fn fair_serves_pools_below_min_share_first() {
+    let pending: Vec<Value> = (0..5)
+        .map(|i| map(&format!("p{i}"), "jp", &[]))
+        .chain((0..5).map(|i| map(&format!("a{i}"), "ja", &[])))
+        .collect();
+    let mut v = snapshot(
+        cluster(1),
+        json!([{"id": "prod", "min_map_share": 2.0}, {"id": "adhoc"}]),
+        json!([{"id": "ja", "pool": "adhoc", "submit_s": 1.0},
+               {"id": "jp", "pool": "prod", "submit_s": 2.0}]),
+        pending,
+        vec![running("r1", "ja", "n1", 0.0), running("r2", "ja", "n2", 0.0)],
+        json!({"algorithm": "fair"}),
+    );
+    let r = run(&v);
+    assert_eq!(placed(&r), pairs(&[("p0", "n3"), ("p1", "n4")]));
+    v["policy"]["algorithm"] = json!("fifo");
+    assert_eq!(placed(&run(&v)), pairs(&[("a0", "n3"), ("a1", "n4")]));
+}
+
+/// Design doc §4.4: then by running / weight. prod (w 3) runs 2 (jp on n1, n2), adhoc (w 1)
+/// runs 1 (ja on n3); n1 and n2 are full (a background pool fills them), so the free slots
+/// are n3 (1) and n4 (2): offers n3, n4, n4. Offer 1: 2/3 < 1/1 → prod. Offer 2: 3/3 = 1/1,
+/// a tie → snapshot order → prod. Offer 3: 4/3 > 1/1 → adhoc. prod 2, adhoc 1.
+#[test]
+fn fair_orders_pools_by_running_over_weight() {
+    let pending: Vec<Value> = (0..3)
+        .map(|i| map(&format!("p{i}"), "jp", &[]))
+        .chain((0..3).map(|i| map(&format!("a{i}"), "ja", &[])))
+        .collect();
+    let v = snapshot(
+        cluster(2),
+        json!([{"id": "prod", "weight": 3.0}, {"id": "adhoc", "weight": 1.0}, {"id": "bgp"}]),
+        json!([{"id": "jp", "pool": "prod"}, {"id": "ja", "pool": "adhoc"}, {"id": "bg", "pool": "bgp"}]),
+        pending,
+        vec![
+            running("r1", "jp", "n1", 0.0),
+            running("r2", "jp", "n2", 0.0),
+            running("r3", "ja", "n3", 0.0),
+            running("bg1", "bg", "n1", 0.0),
+            running("bg2", "bg", "n2", 0.0),
+        ],
+        json!({"algorithm": "fair"}),
+    );
+    let r = run(&v);
+    assert_eq!(placed(&r), pairs(&[("p0", "n3"), ("p1", "n4"), ("a0", "n4")]));
+}
+
+/// Inside a pool: `fifo` mode gives every slot to the earliest job; `fair` mode orders jobs by
+/// running / 2^priority, ties by submit time. j_norm (w 1, submit 1), j_high (w 2, submit 2),
+/// 3 free slots: offer 1: 0 = 0 tie → j_norm; offer 2: 1/1 vs 0/2 → j_high; offer 3: 1/1 vs
+/// 1/2 → j_high. So j_norm 1, j_high 2.
+#[test]
+fn jobs_inside_a_pool_follow_its_mode_with_priority_weights() {
+    let pending: Vec<Value> = (0..3)
+        .map(|i| map(&format!("n{i}"), "j_norm", &[]))
+        .chain((0..3).map(|i| map(&format!("h{i}"), "j_high", &[])))
+        .collect();
+    let mut v = snapshot(
+        cluster(1),
+        json!([{"id": "p", "mode": "fair"}]),
+        json!([{"id": "j_norm", "pool": "p", "submit_s": 1.0},
+               {"id": "j_high", "pool": "p", "submit_s": 2.0, "priority": "high"},
+               {"id": "bg", "pool": "p"}]),
+        pending,
+        vec![running("bg1", "bg", "n4", 0.0)],
+        json!({"algorithm": "fair"}),
+    );
+    let r = run(&v);
+    let count = |r: &PlaceResponse, prefix: char| {
+        r.assignments.iter().filter(|a| a.task.as_str().starts_with(prefix)).count()
+    };
+    assert_eq!((count(&r, 'n'), count(&r, 'h')), (1, 2));
+    // fifo mode: priority first → all three to j_high.
+    v["pools"][0]["mode"] = json!("fifo");
+    let r = run(&v);
+    assert_eq!((count(&r, 'n'), count(&r, 'h')), (0, 3));
+}
+
+/// FAIR Alg. 1 replayed over five /place calls, one free map slot (on n1) per epoch, T1 = 10 s,
+/// T2 = 20 s. Job A (pool pa, runs nothing) is always head of line before job B (pool pb, runs
+/// the background tasks on n2–n4); B always has a task local to n1. A has a1 (replica on n2:
+/// rack-local to n1) and a0 (replica on n3: off-rack).
+/// 1. t = 0: A level 0, wait 0: a1 rack-local needs wait ≥ T1 → skip; B launches. A returns
+///    {level 0, wait 0, skipped_at 0}.
+/// 2. t = 10: wait += 10 − 0 = 10 ≥ T1 → A launches a1, level 1, wait 0.
+/// 3. t = 15: only a0 (off-rack): level 1 needs wait ≥ T2 = 20 → skip → {1, 0, skipped_at 15}.
+/// 4. t = 40: wait = 25 ≥ 20 → launches a0 off-rack, level 2, wait 0.
+/// 5. t = 41: new a2 local to n1 → launches, level back to 0 ("more local task").
+#[test]
+fn delay_scheduling_reproduces_fair_alg1_step_by_step() {
+    let epoch = |now: f64, a_tasks: Vec<Value>, state: Option<DelayState>, b_task: &str| {
+        let mut jobs = json!([{"id": "A", "pool": "pa"}, {"id": "B", "pool": "pb"}]);
+        if let Some(s) = state {
+            jobs[0]["delay"] = serde_json::to_value(s).unwrap();
+        }
+        let mut pending = a_tasks;
+        pending.push(map(b_task, "B", &["n1"]));
+        let mut v = snapshot(
+            cluster(1),
+            json!([{"id": "pa"}, {"id": "pb"}]),
+            jobs,
+            pending,
+            vec![
+                running("b-n2", "B", "n2", 0.0),
+                running("b-n3", "B", "n3", 0.0),
+                running("b-n4", "B", "n4", 0.0),
+            ],
+            json!({"algorithm": "delay", "locality_delay_node_s": 10.0,
+                   "locality_delay_rack_s": 20.0}),
+        );
+        v["now_s"] = json!(now);
+        let r = run(&v);
+        let a_state = r.jobs.iter().find(|j| j.id.as_str() == "A").unwrap().delay.unwrap();
+        (r, a_state)
+    };
+    let (r, s1) = epoch(0.0, vec![map("a1", "A", &["n2"]), map("a0", "A", &["n3"])], None, "b1");
+    assert_eq!(placed(&r), pairs(&[("b1", "n1")]));
+    assert_eq!(s1, DelayState { level: 0, wait_s: 0.0, skipped_at_s: Some(0.0) });
+    assert_eq!(reason_of(&r, "A"), [WaitReason::WaitingForLocality]);
+
+    let (r, s2) =
+        epoch(10.0, vec![map("a1", "A", &["n2"]), map("a0", "A", &["n3"])], Some(s1), "b2");
+    assert_eq!(placed(&r), pairs(&[("a1", "n1")]));
+    assert_eq!(r.assignments[0].locality, placer_models::Locality::Rack);
+    assert_eq!(s2, DelayState { level: 1, wait_s: 0.0, skipped_at_s: None });
+
+    let (r, s3) = epoch(15.0, vec![map("a0", "A", &["n3"])], Some(s2), "b3");
+    assert_eq!(placed(&r), pairs(&[("b3", "n1")]));
+    assert_eq!(s3, DelayState { level: 1, wait_s: 0.0, skipped_at_s: Some(15.0) });
+
+    let (r, s4) = epoch(40.0, vec![map("a0", "A", &["n3"])], Some(s3), "b4");
+    assert_eq!(placed(&r), pairs(&[("a0", "n1")]));
+    assert_eq!(r.assignments[0].locality, placer_models::Locality::Remote);
+    assert_eq!(s4, DelayState { level: 2, wait_s: 0.0, skipped_at_s: None });
+
+    let (r, s5) = epoch(41.0, vec![map("a2", "A", &["n1"])], Some(s4), "b5");
+    assert_eq!(placed(&r), pairs(&[("a2", "n1")]));
+    assert_eq!(s5, DelayState { level: 0, wait_s: 0.0, skipped_at_s: None });
+}
+
+/// Step 3 of the scenario above with a level-0 job: off-rack needs wait ≥ T1 + T2 = 30, so
+/// at wait 29 it skips and at wait 30 it launches (level 2). Also: the default T1 = T2 =
+/// 1.5 × heartbeat (design doc §4.8): heartbeat 4 s → 6 s each, 12 s in total.
+#[test]
+fn delay_off_rack_after_t1_plus_t2_and_default_waits() {
+    let v = |wait: f64, policy: Value| {
+        let mut v = snapshot(
+            cluster(1),
+            json!([{"id": "pa"}, {"id": "pb"}]),
+            json!([{"id": "A", "pool": "pa", "delay": {"level": 0, "wait_s": wait}},
+                   {"id": "B", "pool": "pb"}]),
+            vec![map("a0", "A", &["n3"])],
+            vec![
+                running("x2", "B", "n2", 0.0),
+                running("x3", "B", "n3", 0.0),
+                running("x4", "B", "n4", 0.0),
+            ],
+            policy,
+        );
+        v["now_s"] = json!(100.0);
+        v
+    };
+    let explicit = json!({"algorithm": "delay", "locality_delay_node_s": 10.0,
+                          "locality_delay_rack_s": 20.0});
+    assert!(run(&v(29.0, explicit.clone())).assignments.is_empty());
+    assert_eq!(placed(&run(&v(30.0, explicit))), pairs(&[("a0", "n1")]));
+    let defaults = json!({"algorithm": "delay", "heartbeat_s": 4.0});
+    assert!(run(&v(11.9, defaults.clone())).assignments.is_empty());
+    assert_eq!(placed(&run(&v(12.0, defaults))), pairs(&[("a0", "n1")]));
+}
+
+/// IO-rate biasing (FAIR §4.3): the CPU-bound job's own T1 = 0 lets it launch a rack-local map
+/// at once, while the IO-bound head-of-line job (default T1 = 4.5 s) is skipped. Both jobs'
+/// only maps are rack-local to the free slot on n1 (replicas on n2).
+#[test]
+fn io_rate_biasing_uses_per_job_waits() {
+    let v = snapshot(
+        cluster(1),
+        json!([{"id": "p"}]),
+        json!([{"id": "io", "pool": "p", "submit_s": 1.0},
+               {"id": "cpu", "pool": "p", "submit_s": 2.0, "locality_delay_node_s": 0.0},
+               {"id": "bg", "pool": "p"}]),
+        vec![map("io0", "io", &["n2"]), map("cpu0", "cpu", &["n2"])],
+        vec![
+            running("x2", "bg", "n2", 0.0),
+            running("x3", "bg", "n3", 0.0),
+            running("x4", "bg", "n4", 0.0),
+        ],
+        json!({"algorithm": "delay"}),
+    );
+    let r = run(&v);
+    assert_eq!(placed(&r), pairs(&[("cpu0", "n1")]));
+    let io = r.jobs.iter().find(|j| j.id.as_str() == "io").unwrap().delay.unwrap();
+    assert_eq!(io.skipped_at_s, Some(0.0));
+}
+
+/// A pool starved past its min-share timeout skips the delay (FAIR §3.2 + §4.2): pool pa has
+/// min share 1, timeout 5 s and was last at its min share at t = 0; at t = 10 it is starved,
+/// so A launches its off-rack map at level 0 without waiting.
+#[test]
+fn starved_pools_skip_the_locality_wait() {
+    let mut v = snapshot(
+        cluster(1),
+        json!([{"id": "pa", "min_map_share": 1.0, "min_share_timeout_s": 5.0,
+                "starvation": {"map": {"at_min_share_s": 0.0}}}, {"id": "pb"}]),
+        json!([{"id": "A", "pool": "pa"}, {"id": "B", "pool": "pb"}]),
+        vec![map("a0", "A", &["n3"])],
+        vec![
+            running("x2", "B", "n2", 0.0),
+            running("x3", "B", "n3", 0.0),
+            running("x4", "B", "n4", 0.0),
+        ],
+        json!({"algorithm": "delay"}),
+    );
+    v["now_s"] = json!(10.0);
+    assert_eq!(placed(&run(&v)), pairs(&[("a0", "n1")]));
+    // Not starved yet at t = 5 (5 − 0 is not more than 5): A waits.
+    v["now_s"] = json!(5.0);
+    assert!(run(&v).assignments.is_empty());
+}
+
+/// Min-share preemption (design doc §3.3): 4 map slots, all held by adhoc's tasks started at
+/// t = 1, 2, 3, 4. prod has min share 2, demand 2, timeout 10 s, last at its min share t = 0;
+/// now t = 30. Fair shares (capacity 4): prod max(r, 2) capped by demand 2, adhoc r → r = 2:
+/// (2, 2). prod runs 0 < 2 for 30 s > 10 s → preempt ⌈2 − 0⌉ = 2 tasks, the most recent of
+/// the over-scheduled adhoc (4 > 2): started 4 then 3; adhoc keeps 2 = its fair share.
+#[test]
+fn min_share_preemption_kills_most_recent_tasks_of_over_scheduled_pools() {
+    let mut v = snapshot(
+        cluster(1),
+        json!([{"id": "prod", "min_map_share": 2.0, "min_share_timeout_s": 10.0,
+                "starvation": {"map": {"at_min_share_s": 0.0, "at_half_fair_share_s": 0.0}}},
+               {"id": "adhoc"}]),
+        json!([{"id": "jp", "pool": "prod"}, {"id": "ja", "pool": "adhoc"}]),
+        vec![map("p0", "jp", &[]), map("p1", "jp", &[])],
+        vec![
+            running("a1", "ja", "n1", 1.0),
+            running("a2", "ja", "n2", 2.0),
+            running("a3", "ja", "n3", 3.0),
+            running("a4", "ja", "n4", 4.0),
+        ],
+        json!({"algorithm": "fair"}),
+    );
+    v["now_s"] = json!(30.0);
+    let r = run(&v);
+    let kills: Vec<_> = r
+        .preemptions
+        .iter()
+        .map(|p| (p.task.as_str(), p.node.as_str(), p.reason, p.for_pool.as_str()))
+        .collect();
+    assert_eq!(
+        kills,
+        [
+            ("a4", "n4", PreemptionReason::MinShare, "prod"),
+            ("a3", "n3", PreemptionReason::MinShare, "prod")
+        ]
+    );
+    assert_eq!(r.stats.preempted, 2);
+    let adhoc = &r.pools[1];
+    assert_eq!(
+        (adhoc.running.map, adhoc.running_after.map, adhoc.fair_share.unwrap().map),
+        (4.0, 2.0, 2.0)
+    );
+    // prod is still below its min share: its clock stays at 0; adhoc's moves to now.
+    assert_eq!(r.pools[0].starvation.map.at_min_share_s, Some(0.0));
+    assert_eq!(r.pools[1].starvation.map.at_min_share_s, Some(30.0));
+    // The locality-only policies never preempt.
+    v["policy"]["algorithm"] = json!("lsap");
+    assert!(run(&v).preemptions.is_empty());
+    // Before the timeout (t = 10: 10 − 0 is not > 10) nothing is preempted.
+    v["policy"]["algorithm"] = json!("fair");
+    v["now_s"] = json!(10.0);
+    assert!(run(&v).preemptions.is_empty());
+}
+
+/// Fair-share preemption: prod (no min share) is below half its fair share for longer than
+/// its fair-share timeout, and preempts up to the whole fair share, never taking a pool below
+/// its own. 10 single-slot nodes, all busy: adhoc1 runs 5 (started 1 … 5), adhoc2 runs 5
+/// (started 1.5 … 5.5); prod has 3 pending. Water-filling, equal weights: 3 + 2r = 10 →
+/// r = 3.5: shares (3, 3.5, 3.5). prod runs 0 < 3/2 for 100 s > 60 s → wants ⌈3 − 0⌉ = 3.
+/// Victims, latest first: a2-5 (5.5) and a1-5 (5) bring both pools to 4 ≥ 3.5; the next
+/// (a2-4) would leave adhoc2 at 3 < 3.5, and so would every later one: only 2 are preempted.
+#[test]
+fn fair_share_preemption_never_takes_a_pool_below_its_fair_share() {
+    let nodes: Vec<Value> =
+        (1..=10).map(|i| json!({"id": format!("n{i}"), "rack": "r1", "map_slots": 1})).collect();
+    let mut tasks = Vec::new();
+    for k in 1..=5 {
+        tasks.push(running(&format!("a1-{k}"), "j1", &format!("n{k}"), k as f64));
+        tasks.push(running(&format!("a2-{k}"), "j2", &format!("n{}", k + 5), k as f64 + 0.5));
+    }
+    let mut v = snapshot(
+        json!({"racks": [{"id": "r1"}], "nodes": nodes}),
+        json!([{"id": "prod", "fair_share_timeout_s": 60.0,
+                "starvation": {"map": {"at_half_fair_share_s": 0.0}}},
+               {"id": "adhoc1"}, {"id": "adhoc2"}]),
+        json!([{"id": "jp", "pool": "prod"}, {"id": "j1", "pool": "adhoc1"},
+               {"id": "j2", "pool": "adhoc2"}]),
+        vec![map("p0", "jp", &[]), map("p1", "jp", &[]), map("p2", "jp", &[])],
+        tasks,
+        json!({"algorithm": "delay"}),
+    );
+    v["now_s"] = json!(100.0);
+    let r = run(&v);
+    assert!(r.assignments.is_empty(), "no free slot");
+    assert_relative_eq!(r.pools[1].fair_share.unwrap().map, 3.5);
+    let kills: Vec<_> = r.preemptions.iter().map(|p| (p.task.as_str(), p.reason)).collect();
+    assert_eq!(
+        kills,
+        [("a2-5", PreemptionReason::FairShare), ("a1-5", PreemptionReason::FairShare)]
+    );
+    let after: Vec<f64> = r.pools.iter().map(|p| p.running_after.map).collect();
+    assert_eq!(after, [0.0, 4.0, 4.0]);
+}
+
+/// Running-job limits (design doc §3.4): pool limit 1 → of two active jobs the earlier
+/// submitted runs; a higher priority wins over submit time. The job beyond the limit reports
+/// runnable = false, demand = running only, and waits with `job_limit` — under every policy.
+#[test]
+fn running_job_limits_pick_by_priority_then_submit_time() {
+    let mut v = snapshot(
+        cluster(1),
+        json!([{"id": "p", "max_running_jobs": 1}]),
+        json!([{"id": "old", "pool": "p", "submit_s": 1.0}, {"id": "new", "pool": "p", "submit_s": 2.0}]),
+        vec![map("o0", "old", &["n1"]), map("n0", "new", &["n2"])],
+        vec![],
+        json!({"algorithm": "fair"}),
+    );
+    for algorithm in ["fifo", "fair", "delay", "dl_sched", "lsap", "lsap_fair"] {
+        v["policy"]["algorithm"] = json!(algorithm);
+        let r = run(&v);
+        assert_eq!(placed(&r), pairs(&[("o0", "n1")]), "{algorithm}");
+        assert_eq!(reason_of(&r, "new"), [WaitReason::JobLimit], "{algorithm}");
+        let new = &r.jobs[1];
+        assert!(!new.runnable);
+        assert_eq!((new.demand.map, new.fair_share.unwrap().map), (0.0, 0.0));
+    }
+    v["jobs"][1]["priority"] = json!("very_high");
+    let r = run(&v);
+    assert_eq!(placed(&r), pairs(&[("n0", "n2")]));
+}
+
+/// Per-user limits: alice may run 1 job (listed), everyone else 2 (`policy`). alice's second
+/// job waits even though it is in another pool; bob's two jobs both run.
+#[test]
+fn per_user_running_job_limits() {
+    let mut v = snapshot(
+        cluster(2),
+        json!([{"id": "p"}, {"id": "q"}]),
+        json!([{"id": "a1", "pool": "p", "user": "alice", "submit_s": 1.0},
+               {"id": "a2", "pool": "q", "user": "alice", "submit_s": 2.0},
+               {"id": "b1", "pool": "p", "user": "bob", "submit_s": 3.0},
+               {"id": "b2", "pool": "q", "user": "bob", "submit_s": 4.0},
+               {"id": "b3", "pool": "q", "user": "bob", "submit_s": 5.0}]),
+        vec![
+            map("a1-0", "a1", &[]),
+            map("a2-0", "a2", &[]),
+            map("b1-0", "b1", &[]),
+            map("b2-0", "b2", &[]),
+            map("b3-0", "b3", &[]),
+        ],
+        vec![],
+        json!({"algorithm": "fifo", "user_max_running_jobs": 2}),
+    );
+    v["users"] = json!([{"id": "alice", "max_running_jobs": 1}]);
+    let r = run(&v);
+    let runnable: Vec<bool> = r.jobs.iter().map(|j| j.runnable).collect();
+    assert_eq!(runnable, [true, false, true, true, false]);
+    assert_eq!(r.assignments.len(), 3);
+}
+
+/// Copy-compute splitting admission (FAIR §5.2): n1 has 2 compute slots, max_reducers 6,
+/// max_computing 2 (the paper's dual-core example). Job big already runs 2 copy-phase
+/// reducers on n1 → free reducer slots 6 − 2 = 4, but big's copy room there is 2 − 2 = 0;
+/// job small's reducer takes a slot; big's wait with `reducer_limit` (greedy) — and every
+/// policy respects the cap. Once big's reducers compute, it may start 2 more copies.
+#[test]
+fn cpac_caps_copy_phase_reducers_per_job_and_node() {
+    let reduce = |id: &str, job: &str| json!({"id": id, "job": job, "kind": "reduce", "shuffle": [{"node": "n1", "bytes": 1000}]});
+    let mut v = json!({
+        "schema_version": 1,
+        "cluster": {"racks": [{"id": "r"}], "nodes": [
+            {"id": "n1", "rack": "r", "map_slots": 0, "reduce_slots": 2, "max_reducers": 6,
+             "max_computing": 2}]},
+        "pools": [{"id": "p"}],
+        "jobs": [{"id": "big", "pool": "p", "submit_s": 1.0}, {"id": "small", "pool": "p", "submit_s": 2.0}],
+        "pending": [reduce("b2", "big"), reduce("b3", "big"), reduce("b4", "big"), reduce("s0", "small")],
+        "running": [
+            {"id": "b0", "job": "big", "kind": "reduce", "node": "n1"},
+            {"id": "b1", "job": "big", "kind": "reduce", "node": "n1", "phase": "copy"}],
+        "policy": {"algorithm": "fifo"}
+    });
+    for algorithm in ["fifo", "fair", "delay", "dl_sched", "lsap", "lsap_fair"] {
+        v["policy"]["algorithm"] = json!(algorithm);
+        let r = run(&v);
+        assert_eq!(r.stats.free_reduce_slots, 4);
+        assert_eq!(placed(&r), pairs(&[("s0", "n1")]), "{algorithm}");
+        if ["fifo", "fair", "delay"].contains(&algorithm) {
+            assert_eq!(reason_of(&r, "big"), [WaitReason::ReducerLimit], "{algorithm}");
+        }
+    }
+    v["running"][0]["phase"] = json!("compute");
+    v["running"][1]["phase"] = json!("compute");
+    for algorithm in ["fifo", "lsap"] {
+        v["policy"]["algorithm"] = json!(algorithm);
+        assert_eq!(run(&v).assignments.len(), 3, "{algorithm}: 2 of big + small");
+    }
+}
+
+/// lsap-fair-sched's fairness cost (lsap §3.3), by hand: 8 nodes × 1 map slot (AS = 8); pool A (weight 1) runs 4, pool B (weight 3) runs 0; free:
+/// the 4 nodes A does not occupy. w = (¼, ¾). sto_A = max(0, ⌊2⌋ − 4) = 0; sto_B =
+/// min(4, ⌊6⌋ − 0) = 4; GFC_B = β · 0/6 · ¼ = 0; A's tasks cost β · (1 − ¼) = 7.5 (β = 10).
+/// A's 4 tasks are node-local on the free nodes, B's are remote (10.74 s each at α = 1).
+/// - lsap: locality only → A's 4 local tasks; A runs 8, B 0: D = (|1 − ¼|/¼ + |0 − ¾|/¾)/2 = 2.
+/// - lsap_fair, α = 0.001: FC dominates → B's 4 tasks; A 4, B 4: D = (1 + ⅓)/2 = ⅔.
+/// - lsap_fair, α = 1: B costs 0 + 10.74 > A's 7.5 + 0 → A's tasks: D = 2 (locality wins).
+#[test]
+fn lsap_fair_trades_locality_for_fairness_with_alpha() {
+    let nodes: Vec<Value> = (1..=8)
+        .map(|i| json!({"id": format!("n{i}"), "rack": if i <= 4 { "r1" } else { "r2" }, "map_slots": 1}))
+        .collect();
+    let mut v = snapshot(
+        json!({"racks": [{"id": "r1"}, {"id": "r2"}], "nodes": nodes}),
+        json!([{"id": "A", "weight": 1.0}, {"id": "B", "weight": 3.0}]),
+        json!([{"id": "ja", "pool": "A"}, {"id": "jb", "pool": "B"}]),
+        (0..4)
+            .map(|i| map(&format!("a{i}"), "ja", &[&format!("n{}", i + 5)]))
+            .chain((0..4).map(|i| map(&format!("b{i}"), "jb", &["n1"])))
+            .collect(),
+        (1..=4).map(|i| running(&format!("x{i}"), "ja", &format!("n{i}"), 0.0)).collect(),
+        json!({"algorithm": "lsap"}),
+    );
+    let a_placed = |r: &PlaceResponse| {
+        r.assignments.iter().filter(|a| a.task.as_str().starts_with('a')).count()
+    };
+    let r = run(&v);
+    assert_eq!(a_placed(&r), 4);
+    assert_relative_eq!(r.stats.fairness_distance, 2.0, epsilon = 1e-12);
+
+    v["policy"] = json!({"algorithm": "lsap_fair", "alpha": 0.001, "beta": 10.0});
+    let r = run(&v);
+    assert_eq!(a_placed(&r), 0);
+    assert_relative_eq!(r.stats.fairness_distance, 2.0 / 3.0, epsilon = 1e-12);
+    for a in &r.assignments {
+        assert_eq!(a.cost.fairness, 0.0, "B is within its quota: GFC_B = 0");
+    }
+
+    v["policy"]["alpha"] = json!(1.0);
+    let r = run(&v);
+    assert_eq!(a_placed(&r), 4);
+    for a in &r.assignments {
+        assert_relative_eq!(a.cost.fairness, 7.5, epsilon = 1e-12);
+        assert!((0.0..=10.0).contains(&a.cost.fairness));
+    }
+    assert_relative_eq!(r.stats.objective, 4.0 * 7.5, epsilon = 1e-9);
+}
+
+/// sto and the within/beyond split (lsap Algorithm lines 13–27): pool B alone (w = 1 → every
+/// FC 0) is not informative, so two pools: A (w 1) runs 0 with 8 pending, B (w 1) runs 0.
+/// AS = 8, w = ½ each: sto_A = min(8, 4 − 0) = 4; GFC_A = β · 0 · ½ = 0; beyond = β · ½ = 5.
+/// The 4 tasks with a replica on a free node come first (data-local candidates), then the
+/// rest in snapshot order.
+#[test]
+fn lsap_fair_sto_gives_gfc_to_data_local_candidates_first() {
+    use placer_solver::index::Indexed;
+    use placer_solver::policy::lsap_fair::fairness_costs;
+    let nodes: Vec<Value> =
+        (1..=8).map(|i| json!({"id": format!("n{i}"), "rack": "r1", "map_slots": 1})).collect();
+    let pending: Vec<Value> = (0..8)
+        .map(|i| {
+            // Odd tasks have their replica on n8, which is busy: not data-local candidates.
+            let replica = if i % 2 == 1 { "n8".to_owned() } else { format!("n{}", i + 1) };
+            map(&format!("a{i}"), "ja", &[&replica])
+        })
+        .collect();
+    let v = snapshot(
+        json!({"racks": [{"id": "r1"}], "nodes": nodes}),
+        json!([{"id": "A"}, {"id": "B"}]),
+        json!([{"id": "ja", "pool": "A"}, {"id": "jb", "pool": "B"}]),
+        pending,
+        vec![running("busy", "jb", "n8", 0.0)],
+        json!({"algorithm": "lsap_fair", "beta": 10.0}),
+    );
+    let req = request(&v);
+    let ix = Indexed::new(&req);
+    let (fc, quotas) = fairness_costs(&ix);
+    // B runs 1 of AS = 8: sto_B = 0 (no pending); A: sto = min(8, ⌊4⌋ − 0) = 4.
+    assert_eq!(quotas[0][0].sto, 4);
+    assert_relative_eq!(quotas[0][0].beyond, 5.0);
+    assert_relative_eq!(quotas[1 - 1][1].gfc, 10.0 * (1.0 / 4.0) * 0.5);
+    // Candidates a0, a2, a4, a6 (replicas on free n1, n3, n5, n7) get GFC 0; the rest 5.
+    assert_eq!(fc, [0.0, 5.0, 0.0, 5.0, 0.0, 5.0, 0.0, 5.0]);
+    assert!(quotas[0][0].gfc < quotas[0][0].beyond, "within quota is cheaper than beyond");
+}
+
+/// Ageing (lsap §3.3, last paragraph): one free slot (n1); a fresh node-local map and an old
+/// off-rack one of the same single pool (w = 1, so FC = 0). Credit = β · wait / aging_s =
+/// 10 · 1000 / 100 = 100 > the old task's 10.74 s transfer: the old task takes the slot. With
+/// no wait it would lose to the local one.
+#[test]
+fn lsap_fair_ages_long_waiting_tasks() {
+    let mut v = snapshot(
+        cluster(1),
+        json!([{"id": "p"}]),
+        json!([{"id": "j", "pool": "p"}]),
+        vec![
+            json!({"id": "old", "job": "j", "kind": "map", "input_bytes": BLOCK,
+                   "replicas": ["n3"], "pending_since_s": 0.0}),
+            json!({"id": "fresh", "job": "j", "kind": "map", "input_bytes": BLOCK,
+                   "replicas": ["n1"], "pending_since_s": 1000.0}),
+        ],
+        vec![
+            running("x2", "j", "n2", 0.0),
+            running("x3", "j", "n3", 0.0),
+            running("x4", "j", "n4", 0.0),
+        ],
+        json!({"algorithm": "lsap_fair", "beta": 10.0, "aging_s": 100.0}),
+    );
+    v["now_s"] = json!(1000.0);
+    let r = run(&v);
+    assert_eq!(placed(&r), pairs(&[("old", "n1")]));
+    assert_relative_eq!(r.assignments[0].cost.aging, 100.0);
+    assert_relative_eq!(
+        r.assignments[0].cost.total,
+        BLOCK as f64 * 8e-6 / 100.0 - 100.0,
+        epsilon = 1e-9
+    );
+    v["now_s"] = json!(1000.0);
+    v["pending"][0]["pending_since_s"] = json!(1000.0);
+    assert_eq!(placed(&run(&v)), pairs(&[("fresh", "n1")]));
+}
