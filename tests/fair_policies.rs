@@ -54,10 +54,6 @@ fn run(v: &Value) -> PlaceResponse {
     place(&request(v), &PlaceOptions::default()).expect("places")
 }
 
-fn node_of(r: &PlaceResponse, task: &str) -> Option<String> {
-    r.assignments.iter().find(|a| a.task.as_str() == task).map(|a| a.node.to_string())
-}
-
 fn placed(r: &PlaceResponse) -> Vec<(String, String)> {
     r.assignments.iter().map(|a| (a.task.to_string(), a.node.to_string())).collect()
 }

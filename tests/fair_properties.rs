@@ -1,0 +1,363 @@
+//! Property tests for the fair-sharing family (DESIGN.md §Style): on random small multi-pool
+//! snapshots with reduces, running-job limits, copy-compute caps (FAIR §5.2) and starvation
+//! clocks, every algorithm's placement is valid (no slot or CPAC cap oversubscribed, only
+//! runnable jobs placed, every pending task either placed or waiting), preemptions never take
+//! a pool below its fair share (design doc §3.3), the greedy policies are work-conserving on
+//! maps, and the exact policies equal a brute-force oracle: `lsap` on capped reduces and
+//! `lsap_fair` on its FC + DLC − ageing matrix (lsap §3.3).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use ndarray::Array2;
+use placer_models::{PlaceRequest, PlaceResponse, TaskKind};
+use placer_solver::cost::LocalityCost;
+use placer_solver::index::Indexed;
+use placer_solver::lsap::brute;
+use placer_solver::policy::lsap_fair::{aging_credits, fairness_costs};
+use placer_solver::{place, PlaceOptions};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+const ALGORITHMS: [&str; 6] = ["fifo", "fair", "delay", "dl_sched", "lsap", "lsap_fair"];
+
+/// Node: (rack, map slots, reduce slots, CPAC (max_reducers, max_computing)?, busy maps,
+/// busy reduces).
+type NodeGen = (usize, u32, u32, Option<(u32, u32)>, u32, u32);
+
+fn snapshot() -> impl Strategy<Value = PlaceRequest> {
+    let node = (
+        0usize..2,
+        0u32..=2,
+        0u32..=2,
+        proptest::option::of((0u32..=3, 0u32..=2)),
+        0u32..=2,
+        0u32..=2,
+    );
+    let pool = (
+        0u32..=3,
+        0u32..=2,
+        proptest::option::of(0u32..=50),
+        proptest::option::of(0u32..=50),
+        0u32..=100,
+        proptest::option::of(1u32..=2),
+    );
+    let job = (0usize..3, 0usize..5, 0u32..=50, 0usize..2);
+    (
+        proptest::collection::vec(node, 1..=5),
+        proptest::collection::vec(pool, 1..=3),
+        proptest::collection::vec(job, 1..=4),
+        proptest::collection::vec(
+            (0usize..4, 1u64..=256, proptest::collection::btree_set(0usize..5, 0..=2)),
+            0..=6,
+        ),
+        proptest::collection::vec(
+            (0usize..4, proptest::collection::vec((0usize..5, 1u64..=64), 0..=2)),
+            0..=4,
+        ),
+        proptest::collection::vec((0usize..4, 0u32..=100, any::<bool>()), 0..=10),
+        any::<bool>(),
+    )
+        .prop_map(|(nodes, pools, jobs, maps, reduces, busy_jobs, user_limit)| {
+            build(&nodes, &pools, &jobs, &maps, &reduces, &busy_jobs, user_limit)
+        })
+}
+
+#[allow(clippy::type_complexity)]
+fn build(
+    nodes: &[NodeGen],
+    pools: &[(u32, u32, Option<u32>, Option<u32>, u32, Option<u32>)],
+    jobs: &[(usize, usize, u32, usize)],
+    maps: &[(usize, u64, std::collections::BTreeSet<usize>)],
+    reduces: &[(usize, Vec<(usize, u64)>)],
+    busy_jobs: &[(usize, u32, bool)],
+    user_limit: bool,
+) -> PlaceRequest {
+    let n = nodes.len();
+    let priorities = ["very_low", "low", "normal", "high", "very_high"];
+    let pool_json: Vec<Value> = pools
+        .iter()
+        .enumerate()
+        .map(|(i, &(w, m, min_t, fair_t, clock, max_jobs))| {
+            let mut p = json!({"id": format!("p{i}"), "weight": w, "min_map_share": m,
+                               "min_reduce_share": m / 2,
+                               "starvation": {"map": {"at_min_share_s": clock, "at_half_fair_share_s": clock},
+                                              "reduce": {"at_min_share_s": clock}}});
+            if let Some(t) = min_t {
+                p["min_share_timeout_s"] = json!(t);
+            }
+            if let Some(t) = fair_t {
+                p["fair_share_timeout_s"] = json!(t);
+            }
+            if let Some(m) = max_jobs {
+                p["max_running_jobs"] = json!(m);
+            }
+            p
+        })
+        .collect();
+    let job_json: Vec<Value> = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, &(p, prio, submit, user))| {
+            json!({"id": format!("j{i}"), "pool": format!("p{}", p % pools.len()),
+                   "priority": priorities[prio], "submit_s": submit, "user": format!("u{user}"),
+                   "delay": {"level": (i % 3), "wait_s": submit, "skipped_at_s": 90.0}})
+        })
+        .collect();
+    let job = |k: usize| format!("j{}", k % jobs.len());
+    let mut running = Vec::new();
+    let mut busy = busy_jobs.iter().cycle();
+    let node_json: Vec<Value> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, &(rack, ms, rs, cpac, bm, br))| {
+            let mut v = json!({"id": format!("n{i}"), "rack": format!("r{rack}"), "map_slots": ms,
+                               "reduce_slots": rs});
+            let mut reducers = rs;
+            if let Some((max_reducers, max_computing)) = cpac {
+                v["max_reducers"] = json!(max_reducers);
+                v["max_computing"] = json!(max_computing);
+                reducers = max_reducers;
+            }
+            for b in 0..bm.min(ms) {
+                let &(j, started, _) = busy.next().unwrap_or(&(0, 0, false));
+                running.push(json!({"id": format!("m{i}-{b}"), "job": job(j), "kind": "map",
+                                    "node": format!("n{i}"), "started_s": started}));
+            }
+            for b in 0..br.min(reducers) {
+                let &(j, started, copy) = busy.next().unwrap_or(&(0, 0, true));
+                running.push(json!({"id": format!("r{i}-{b}"), "job": job(j), "kind": "reduce",
+                                    "node": format!("n{i}"), "started_s": started,
+                                    "phase": if copy { "copy" } else { "compute" }}));
+            }
+            v
+        })
+        .collect();
+    let mut pending: Vec<Value> = maps
+        .iter()
+        .enumerate()
+        .map(|(i, (j, mib, replicas))| {
+            let r: Vec<String> =
+                replicas.iter().filter(|&&k| k < n).map(|k| format!("n{k}")).collect();
+            json!({"id": format!("t{i}"), "job": job(*j), "kind": "map", "input_bytes": mib << 20,
+                   "replicas": r, "pending_since_s": (i * 17 % 100) as f64})
+        })
+        .collect();
+    for (i, (j, sources)) in reduces.iter().enumerate() {
+        let s: Vec<Value> = sources
+            .iter()
+            .map(|&(k, mib)| json!({"node": format!("n{}", k % n), "bytes": mib << 20}))
+            .collect();
+        pending
+            .push(json!({"id": format!("s{i}"), "job": job(*j), "kind": "reduce", "shuffle": s}));
+    }
+    let mut v = json!({
+        "schema_version": 1,
+        "now_s": 100.0,
+        "cluster": {"racks": [{"id": "r0"}, {"id": "r1"}], "nodes": node_json,
+                    "network": {"rack_mbps": 1000.0, "cross_rack_mbps": 100.0}},
+        "pools": pool_json,
+        "jobs": job_json,
+        "pending": pending,
+        "running": running,
+        "policy": {"algorithm": "lsap", "beta": 10.0, "aging_s": 50.0}
+    });
+    if user_limit {
+        v["users"] = json!([{"id": "u0", "max_running_jobs": 1}]);
+    }
+    common::request(&v)
+}
+
+fn with_algorithm(req: &PlaceRequest, algorithm: &str) -> PlaceRequest {
+    let mut r = req.clone();
+    r.policy.algorithm = serde_json::from_value(json!(algorithm)).unwrap();
+    r
+}
+
+/// Checks every invariant of one answer; returns nothing, panics with a message otherwise.
+fn check_valid(
+    req: &PlaceRequest,
+    r: &PlaceResponse,
+    algorithm: &str,
+) -> Result<(), TestCaseError> {
+    let ix = Indexed::new(req);
+    let node_at: HashMap<&str, usize> =
+        req.cluster.nodes.iter().enumerate().map(|(i, n)| (n.id.as_str(), i)).collect();
+    let task_at: HashMap<&str, usize> =
+        req.pending.iter().enumerate().map(|(i, t)| (t.id.as_str(), i)).collect();
+    let job_at: HashMap<&str, usize> =
+        req.jobs.iter().enumerate().map(|(i, j)| (j.id.as_str(), i)).collect();
+    let mut free = ix.free.clone();
+    let mut copies: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut maps_placed = 0;
+    for a in &r.assignments {
+        let t = *task_at.get(a.task.as_str()).expect("pending task");
+        prop_assert!(seen.insert(t), "{}: {} placed twice", algorithm, a.task);
+        let n = node_at[a.node.as_str()];
+        let task = &req.pending[t];
+        let k = usize::from(task.kind == TaskKind::Reduce);
+        prop_assert!(free[k][n] > 0, "{}: {} oversubscribed", algorithm, a.node);
+        free[k][n] -= 1;
+        let j = job_at[task.job.as_str()];
+        prop_assert!(ix.runnable[j], "{}: job {} is beyond its limit", algorithm, task.job);
+        if task.kind == TaskKind::Reduce {
+            let c = copies.entry((j as u32, n as u32)).or_insert(0);
+            *c += 1;
+            prop_assert!(
+                *c <= ix.copy_room(j as u32, n as u32),
+                "{}: CPAC cap on {}",
+                algorithm,
+                a.node
+            );
+        } else {
+            maps_placed += 1;
+        }
+    }
+    let waiting: u64 = r.waiting.iter().map(|w| w.tasks).sum();
+    prop_assert_eq!(waiting as usize + r.assignments.len(), req.pending.len());
+    if ["fifo", "fair", "dl_sched", "lsap"].contains(&algorithm) {
+        let slots: u64 = ix.free[0].iter().map(|&f| u64::from(f)).sum();
+        prop_assert_eq!(
+            maps_placed as u64,
+            slots.min(ix.eligible_of_kind[0].len() as u64),
+            "{} work-conserving",
+            algorithm
+        );
+    }
+    let mut victims = std::collections::HashSet::new();
+    for p in &r.preemptions {
+        prop_assert!(victims.insert(p.task.clone()), "preempted twice");
+        prop_assert!(req.running.iter().any(|t| t.id == p.task && t.node == p.node));
+    }
+    if !r.preemptions.is_empty() {
+        prop_assert!(["fair", "delay", "lsap_fair"].contains(&algorithm));
+        for pool in &r.pools {
+            let share = pool.fair_share.unwrap();
+            let hit = |kind: TaskKind| {
+                r.preemptions.iter().any(|p| {
+                    let t = req.running.iter().find(|t| t.id == p.task).unwrap();
+                    let j = &req.jobs[job_at[t.job.as_str()]];
+                    t.kind == kind && j.pool == pool.id
+                })
+            };
+            if hit(TaskKind::Map) {
+                prop_assert!(pool.running_after.map >= share.map - 1e-9, "map below fair share");
+            }
+            if hit(TaskKind::Reduce) {
+                prop_assert!(
+                    pool.running_after.reduce >= share.reduce - 1e-9,
+                    "reduce below fair share"
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Enumerates every capped assignment of the eligible reduces.
+struct CappedBrute<'i, 'a> {
+    ix: &'i Indexed<'a>,
+    model: LocalityCost<'i, 'a>,
+    tasks: Vec<usize>,
+    free: Vec<u32>,
+    used: HashMap<(u32, u32), u32>,
+    best: (usize, f64),
+}
+
+impl CappedBrute<'_, '_> {
+    fn go(&mut self, i: usize, placed: usize, cost: f64) {
+        if i == self.tasks.len() {
+            if placed > self.best.0 || (placed == self.best.0 && cost < self.best.1) {
+                self.best = (placed, cost);
+            }
+            return;
+        }
+        self.go(i + 1, placed, cost);
+        let t = self.tasks[i];
+        let j = self.ix.pending_job[t];
+        for n in 0..self.free.len() {
+            let key = (j, n as u32);
+            let u = self.used.get(&key).copied().unwrap_or(0);
+            if self.free[n] == 0 || u >= self.ix.copy_room(j, n as u32) {
+                continue;
+            }
+            self.free[n] -= 1;
+            self.used.insert(key, u + 1);
+            let c = self.model.cost(t, n as u32);
+            self.go(i + 1, placed + 1, cost + c);
+            self.used.insert(key, u);
+            self.free[n] += 1;
+        }
+    }
+}
+
+/// The best (most placed, then cheapest) assignment of the eligible reduces under free reducer
+/// slots and CPAC caps, by enumeration.
+fn brute_capped_reduces(req: &PlaceRequest) -> (usize, f64) {
+    let ix = Indexed::new(req);
+    let mut b = CappedBrute {
+        ix: &ix,
+        model: LocalityCost::new(&ix),
+        tasks: ix.eligible_of_kind[1].clone(),
+        free: ix.free[1].clone(),
+        used: HashMap::new(),
+        best: (0, 0.0),
+    };
+    b.go(0, 0, 0.0);
+    b.best
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn every_fair_family_placement_is_valid(req in snapshot()) {
+        for algorithm in ALGORITHMS {
+            let r = place(&with_algorithm(&req, algorithm), &PlaceOptions::default()).expect("places");
+            check_valid(&req, &r, algorithm)?;
+            let again = place(&with_algorithm(&req, algorithm), &PlaceOptions::default()).unwrap();
+            prop_assert_eq!(serde_json::to_string(&r).unwrap(), serde_json::to_string(&again).unwrap());
+        }
+    }
+
+    #[test]
+    fn lsap_on_capped_reduces_equals_brute_force(req in snapshot()) {
+        let r = place(&with_algorithm(&req, "lsap"), &PlaceOptions::default()).unwrap();
+        let reduces: Vec<_> = r.assignments.iter()
+            .filter(|a| req.pending.iter().any(|t| t.id == a.task && t.kind == TaskKind::Reduce))
+            .collect();
+        let cost: f64 = reduces.iter().map(|a| a.cost.total).sum();
+        let (count, best) = brute_capped_reduces(&req);
+        prop_assert_eq!(reduces.len(), count);
+        prop_assert!((cost - best).abs() <= 1e-6 * (1.0 + best.abs()), "{} vs brute {}", cost, best);
+    }
+
+    #[test]
+    fn lsap_fair_maps_equal_brute_force_on_fc_plus_dlc(req in snapshot()) {
+        let req = with_algorithm(&req, "lsap_fair");
+        let ix = Indexed::new(&req);
+        let model = LocalityCost::new(&ix);
+        let (fc, _) = fairness_costs(&ix);
+        let aging = aging_credits(&ix);
+        prop_assert!(fc.iter().all(|&f| (0.0..=req.policy.beta + 1e-12).contains(&f)), "FC in [0, β]");
+        let rows = ix.eligible_of_kind[0].clone();
+        let cols: Vec<u32> = (0..req.cluster.nodes.len() as u32)
+            .flat_map(|n| std::iter::repeat_n(n, ix.free[0][n as usize] as usize))
+            .collect();
+        let m = Array2::from_shape_fn((rows.len(), cols.len()), |(i, j)| {
+            let t = rows[i];
+            fc[t] - aging[t] + model.cost(t, cols[j])
+        });
+        let oracle = if rows.is_empty() || cols.is_empty() { 0.0 } else {
+            brute::solve(m.view()).unwrap().objective
+        };
+        let r = place(&req, &PlaceOptions::default()).unwrap();
+        let got: f64 = r.assignments.iter()
+            .filter(|a| req.pending.iter().any(|t| t.id == a.task && t.kind == TaskKind::Map))
+            .map(|a| a.cost.total)
+            .sum();
+        prop_assert!((got - oracle).abs() <= 1e-6 * (1.0 + oracle.abs()), "{} vs brute {}", got, oracle);
+    }
+}
