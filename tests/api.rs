@@ -313,3 +313,54 @@ async fn wrong_method_is_405_json_with_allow() {
     let reply = call(&app, TestRequest::post().uri("/healthz").to_request()).await;
     reply.assert_error(StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed");
 }
+
+/// The service is stateless: a master echoes `jobs[].delay` from one answer into the next
+/// snapshot (FAIR Alg. 1 over HTTP). Epoch 1 (t = 10): j1's only map is off-rack for the one
+/// free slot (n1) → skipped, `{level 0, wait 0, skipped_at 10}`. Epoch 2 (t = 40) with the
+/// echoed state: wait = 30 ≥ T1 + T2 = 2 · 1.5 · 3 s = 9 s → it launches, level 2.
+#[actix_web::test]
+async fn delay_state_round_trips_through_the_master() {
+    let mut snapshot = small_snapshot();
+    snapshot["policy"] = json!({"algorithm": "delay"});
+    snapshot["cluster"]["nodes"][2]["map_slots"] = json!(0);
+    snapshot["pending"] = json!([{"id": "j1-m-5", "job": "j1", "kind": "map",
+                                  "input_bytes": 134217728, "replicas": ["n3"]}]);
+    let app = test::init_service(app(AppState::new(&config()))).await;
+    let reply = call(&app, post_json(&snapshot).to_request()).await;
+    assert_placed(&reply);
+    assert_eq!(reply.json["assignments"], json!([]));
+    assert_eq!(reply.json["waiting"][0]["reason"], "waiting_for_locality");
+    let state = reply.json["jobs"][0]["delay"].clone();
+    assert_eq!(state, json!({"level": 0, "wait_s": 0.0, "skipped_at_s": 10.0}));
+
+    snapshot["now_s"] = json!(40.0);
+    snapshot["jobs"][0]["delay"] = state;
+    let reply = call(&app, post_json(&snapshot).to_request()).await;
+    assert_placed(&reply);
+    assert_eq!(reply.json["assignments"][0]["node"], "n1");
+    assert_eq!(reply.json["assignments"][0]["locality"], "remote");
+    assert_eq!(reply.json["jobs"][0]["delay"], json!({"level": 2, "wait_s": 0.0}));
+}
+
+/// New fields are validated like the old ones: 400 with the path of the field.
+#[actix_web::test]
+async fn fair_sharing_fields_are_validated_with_paths() {
+    let app = test::init_service(app(AppState::new(&config()))).await;
+    let cases = [
+        ("/jobs/0/delay", json!({"level": 3}), "jobs[0].delay.level"),
+        ("/pools/0/min_share_timeout_s", json!(-1.0), "pools[0].min_share_timeout_s"),
+        ("/policy/heartbeat_s", json!(0.0), "policy.heartbeat_s"),
+        ("/policy/beta", json!(-2.0), "policy.beta"),
+        ("/running/0/phase", json!("copy"), "running[0].phase"),
+        ("/pending/0/pending_since_s", json!(-5.0), "pending[0].pending_since_s"),
+    ];
+    for (pointer, value, path) in cases {
+        let mut snapshot = small_snapshot();
+        let (parent, key) = pointer.rsplit_once('/').unwrap();
+        let obj = snapshot.pointer_mut(parent).unwrap().as_object_mut().unwrap();
+        obj.insert(key.to_owned(), value);
+        let reply = call(&app, post_json(&snapshot).to_request()).await;
+        assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{path}: {}", reply.json);
+        assert_eq!(reply.error_path(), path);
+    }
+}

@@ -70,7 +70,10 @@ impl Fig9Spec {
 /// `policy.alpha` / `policy.beta` to sweep the tradeoff).
 pub fn fig9_snapshot(spec: &Fig9Spec) -> Result<PlaceRequest, DatasetError> {
     if spec.rack_size == 0 {
-        return Err(DatasetError::InvalidSpec { field: "rack-size", message: "must be ≥ 1".into() });
+        return Err(DatasetError::InvalidSpec {
+            field: "rack-size",
+            message: "must be ≥ 1".into(),
+        });
     }
     if !(0.0..=1.0).contains(&spec.idle) {
         return Err(DatasetError::InvalidSpec {

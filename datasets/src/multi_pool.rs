@@ -17,6 +17,9 @@
 //! became runnable this epoch), so `lsap_fair`'s ageing credit is 0 and delay scheduling starts
 //! every job at level 0 with no wait: the snapshot is a single epoch, not a replay.
 //!
+//! Order: pools and jobs as above; `pending` shuffled (jobs interleaved at random), so that a
+//! fairness-blind policy breaking ties by snapshot order does not favour the first pool.
+//!
 //! Ids: a job's maps are numbered `p{i}-j{k}-m-{n}`, its running ones first. Deterministic:
 //! ChaCha8 seeded with `seed`; O(N·S + Σ pending · R).
 
@@ -291,6 +294,9 @@ pub fn multi_pool_snapshot(spec: &MultiPoolSpec) -> Result<PlaceRequest, Dataset
             next_map[j] += 1;
         }
     }
+    // Listed in random order, so that the tie-breaks of fairness-blind policies (snapshot
+    // order) do not favour the pools listed first.
+    pending.shuffle(&mut rng);
 
     Ok(PlaceRequest {
         now_s: spec.now_s,

@@ -1,0 +1,236 @@
+//! Fairness against data locality, one epoch at a time: (a) every placement policy on a shared
+//! cluster whose pools start unfairly loaded (FAIR, Zaharia et al. §2–3; `MultiPoolSpec`), and
+//! (b) the α sweep of lsap-fair-sched (Guo, Fox, Zhou §4.4, Fig. 9; `Fig9Spec`): as the weight
+//! of the data-locality cost grows, locality improves and fairness deteriorates in steps.
+//! A quality comparison, not a timing: run it with
+//! `cargo bench --bench fairness_tradeoff -- --bench`; `cargo test` builds it and runs nothing.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use placer_datasets::{fig9_snapshot, multi_pool_snapshot, Fig9Spec, MultiPoolSpec};
+use placer_models::{Algorithm, DelayState, PlaceRequest, PlaceResponse};
+use placer_solver::fairness::fairness_distance;
+use placer_solver::{place, PlaceOptions};
+use std::collections::BTreeMap;
+
+const SEEDS: std::ops::RangeInclusive<u64> = 1..=5;
+/// The seed of the Fig. 9 staircase table (one seed shows the steps undiluted).
+const FIG9_SEED: u64 = 1;
+/// β of the sweep (the default).
+const FIG9_BETA: f64 = 10.0;
+
+fn solve(req: &PlaceRequest) -> PlaceResponse {
+    place(req, &PlaceOptions::default()).expect("places")
+}
+
+/// d(0): the fairness distance of the running maps before placement, with the formula of
+/// `stats.fairness_distance` (active pools: map demand > 0).
+fn initial_distance(req: &PlaceRequest, resp: &PlaceResponse) -> f64 {
+    let weight: Vec<f64> = req.pools.iter().map(|p| p.weight).collect();
+    let running: Vec<f64> = resp.pools.iter().map(|p| p.running.map).collect();
+    let active: Vec<bool> = resp.pools.iter().map(|p| p.demand.map > 0.0).collect();
+    fairness_distance(&weight, &running, &active)
+}
+
+/// Maps placed per pool, in pool order.
+fn placed_per_pool(req: &PlaceRequest, resp: &PlaceResponse) -> Vec<f64> {
+    let pool_of_job: BTreeMap<_, _> = req
+        .jobs
+        .iter()
+        .map(|j| (&j.id, req.pools.iter().position(|p| p.id == j.pool).expect("pool")))
+        .collect();
+    let job_of_task: BTreeMap<_, _> = req.pending.iter().map(|t| (&t.id, &t.job)).collect();
+    let mut placed = vec![0.0; req.pools.len()];
+    for a in &resp.assignments {
+        placed[pool_of_job[job_of_task[&a.task]]] += 1.0;
+    }
+    placed
+}
+
+struct Row {
+    label: &'static str,
+    set: fn(&mut PlaceRequest),
+}
+
+fn rows() -> Vec<Row> {
+    vec![
+        Row { label: "fifo", set: |r| r.policy.algorithm = Algorithm::Fifo },
+        Row { label: "fair", set: |r| r.policy.algorithm = Algorithm::Fair },
+        Row {
+            label: "delay (first epoch: level 0, wait 0)",
+            set: |r| r.policy.algorithm = Algorithm::Delay,
+        },
+        Row {
+            label: "delay (wait elapsed: 10 s ≥ T1 + T2 = 9 s)",
+            set: |r| {
+                r.policy.algorithm = Algorithm::Delay;
+                for j in &mut r.jobs {
+                    j.delay = Some(DelayState { level: 0, wait_s: 10.0, skipped_at_s: None });
+                }
+            },
+        },
+        Row {
+            label: "delay (T1 = T2 = 0)",
+            set: |r| {
+                r.policy.algorithm = Algorithm::Delay;
+                r.policy.locality_delay_node_s = Some(0.0);
+                r.policy.locality_delay_rack_s = Some(0.0);
+            },
+        },
+        Row { label: "dl_sched", set: |r| r.policy.algorithm = Algorithm::DlSched },
+        Row { label: "lsap", set: |r| r.policy.algorithm = Algorithm::Lsap },
+        Row {
+            label: "lsap_fair (α = 1, β = 10)",
+            set: |r| r.policy.algorithm = Algorithm::LsapFair,
+        },
+        Row {
+            label: "lsap_fair (α = 10, β = 10)",
+            set: |r| {
+                r.policy.algorithm = Algorithm::LsapFair;
+                r.policy.alpha = 10.0;
+            },
+        },
+        Row {
+            label: "lsap_fair (α = 100, β = 10)",
+            set: |r| {
+                r.policy.algorithm = Algorithm::LsapFair;
+                r.policy.alpha = 100.0;
+            },
+        },
+    ]
+}
+
+fn policies_table() {
+    let spec = MultiPoolSpec::default();
+    // Determinism of the generator at the byte level (the datasets crate has no JSON dependency).
+    let bytes = |s: &MultiPoolSpec| serde_json::to_vec(&multi_pool_snapshot(s).expect("spec"));
+    assert_eq!(bytes(&spec).expect("json"), bytes(&spec).expect("json"), "same seed, same bytes");
+
+    let n = SEEDS.count() as f64;
+    let (mut d0, mut pending, mut free) = (0.0, 0.0, 0.0);
+    println!(
+        "| policy | node-local | rack-local | remote | locality cost (s) | d(t) | d(0) − d(t) | assigned | placed p0 / p1 / p2 (w 1 / 2 / 4) |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---|");
+    for (i, row) in rows().iter().enumerate() {
+        let (mut node, mut rack, mut remote, mut cost, mut dt, mut assigned) =
+            (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+        let mut placed = vec![0.0; spec.weights.len()];
+        let mut row_d0 = 0.0;
+        for seed in SEEDS {
+            let mut req =
+                multi_pool_snapshot(&MultiPoolSpec { seed, ..spec.clone() }).expect("spec");
+            (row.set)(&mut req);
+            let resp = solve(&req);
+            let s = &resp.stats;
+            node += s.node_local as f64;
+            rack += s.rack_local as f64;
+            remote += s.remote as f64;
+            cost += s.locality_cost / req.policy.alpha;
+            dt += s.fairness_distance;
+            assigned += s.assigned as f64;
+            row_d0 += initial_distance(&req, &resp);
+            for (p, c) in placed_per_pool(&req, &resp).into_iter().enumerate() {
+                placed[p] += c;
+            }
+            if i == 0 {
+                pending += s.pending as f64;
+                free += s.free_map_slots as f64;
+            }
+        }
+        if i == 0 {
+            d0 = row_d0 / n;
+        }
+        let pct = |x: f64| if assigned > 0.0 { 100.0 * x / assigned } else { 0.0 };
+        let placed: Vec<String> = placed.iter().map(|c| format!("{:.1}", c / n)).collect();
+        println!(
+            "| {} | {:.1}% | {:.1}% | {:.1}% | {:.1} | {:.3} | {:+.3} | {:.1} | {} |",
+            row.label,
+            pct(node),
+            pct(rack),
+            pct(remote),
+            cost / n,
+            dt / n,
+            (row_d0 - dt) / n,
+            assigned / n,
+            placed.join(" / "),
+        );
+    }
+    println!();
+    println!(
+        "Before placement (mean of seeds {}..={}): d(0) = {d0:.3}; {:.1} pending maps, {:.1} free map slots.",
+        SEEDS.start(),
+        SEEDS.end(),
+        pending / n,
+        free / n
+    );
+}
+
+fn fig9_table() {
+    println!("| α | node-local | rack-local | remote | transfer (s) | α · DLC (s) | d(t) | d(0) − d(t) | placed g0 / g1 / g2 / g3 / g4 | mean node-local, seeds 1–5 | mean d(0) − d(t), seeds 1–5 |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|");
+    let base = |seed: u64| {
+        let mut req = fig9_snapshot(&Fig9Spec::paper(seed)).expect("spec");
+        req.policy.algorithm = Algorithm::LsapFair;
+        req.policy.beta = FIG9_BETA;
+        req
+    };
+    let mut d0 = 0.0;
+    let n = SEEDS.count() as f64;
+    for k in 0..=24 {
+        let alpha = 10f64.powf(-3.0 + 0.25 * f64::from(k));
+        let mut req = base(FIG9_SEED);
+        req.policy.alpha = alpha;
+        let resp = solve(&req);
+        let s = &resp.stats;
+        d0 = initial_distance(&req, &resp);
+        let placed: Vec<String> =
+            placed_per_pool(&req, &resp).iter().map(|c| format!("{c}")).collect();
+        let (mut mean_node, mut mean_gain) = (0.0, 0.0);
+        for seed in SEEDS {
+            let mut req = base(seed);
+            req.policy.alpha = alpha;
+            let resp = solve(&req);
+            mean_node += resp.stats.node_local as f64;
+            mean_gain += initial_distance(&req, &resp) - resp.stats.fairness_distance;
+        }
+        println!(
+            "| {alpha:.4} | {} | {} | {} | {:.1} | {:.2} | {:.3} | {:+.3} | {} | {:.1} | {:+.3} |",
+            s.node_local,
+            s.rack_local,
+            s.remote,
+            s.locality_cost / alpha,
+            s.locality_cost,
+            s.fairness_distance,
+            d0 - s.fairness_distance,
+            placed.join(" / "),
+            mean_node / n,
+            mean_gain / n,
+        );
+    }
+    let req = base(FIG9_SEED);
+    let running = |g: usize| {
+        let job = &req.jobs[g].id;
+        (
+            req.running.iter().filter(|t| &t.job == job).count(),
+            req.pending.iter().filter(|t| &t.job == job).count(),
+        )
+    };
+    let groups: Vec<String> = (0..req.pools.len())
+        .map(|g| {
+            let (r, p) = running(g);
+            format!("g{g}: {r} running, {p} pending")
+        })
+        .collect();
+    println!();
+    println!("Seed {FIG9_SEED}, β = {FIG9_BETA}: d(0) = {d0:.3}; {}.", groups.join("; "));
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; `cargo test --benches` passes nothing: run only for bench.
+    if !std::env::args().any(|a| a == "--bench") {
+        return;
+    }
+    policies_table();
+    println!();
+    fig9_table();
+}
