@@ -207,22 +207,79 @@ fn fig9_table() {
             mean_gain / n,
         );
     }
-    let req = base(FIG9_SEED);
-    let running = |g: usize| {
-        let job = &req.jobs[g].id;
-        (
-            req.running.iter().filter(|t| &t.job == job).count(),
-            req.pending.iter().filter(|t| &t.job == job).count(),
-        )
+    let mut req = base(FIG9_SEED);
+    let count = |tasks: &mut dyn Iterator<Item = &placer_models::JobId>, g: usize| {
+        tasks.filter(|&j| *j == req.jobs[g].id).count()
     };
+    let running: Vec<usize> =
+        (0..req.pools.len()).map(|g| count(&mut req.running.iter().map(|t| &t.job), g)).collect();
+    let pending: Vec<usize> =
+        (0..req.pools.len()).map(|g| count(&mut req.pending.iter().map(|t| &t.job), g)).collect();
     let groups: Vec<String> = (0..req.pools.len())
-        .map(|g| {
-            let (r, p) = running(g);
-            format!("g{g}: {r} running, {p} pending")
-        })
+        .map(|g| format!("g{g}: {} running, {} pending", running[g], pending[g]))
         .collect();
     println!();
     println!("Seed {FIG9_SEED}, β = {FIG9_BETA}: d(0) = {d0:.3}; {}.", groups.join("; "));
+
+    // References on the same snapshot: lsap (no fairness cost), and the smallest D any
+    // placement filling the free slots can reach (brute force over per-group counts).
+    req.policy.algorithm = Algorithm::Lsap;
+    req.policy.alpha = 1.0;
+    let lsap = solve(&req);
+    let weight: Vec<f64> = req.pools.iter().map(|p| p.weight).collect();
+    let free = lsap.stats.free_map_slots.min(req.pending.len() as u64) as usize;
+    let (best, counts) = best_distance(&weight, &running, &pending, free);
+    println!(
+        "lsap on the same snapshot: {} node-local, {} rack-local, {} remote, transfer {:.1} s, d(t) = {:.3}. \
+         Smallest d(t) any placement of {free} maps can reach: {best:.3} (placed {}).",
+        lsap.stats.node_local,
+        lsap.stats.rack_local,
+        lsap.stats.remote,
+        lsap.stats.locality_cost,
+        lsap.stats.fairness_distance,
+        counts.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" / "),
+    );
+}
+
+/// The smallest fairness distance over all ways to place `free` maps, at most `pending[g]` of
+/// group g, on top of `running` (every group active), and the per-group counts reaching it.
+fn best_distance(
+    weight: &[f64],
+    running: &[usize],
+    pending: &[usize],
+    free: usize,
+) -> (f64, Vec<usize>) {
+    fn walk(
+        g: usize,
+        left: usize,
+        x: &mut Vec<usize>,
+        eval: &dyn Fn(&[usize]) -> f64,
+        pending: &[usize],
+        best: &mut (f64, Vec<usize>),
+    ) {
+        if g == pending.len() {
+            if left == 0 {
+                let d = eval(x);
+                if d < best.0 {
+                    *best = (d, x.clone());
+                }
+            }
+            return;
+        }
+        for c in 0..=pending[g].min(left) {
+            x.push(c);
+            walk(g + 1, left - c, x, eval, pending, best);
+            x.pop();
+        }
+    }
+    let active = vec![true; weight.len()];
+    let eval = |x: &[usize]| {
+        let after: Vec<f64> = running.iter().zip(x).map(|(&r, &c)| (r + c) as f64).collect();
+        fairness_distance(weight, &after, &active)
+    };
+    let mut best = (f64::INFINITY, Vec::new());
+    walk(0, free, &mut Vec::new(), &eval, pending, &mut best);
+    best
 }
 
 fn main() {
