@@ -139,7 +139,7 @@ proptest! {
         }).collect();
         let slots: i64 = free.values().sum();
         let mut lsap_objective = None;
-        for (algorithm, solver) in [("lsap", "jv"), ("lsap", "hungarian"), ("lsap", "auto"), ("dl_sched", "auto")] {
+        for (algorithm, solver) in [("lsap", "jv"), ("lsap", "hungarian"), ("lsap", "flow"), ("lsap", "auto"), ("dl_sched", "auto")] {
             let r = place(&with_algorithm(&req, algorithm, solver), &PlaceOptions::default())
                 .expect("valid snapshot places");
             let mut left = free.clone();

@@ -53,10 +53,11 @@ impl Algorithm {
 )]
 #[serde(rename_all = "snake_case")]
 pub enum SolverEngine {
-    /// The fastest exact engine this build has (today: `jv`).
+    /// The fastest exact engine this build has (today: `flow`).
     #[default]
     Auto,
-    /// placer's structured min-cost flow (not in this build yet: answered with 422).
+    /// placer's structured min-cost flow over tasks, replica nodes, rack and cluster
+    /// aggregators (no dense matrix).
     Flow,
     /// placer's dense rectangular shortest-augmenting-path solver (Jonker–Volgenant family).
     Jv,

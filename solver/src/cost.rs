@@ -44,6 +44,20 @@ impl CostRow {
     }
 }
 
+/// A task's costs in the shape of the flow network (DESIGN.md §The epoch pipeline, step 5):
+/// `base` on every node of a rack not listed, `racks` for the listed racks (each < `base`),
+/// `on_node` for the nodes holding its data (each ≤ its rack's cost). So
+/// cost(n) = on_node(n), else racks(rack(n)), else base; and base = max over racks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SparseRow {
+    /// The cost on a node of any unlisted rack (the largest per-rack cost).
+    pub base: f64,
+    /// Racks where the task is cheaper than `base`.
+    pub racks: Vec<(u32, f64)>,
+    /// Nodes holding its data, with their exact cost.
+    pub on_node: Vec<(u32, f64)>,
+}
+
 /// The locality cost model of one snapshot.
 #[derive(Debug)]
 pub struct LocalityCost<'i, 'a> {
@@ -86,6 +100,54 @@ impl<'i, 'a> LocalityCost<'i, 'a> {
             .map(|&r| bw.between(self.ix.node_rack[r as usize], q))
             .fold(0.0, f64::max);
         self.alpha * bytes as f64 * BYTES_TO_MEGABITS / best
+    }
+
+    /// Pending task `t`'s costs in sparse form: O(replicas) for a map when bandwidths are
+    /// [`Bandwidths::uniform`](crate::network::Bandwidths::uniform), else O(racks) from its
+    /// full row.
+    pub fn sparse_row(&self, t: usize) -> SparseRow {
+        let task = &self.ix.req.pending[t];
+        let replicas = &self.ix.replicas[t];
+        let racks = self.ix.racks();
+        if task.kind == TaskKind::Map && replicas.is_empty() {
+            return SparseRow { base: 0.0, racks: Vec::new(), on_node: Vec::new() };
+        }
+        if task.kind == TaskKind::Map && self.ix.bandwidths.uniform() {
+            let mut holding: Vec<u32> =
+                replicas.iter().map(|&r| self.ix.node_rack[r as usize]).collect();
+            holding.sort_unstable();
+            holding.dedup();
+            let bytes = task.input_bytes;
+            let on_node = {
+                let mut v: Vec<(u32, f64)> = replicas.iter().map(|&r| (r, 0.0)).collect();
+                v.sort_unstable_by_key(|&(n, _)| n);
+                v
+            };
+            let in_rack = self.map_read(t, bytes, holding[0]);
+            if holding.len() == racks {
+                return SparseRow { base: in_rack, racks: Vec::new(), on_node };
+            }
+            // Some rack holds no replica, so there are at least two racks.
+            let cross = self.cross_read(bytes);
+            let listed = if in_rack < cross {
+                holding.iter().map(|&q| (q, in_rack)).collect()
+            } else {
+                Vec::new()
+            };
+            return SparseRow { base: cross, racks: listed, on_node };
+        }
+        let row = self.row(t);
+        let base = row.per_rack.iter().copied().fold(0.0, f64::max);
+        let listed = (0..racks as u32)
+            .filter(|&q| row.per_rack[q as usize] < base)
+            .map(|q| (q, row.per_rack[q as usize]))
+            .collect();
+        SparseRow { base, racks: listed, on_node: row.on_node }
+    }
+
+    /// α · seconds to read `bytes` across racks (uniform bandwidths).
+    fn cross_read(&self, bytes: u64) -> f64 {
+        self.alpha * bytes as f64 * BYTES_TO_MEGABITS / self.ix.bandwidths.between(0, 1)
     }
 
     /// Pending task `t`'s cost on `node`, equal to `self.row(t).at(node, rack)`: O(replicas)

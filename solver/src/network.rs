@@ -59,6 +59,12 @@ impl Bandwidths {
         Self { racks, rack_mbps: net.rack_mbps, cross_rack_mbps: net.cross_rack_mbps, overrides }
     }
 
+    /// Whether reads inside a rack are at least as fast as across racks and no pair is
+    /// overridden: then a task's cost depends only on whether a rack holds its data.
+    pub fn uniform(&self) -> bool {
+        matches!(self.overrides, Overrides::None) && self.rack_mbps >= self.cross_rack_mbps
+    }
+
     /// Mbit/s for data read from a node of rack `src` by a node of rack `dst`.
     #[inline]
     pub fn between(&self, src: u32, dst: u32) -> f64 {

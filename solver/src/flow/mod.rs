@@ -3,3 +3,4 @@
 //! copy-compute splitting's per-(job, node) reducer caps (FAIR §5.2).
 
 pub mod ssp;
+pub mod structured;

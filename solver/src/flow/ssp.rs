@@ -64,23 +64,101 @@ impl MinCostFlow {
         self.initial_cap[id] - self.arcs[id].cap
     }
 
-    /// Sends a maximum flow of minimum cost from `s` to `t`.
+    /// Pushes `amount` along arc `id` without any check: for a caller that seeds the flow
+    /// with zero-cost paths before [`MinCostFlow::solve`] (which keeps zero potentials valid).
+    pub fn push(&mut self, id: usize, amount: i64) {
+        self.arcs[id].cap -= amount;
+        self.arcs[id ^ 1].cap += amount;
+    }
+
+    /// Remaining capacity of arc `id`.
+    pub fn residual(&self, id: usize) -> i64 {
+        self.arcs[id].cap
+    }
+
+    /// Sends a maximum flow of minimum cost from `s` to `t`, on top of any flow already pushed
+    /// (which must leave no residual arc of negative cost). Dijkstra stops as soon as `t` is
+    /// settled; only settled vertices' potentials move (π(v) += d(v) − d(t), which differs
+    /// from the textbook update by a constant), and only touched entries are reset, so a short
+    /// augmenting path costs time in proportion to what it explores. The source's own arcs
+    /// (one per task in placer's networks) live in a persistent heap keyed by c − π(v), so a
+    /// round does not re-push every unplaced task: O(settled · log) per round, not O(tasks).
     pub fn solve(&mut self, s: usize, t: usize) -> FlowResult {
         let n = self.out.len();
         let mut potential = vec![0i64; n];
         let mut dist = vec![i64::MAX; n];
         let mut via = vec![u32::MAX; n];
+        let mut settled: Vec<u32> = Vec::new();
+        let mut touched: Vec<u32> = Vec::new();
+        let mut done = vec![false; n];
+        let mut heap = BinaryHeap::new();
+        // Source arcs: (c − π(head), arc) with a version per head to drop stale entries.
+        let mut version = vec![0u32; n];
+        let mut source_heap: BinaryHeap<Reverse<(i64, u32, u32)>> = BinaryHeap::new();
+        for &a in &self.out[s] {
+            let arc = self.arcs[a as usize];
+            if arc.cap > 0 {
+                source_heap.push(Reverse((arc.cost, a, 0)));
+            }
+        }
         let mut result = FlowResult { flow: 0, cost: 0 };
         loop {
-            dist.fill(i64::MAX);
-            via.fill(u32::MAX);
+            for &v in &touched {
+                dist[v as usize] = i64::MAX;
+                via[v as usize] = u32::MAX;
+                done[v as usize] = false;
+            }
+            touched.clear();
+            settled.clear();
+            heap.clear();
             dist[s] = 0;
-            let mut heap = BinaryHeap::new();
-            heap.push(Reverse((0i64, s as u32)));
-            while let Some(Reverse((d, u))) = heap.pop() {
+            done[s] = true;
+            touched.push(s as u32);
+            settled.push(s as u32);
+            let mut popped_source: Vec<u32> = Vec::new();
+            let mut reached = false;
+            loop {
+                // The cheaper of the main heap and the source heap's best valid entry.
+                while let Some(&Reverse((key, a, ver))) = source_heap.peek() {
+                    let head = self.arcs[a as usize].to as usize;
+                    if self.arcs[a as usize].cap > 0 && ver == version[head] && !done[head] {
+                        let _ = key;
+                        break;
+                    }
+                    source_heap.pop();
+                }
+                let from_source =
+                    source_heap.peek().map(|&Reverse((key, a, _))| (key + potential[s], a));
+                let from_main = heap.peek().map(|&Reverse((d, u)): &Reverse<(i64, u32)>| (d, u));
+                let (d, u) = match (from_source, from_main) {
+                    (None, None) => break,
+                    (Some((ds, a)), m) if m.is_none_or(|(dm, _)| ds < dm) => {
+                        source_heap.pop();
+                        let head = self.arcs[a as usize].to;
+                        popped_source.push(head);
+                        if dist[head as usize] == i64::MAX {
+                            touched.push(head);
+                        }
+                        if ds < dist[head as usize] {
+                            dist[head as usize] = ds;
+                            via[head as usize] = a;
+                        }
+                        (ds, head)
+                    }
+                    _ => {
+                        heap.pop();
+                        from_main.unwrap_or((0, 0))
+                    }
+                };
                 let u = u as usize;
-                if d > dist[u] {
+                if done[u] || d > dist[u] {
                     continue;
+                }
+                done[u] = true;
+                settled.push(u as u32);
+                if u == t {
+                    reached = true;
+                    break;
                 }
                 for &a in &self.out[u] {
                     let arc = self.arcs[a as usize];
@@ -88,21 +166,26 @@ impl MinCostFlow {
                         continue;
                     }
                     let v = arc.to as usize;
+                    if done[v] {
+                        continue;
+                    }
                     let nd = d + arc.cost + potential[u] - potential[v];
                     if nd < dist[v] {
+                        if dist[v] == i64::MAX {
+                            touched.push(v as u32);
+                        }
                         dist[v] = nd;
                         via[v] = a;
                         heap.push(Reverse((nd, v as u32)));
                     }
                 }
             }
-            if dist[t] == i64::MAX {
+            if !reached {
                 return result;
             }
-            for v in 0..n {
-                if dist[v] != i64::MAX {
-                    potential[v] += dist[v];
-                }
+            let dt = dist[t];
+            for &v in &settled {
+                potential[v as usize] += dist[v as usize] - dt;
             }
             // Bottleneck along the path, then push.
             let mut push = i64::MAX;
@@ -121,7 +204,36 @@ impl MinCostFlow {
                 v = self.arcs[a ^ 1].to as usize;
             }
             result.flow += push;
+            // Re-key the source arcs whose heads moved (settled) or were popped.
+            for &v in settled.iter().chain(&popped_source) {
+                let v = v as usize;
+                if v == s {
+                    continue;
+                }
+                version[v] += 1;
+            }
+            for &v in settled.iter().chain(&popped_source) {
+                let v = v as usize;
+                if v == s {
+                    continue;
+                }
+                for &a in &self.in_from_source(s, v) {
+                    let arc = self.arcs[a as usize];
+                    if arc.cap > 0 {
+                        source_heap.push(Reverse((arc.cost - potential[v], a, version[v])));
+                    }
+                }
+            }
         }
+    }
+
+    /// Arcs s → v (the source's arcs into `v`), found through v's residual twins.
+    fn in_from_source(&self, s: usize, v: usize) -> Vec<u32> {
+        self.out[v]
+            .iter()
+            .filter(|&&b| b % 2 == 1 && self.arcs[b as usize].to as usize == s)
+            .map(|&b| b ^ 1)
+            .collect()
     }
 }
 

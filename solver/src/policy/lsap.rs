@@ -21,7 +21,7 @@
 use super::Placement;
 use crate::cost::LocalityCost;
 use crate::error::SolveError;
-use crate::flow::ssp::MinCostFlow;
+use crate::flow::{ssp::MinCostFlow, structured};
 use crate::index::{kind_slot, Indexed, KINDS};
 use crate::lsap::{hungarian::Hungarian, jv::Jv, DenseSolver};
 use crate::matrix::{CostMatrix, MAX_DENSE_CELLS};
@@ -29,16 +29,12 @@ use crate::quantum::Quantum;
 use placer_models::{SolverEngine, Status, TaskKind};
 use std::collections::HashMap;
 
-/// The dense engine for `engine` (`auto` → JV).
-pub fn dense_engine(engine: SolverEngine) -> Result<&'static dyn DenseSolver, SolveError> {
+/// The dense engine for `engine` (`jv` or `hungarian`); `None` for the structured flow.
+pub fn dense_engine(engine: SolverEngine) -> Option<&'static dyn DenseSolver> {
     match engine {
-        SolverEngine::Auto | SolverEngine::Jv => Ok(&Jv),
-        SolverEngine::Hungarian => Ok(&Hungarian),
-        SolverEngine::Flow => Err(SolveError::UnsupportedEngine {
-            path: "policy.solver".to_owned(),
-            engine: "flow",
-            available: "auto, jv, hungarian",
-        }),
+        SolverEngine::Jv => Some(&Jv),
+        SolverEngine::Hungarian => Some(&Hungarian),
+        SolverEngine::Auto | SolverEngine::Flow => None,
     }
 }
 
@@ -65,10 +61,12 @@ pub fn solve_kind(
     offset: &dyn Fn(usize) -> f64,
     node_of_task: &mut [Option<u32>],
 ) -> Result<(), SolveError> {
-    let solver = dense_engine(engine)?;
     if kind == TaskKind::Reduce && ix.has_cpac() {
         return solve_capped_reduces(ix, model, offset, node_of_task);
     }
+    let Some(solver) = dense_engine(engine) else {
+        return structured::solve(ix, model, kind, offset, node_of_task);
+    };
     let problem = CostMatrix::new(ix, model, kind, true)?;
     let (rows, cols) = problem.dim();
     if rows == 0 || cols == 0 {
