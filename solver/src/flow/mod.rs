@@ -4,3 +4,4 @@
 
 pub mod ssp;
 pub mod structured;
+pub mod zero_matching;

@@ -15,12 +15,13 @@
 //! path, so a minimum-cost maximum flow is an optimal rectangular assignment: the same
 //! objective as the dense LSAP on `placer export-matrix`, without padding.
 //!
-//! Solve: zero-cost node-local placements are pushed greedily first (a flow of cost 0 is
-//! optimal for its value), then [`MinCostFlow::solve`] augments along shortest paths with
+//! Solve: a maximum matching over zero-cost node-local pairs and the no-preference tasks are
+//! pushed first (a flow of cost 0 is optimal for its value), then [`MinCostFlow::solve`] augments along shortest paths with
 //! early-terminating Dijkstra. Memory O(tasks · (replicas + listed racks) + nodes + racks).
 //! Time O(F · E log V) in the worst case for the F units left after the greedy seed.
 
 use super::ssp::MinCostFlow;
+use super::zero_matching::max_matching;
 use crate::cost::{LocalityCost, SparseRow};
 use crate::error::SolveError;
 use crate::index::{kind_slot, Indexed};
@@ -97,24 +98,20 @@ pub fn solve(
     let mut anywhere = 0usize;
 
     let mut task_arcs: Vec<Vec<(usize, Out)>> = Vec::with_capacity(tasks.len());
+    let mut zero_pairs: Vec<Vec<u32>> = vec![Vec::new(); tasks.len()];
+    let mut source_arcs = Vec::with_capacity(tasks.len());
     for (i, row) in rows.iter().enumerate() {
         let v = task_v0 + i;
         let o = quantum.to_units(offsets[i]);
         let source_arc = g.add_arc(s, v, 1, o);
+        source_arcs.push(source_arc);
         let mut out = Vec::with_capacity(row.on_node.len() + row.racks.len() + 1);
         for &(n, c) in &row.on_node {
             if node_v[n as usize] != usize::MAX {
                 let units = quantum.to_units(c);
                 let a = g.add_arc(v, node_v[n as usize], 1, units);
-                // Greedy seed: a free zero-cost node-local placement.
-                if o == 0
-                    && units == 0
-                    && g.residual(source_arc) > 0
-                    && g.residual(node_arc[n as usize]) > 0
-                {
-                    g.push(source_arc, 1);
-                    g.push(a, 1);
-                    g.push(node_arc[n as usize], 1);
+                if o == 0 && units == 0 {
+                    zero_pairs[i].push(n);
                 }
                 out.push((a, Out::Node(n)));
             }
@@ -124,9 +121,30 @@ pub fn solve(
                 out.push((g.add_arc(v, rack_v(q), 1, quantum.to_units(c)), Out::Rack(q)));
             }
         }
+        let a = g.add_arc(v, cluster, 1, quantum.to_units(row.base));
+        out.push((a, Out::Cluster));
+        task_arcs.push(out);
+    }
+    // Seed 1: a maximum matching over zero-cost node-local pairs.
+    let seeded =
+        max_matching(&zero_pairs, |n| free[n as usize].min(u32::try_from(cap).unwrap_or(u32::MAX)));
+    for (i, node) in seeded.iter().enumerate() {
+        let Some(n) = *node else { continue };
+        let Some(&(a, _)) =
+            task_arcs[i].iter().find(|(_, to)| matches!(to, Out::Node(m) if *m == n))
+        else {
+            continue;
+        };
+        g.push(source_arcs[i], 1);
+        g.push(a, 1);
+        g.push(node_arc[n as usize], 1);
+    }
+    // Seed 2: a task that costs 0 on any node (no preference) takes any slot left.
+    for (i, row) in rows.iter().enumerate() {
+        let source_arc = source_arcs[i];
+        let o = quantum.to_units(offsets[i]);
         let base = quantum.to_units(row.base);
-        let a = g.add_arc(v, cluster, 1, base);
-        // Greedy seed: a task that costs 0 on any node (no preference) takes any free slot.
+        let Some(&(a, _)) = task_arcs[i].last() else { continue };
         if o == 0 && base == 0 && g.residual(source_arc) > 0 {
             while anywhere < nodes.len() && g.residual(node_arc[nodes[anywhere] as usize]) == 0 {
                 anywhere += 1;
@@ -144,8 +162,6 @@ pub fn solve(
                 }
             }
         }
-        out.push((a, Out::Cluster));
-        task_arcs.push(out);
     }
     g.solve(s, t_sink);
 
