@@ -13,9 +13,10 @@
 //! Deterministic: ChaCha8 seeded with `seed`; O(N·S + T·R).
 
 use crate::error::DatasetError;
+use crate::topology::racks_and_nodes;
 use placer_models::{
-    Cluster, Job, JobId, Network, Node, NodeId, PendingTask, PlaceRequest, Pool, PoolId, Rack,
-    RackId, RunningTask, TaskId, TaskKind,
+    Cluster, Job, JobId, Network, PendingTask, PlaceRequest, Pool, PoolId, RunningTask, TaskId,
+    TaskKind,
 };
 use rand::seq::index::sample;
 use rand::{Rng, SeedableRng};
@@ -98,17 +99,7 @@ pub fn fig9_snapshot(spec: &Fig9Spec) -> Result<PlaceRequest, DatasetError> {
     })?;
     let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
 
-    let racks: Vec<Rack> = (0..spec.nodes.div_ceil(spec.rack_size))
-        .map(|r| Rack { id: RackId(format!("r{r}")) })
-        .collect();
-    let nodes: Vec<Node> = (0..spec.nodes)
-        .map(|n| Node {
-            id: NodeId(format!("n{n}")),
-            rack: racks[n / spec.rack_size].id.clone(),
-            map_slots: spec.map_slots,
-            ..Node::default()
-        })
-        .collect();
+    let (racks, nodes) = racks_and_nodes(spec.nodes, spec.rack_size, spec.map_slots);
     let pools: Vec<Pool> = (0..spec.groups)
         .map(|g| Pool {
             id: PoolId(format!("g{g}")),
@@ -194,7 +185,7 @@ mod tests {
         assert_eq!(s.pending.len(), 90);
         let weights: Vec<f64> = s.pools.iter().map(|p| p.weight).collect();
         assert_eq!(weights, vec![1.0, 2.0, 4.0, 8.0, 16.0]);
-        let mut busy: Vec<&NodeId> = s.running.iter().map(|t| &t.node).collect();
+        let mut busy: Vec<&placer_models::NodeId> = s.running.iter().map(|t| &t.node).collect();
         busy.sort();
         busy.dedup();
         assert_eq!(busy.len(), 30, "one slot per node: distinct nodes");

@@ -6,6 +6,7 @@ mod error;
 mod fig9_snapshot;
 mod lsap_snapshot;
 mod multi_pool;
+mod topology;
 
 pub use error::DatasetError;
 pub use fig9_snapshot::{fig9_snapshot, Fig9Spec};

@@ -10,9 +10,10 @@
 //! homogeneous case. Deterministic: ChaCha8 seeded with `seed`, O(N·S + T·R).
 
 use crate::error::DatasetError;
+use crate::topology::racks_and_nodes;
 use placer_models::{
-    Cluster, Job, JobId, Network, Node, NodeId, PendingTask, PlaceRequest, Pool, PoolId, Rack,
-    RackId, RunningTask, TaskId, TaskKind,
+    Cluster, Job, JobId, Network, PendingTask, PlaceRequest, Pool, PoolId, RunningTask, TaskId,
+    TaskKind,
 };
 use rand::seq::index::sample;
 use rand::{Rng, SeedableRng};
@@ -84,17 +85,7 @@ pub fn lsap_snapshot(spec: &LsapSnapshotSpec) -> Result<PlaceRequest, DatasetErr
     })?;
     let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
 
-    let racks: Vec<Rack> = (0..spec.nodes.div_ceil(spec.rack_size))
-        .map(|r| Rack { id: RackId(format!("r{r}")) })
-        .collect();
-    let nodes: Vec<Node> = (0..spec.nodes)
-        .map(|n| Node {
-            id: NodeId(format!("n{n}")),
-            rack: racks[n / spec.rack_size].id.clone(),
-            map_slots: spec.map_slots,
-            ..Node::default()
-        })
-        .collect();
+    let (racks, nodes) = racks_and_nodes(spec.nodes, spec.rack_size, spec.map_slots);
 
     let idle = (spec.idle * total_slots as f64).round() as usize;
     let mut busy: Vec<usize> = sample(&mut rng, total_slots, total_slots - idle).into_vec();

@@ -24,9 +24,10 @@
 //! ChaCha8 seeded with `seed`; O(N·S + Σ pending · R).
 
 use crate::error::DatasetError;
+use crate::topology::racks_and_nodes;
 use placer_models::{
-    Cluster, Job, JobId, Network, Node, NodeId, PendingTask, PlaceRequest, Pool, PoolId, Rack,
-    RackId, RunningTask, TaskId, TaskKind,
+    Cluster, Job, JobId, Network, PendingTask, PlaceRequest, Pool, PoolId, RunningTask, TaskId,
+    TaskKind,
 };
 use rand::seq::index::sample;
 use rand::seq::SliceRandom;
@@ -206,17 +207,7 @@ pub fn multi_pool_snapshot(spec: &MultiPoolSpec) -> Result<PlaceRequest, Dataset
     let total_slots = spec.check()?;
     let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
 
-    let racks: Vec<Rack> = (0..spec.nodes.div_ceil(spec.rack_size))
-        .map(|r| Rack { id: RackId(format!("r{r}")) })
-        .collect();
-    let nodes: Vec<Node> = (0..spec.nodes)
-        .map(|n| Node {
-            id: NodeId(format!("n{n}")),
-            rack: racks[n / spec.rack_size].id.clone(),
-            map_slots: spec.map_slots,
-            ..Node::default()
-        })
-        .collect();
+    let (racks, nodes) = racks_and_nodes(spec.nodes, spec.rack_size, spec.map_slots);
 
     let pools: Vec<Pool> = spec
         .weights
