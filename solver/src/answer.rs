@@ -28,6 +28,9 @@ pub struct Epoch<'a> {
     pub shares: &'a FairShares,
     /// Starvation clocks after this epoch, per pool.
     pub clocks: Vec<StarvationState>,
+    /// Running tasks per pool after the placement, before preemptions
+    /// ([`running_after_placement`]).
+    pub running_after: &'a [[f64; 2]],
 }
 
 /// Builds the response. Assignments and waiting entries come maps first, then reduces, each in
@@ -188,16 +191,10 @@ fn reports(ix: &Indexed<'_>, epoch: &Epoch<'_>) -> (Vec<PoolReport>, Vec<JobRepo
     };
     let slots = |s: [f64; 2]| SlotCounts { map: s[0], reduce: s[1] };
 
-    let mut delta = vec![[0.0; 2]; req.pools.len()];
-    for (t, node) in epoch.placement.node_of_task.iter().enumerate() {
-        if node.is_some() {
-            let p = ix.job_pool[ix.pending_job[t] as usize] as usize;
-            delta[p][kind_slot(req.pending[t].kind)] += 1.0;
-        }
-    }
+    let mut after = epoch.running_after.to_vec();
     for v in epoch.victims {
         let p = ix.job_pool[ix.running_job[v.running] as usize] as usize;
-        delta[p][kind_slot(req.running[v.running].kind)] -= 1.0;
+        after[p][kind_slot(req.running[v.running].kind)] -= 1.0;
     }
 
     let mut pool_running = vec![SlotCounts::default(); req.pools.len()];
@@ -235,7 +232,7 @@ fn reports(ix: &Indexed<'_>, epoch: &Epoch<'_>) -> (Vec<PoolReport>, Vec<JobRepo
             fair_share: Some(slots(shares.pool[p])),
             running: pool_running[p],
             demand: pool_demand[p],
-            running_after: add(pool_running[p], slots(delta[p])),
+            running_after: after.get(p).map_or_else(SlotCounts::default, |&a| slots(a)),
             starvation: epoch.clocks.get(p).copied().unwrap_or_default(),
         })
         .collect();

@@ -82,6 +82,7 @@ pub fn place(req: &PlaceRequest, opts: &PlaceOptions) -> Result<PlaceResponse, S
         victims: &victims,
         shares: &shares,
         clocks: starvation.clocks_after(&running_after),
+        running_after: &running_after,
     };
     Ok(answer::build(&ix, &model, &epoch, opts))
 }

@@ -94,9 +94,13 @@ impl MinCostFlow {
         let mut heap = BinaryHeap::new();
         // Source arcs: (c − π(head), arc) with a version per head to drop stale entries.
         let mut version = vec![0u32; n];
+        let mut rekeyed = vec![false; n];
         let mut source_heap: BinaryHeap<Reverse<(i64, u32, u32)>> = BinaryHeap::new();
+        // The source's arc into each vertex (u32::MAX: none), to re-key it in O(1).
+        let mut source_arc = vec![u32::MAX; n];
         for &a in &self.out[s] {
             let arc = self.arcs[a as usize];
+            source_arc[arc.to as usize] = a;
             if arc.cap > 0 {
                 source_heap.push(Reverse((arc.cost, a, 0)));
             }
@@ -119,10 +123,9 @@ impl MinCostFlow {
             let mut reached = false;
             loop {
                 // The cheaper of the main heap and the source heap's best valid entry.
-                while let Some(&Reverse((key, a, ver))) = source_heap.peek() {
+                while let Some(&Reverse((_, a, ver))) = source_heap.peek() {
                     let head = self.arcs[a as usize].to as usize;
                     if self.arcs[a as usize].cap > 0 && ver == version[head] && !done[head] {
-                        let _ = key;
                         break;
                     }
                     source_heap.pop();
@@ -204,36 +207,23 @@ impl MinCostFlow {
                 v = self.arcs[a ^ 1].to as usize;
             }
             result.flow += push;
-            // Re-key the source arcs whose heads moved (settled) or were popped.
+            // Re-key the source arcs whose heads moved (settled) or were popped, once each.
             for &v in settled.iter().chain(&popped_source) {
-                let v = v as usize;
-                if v == s {
+                let a = source_arc[v as usize];
+                if a == u32::MAX || rekeyed[v as usize] {
                     continue;
                 }
-                version[v] += 1;
+                rekeyed[v as usize] = true;
+                version[v as usize] += 1;
+                if self.arcs[a as usize].cap > 0 {
+                    let key = self.arcs[a as usize].cost - potential[v as usize];
+                    source_heap.push(Reverse((key, a, version[v as usize])));
+                }
             }
             for &v in settled.iter().chain(&popped_source) {
-                let v = v as usize;
-                if v == s {
-                    continue;
-                }
-                for &a in &self.in_from_source(s, v) {
-                    let arc = self.arcs[a as usize];
-                    if arc.cap > 0 {
-                        source_heap.push(Reverse((arc.cost - potential[v], a, version[v])));
-                    }
-                }
+                rekeyed[v as usize] = false;
             }
         }
-    }
-
-    /// Arcs s → v (the source's arcs into `v`), found through v's residual twins.
-    fn in_from_source(&self, s: usize, v: usize) -> Vec<u32> {
-        self.out[v]
-            .iter()
-            .filter(|&&b| b % 2 == 1 && self.arcs[b as usize].to as usize == s)
-            .map(|&b| b ^ 1)
-            .collect()
     }
 }
 

@@ -25,6 +25,7 @@ use super::zero_matching::max_matching;
 use crate::cost::{LocalityCost, SparseRow};
 use crate::error::SolveError;
 use crate::index::{kind_slot, Indexed};
+use crate::policy::lsap::shifted;
 use crate::quantum::Quantum;
 use placer_models::TaskKind;
 
@@ -53,9 +54,7 @@ pub fn solve(
         return Ok(());
     }
     let rows: Vec<SparseRow> = tasks.iter().map(|&t| model.sparse_row(t)).collect();
-    let raw: Vec<f64> = tasks.iter().map(|&t| offset(t)).collect();
-    let low = raw.iter().copied().fold(f64::INFINITY, f64::min);
-    let offsets: Vec<f64> = raw.iter().map(|&o| o - low).collect();
+    let offsets = shifted(tasks, offset);
     let max_cost = rows.iter().map(|r| r.base).fold(0.0, f64::max)
         + offsets.iter().copied().fold(0.0, f64::max);
 

@@ -91,8 +91,9 @@ pub fn solve_kind(
     Ok(())
 }
 
-/// Offsets of `tasks` minus their minimum (all ≥ 0).
-fn shifted(tasks: &[usize], offset: &dyn Fn(usize) -> f64) -> Vec<f64> {
+/// Offsets of `tasks` minus their minimum (all ≥ 0): every optimal assignment places the
+/// same number of tasks, so the shift changes no decision.
+pub(crate) fn shifted(tasks: &[usize], offset: &dyn Fn(usize) -> f64) -> Vec<f64> {
     let raw: Vec<f64> = tasks.iter().map(|&t| offset(t)).collect();
     let low = raw.iter().copied().fold(f64::INFINITY, f64::min);
     raw.iter().map(|&o| o - low).collect()
