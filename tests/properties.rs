@@ -68,9 +68,21 @@ proptest! {
 /// taken by running tasks), up to 7 pending maps with 0–3 replicas and sizes 1–256 MiB, and
 /// possibly a rack-pair override.
 fn snapshot() -> impl Strategy<Value = PlaceRequest> {
-    (1usize..=6, 1usize..=3, 0usize..=7, any::<bool>()).prop_flat_map(|(n, racks, t, pair)| {
+    snapshot_in(1..=6, 1..=3, 0..=7, 2)
+}
+
+/// A random snapshot with `nodes` nodes in `racks` racks, up to `slots` map slots per node
+/// (some taken by running tasks), `tasks` pending maps with 0–3 replicas and sizes 1–256 MiB,
+/// and possibly a rack-pair override.
+fn snapshot_in(
+    nodes: std::ops::RangeInclusive<usize>,
+    racks: std::ops::RangeInclusive<usize>,
+    tasks: std::ops::RangeInclusive<usize>,
+    slots: u32,
+) -> impl Strategy<Value = PlaceRequest> {
+    (nodes, racks, tasks, any::<bool>()).prop_flat_map(move |(n, racks, t, pair)| {
         (
-            proptest::collection::vec((0..racks, 0u32..=2, 0u32..=2), n),
+            proptest::collection::vec((0..racks, 0u32..=slots, 0u32..=slots), n),
             proptest::collection::vec(
                 (1u64..=256, proptest::collection::btree_set(0..n, 0..=3.min(n))),
                 t,
@@ -162,5 +174,25 @@ proptest! {
                 prop_assert!(r.stats.objective >= best - 1e-9 * (1.0 + best));
             }
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Networks large enough for the flow engine's hub heaps (≥ 48 residual arcs at the source,
+    /// the cluster and the racks) and for both search directions (more tasks than free slots
+    /// and fewer): the structured engine's objective equals the dense JV's on the same matrix.
+    #[test]
+    fn structured_flow_equals_dense_jv_on_medium_snapshots(
+        req in snapshot_in(20..=70, 1..=4, 40..=220, 4)
+    ) {
+        let flow = place(&with_algorithm(&req, "lsap", "flow"), &PlaceOptions::default())
+            .expect("valid snapshot places");
+        let jv = place(&with_algorithm(&req, "lsap", "jv"), &PlaceOptions::default())
+            .expect("valid snapshot places");
+        prop_assert_eq!(flow.assignments.len(), jv.assignments.len());
+        let (a, b) = (flow.stats.objective, jv.stats.objective);
+        prop_assert!((a - b).abs() <= 1e-9 * (1.0 + b.abs()), "flow {} vs jv {}", a, b);
     }
 }

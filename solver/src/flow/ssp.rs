@@ -1,9 +1,17 @@
 //! Successive shortest paths with Johnson potentials (Ahuja, Magnanti, Orlin, *Network Flows*
-//! §9.7), placer's own min-cost max-flow for the small capacitated networks of one epoch (the
-//! reduce placement under CPAC caps, FAIR §5.2). Integer costs ≥ 0 on input arcs; each phase
-//! runs Dijkstra on reduced costs c(u, v) + π(u) − π(v) ≥ 0 and pushes the path's bottleneck.
+//! §9.7), placer's own min-cost max-flow for one epoch's networks: the structured placement
+//! (Quincy's network on lsap-sched's costs) and the reduce placement under CPAC caps (FAIR
+//! §5.2). Integer costs ≥ 0 on input arcs; each phase runs Dijkstra on reduced costs
+//! c(u, v) + π(u) − π(v) ≥ 0 and pushes the path's bottleneck.
 //!
-//! Complexity: O(F · E log V) for a total flow F; memory O(V + E). Exact: the flow is maximum
+//! Layout: the network is built arc by arc, then laid out in compressed sparse rows for the
+//! search (out-arcs of a vertex contiguous, each arc holding its twin's position), and the
+//! residual capacities are written back after. Zero reduced-cost plateaus go through a stack
+//! instead of the heap, and vertices of large residual out-degree keep persistent heaps (see
+//! [`MinCostFlow::solve`]).
+//!
+//! Complexity: O(F · E log V) worst case for a total flow F; memory O(V + E) plus the hub
+//! heaps' stale entries (O(Σ degree of the vertices settled)). Exact: the flow is maximum
 //! and, among maximum flows, of minimum cost (every augmentation is along a shortest path, so
 //! the residual graph never has a negative cycle).
 
@@ -77,34 +85,159 @@ impl MinCostFlow {
     }
 
     /// Sends a maximum flow of minimum cost from `s` to `t`, on top of any flow already pushed
-    /// (which must leave no residual arc of negative cost). Dijkstra stops as soon as `t` is
-    /// settled; only settled vertices' potentials move (π(v) += d(v) − d(t), which differs
-    /// from the textbook update by a constant), and only touched entries are reset, so a short
-    /// augmenting path costs time in proportion to what it explores. The source's own arcs
-    /// (one per task in placer's networks) live in a persistent heap keyed by c − π(v), so a
-    /// round does not re-push every unplaced task: O(settled · log) per round, not O(tasks).
+    /// (which must leave no residual arc of negative cost).
+    ///
+    /// Each round is one Dijkstra on reduced costs c(u, v) + π(u) − π(v) ≥ 0 that stops as
+    /// soon as `t` is settled. Only settled vertices' potentials move (π(v) += d(v) − d(t),
+    /// which differs from the textbook update by a constant) and only touched entries are
+    /// reset, so a short augmenting path costs time in proportion to what it explores.
+    ///
+    /// Hubs: a vertex with at least [`HUB_DEGREE`] out-arcs (the source of placer's networks,
+    /// and the cluster and rack aggregators of the reversed placement network) keeps its
+    /// residual out-arcs in a persistent heap keyed by c − π(head), re-keyed only when a head's
+    /// potential moves. Settling a hub then costs O(log) per arc actually used, not
+    /// O(out-degree): a round is O(Σ degree of the non-hub vertices settled · log V).
     pub fn solve(&mut self, s: usize, t: usize) -> FlowResult {
-        let n = self.out.len();
+        let mut csr = Csr::new(self);
+        let result = csr.run(s, t);
+        for (id, arc) in self.arcs.iter_mut().enumerate() {
+            arc.cap = csr.arcs[csr.position[id] as usize].cap;
+        }
+        result
+    }
+
+    /// Reverses every arc (u → v becomes v → u with the same capacity, cost and flow), so
+    /// that a caller can search from the other end: a flow from t to s on the reversed network
+    /// is a flow from s to t on the original, arc for arc, with the same cost.
+    pub fn reverse(&mut self) {
+        for v in &mut self.out {
+            v.clear();
+        }
+        for a in (0..self.arcs.len()).step_by(2) {
+            let (x, y) = (self.arcs[a].to, self.arcs[a + 1].to);
+            self.arcs[a].to = y;
+            self.arcs[a + 1].to = x;
+            self.out[x as usize].push(a as u32);
+            self.out[y as usize].push(a as u32 + 1);
+        }
+    }
+}
+
+/// Queues `code` at distance `d`: on the stack of the distance being settled when equal to it,
+/// else on the heap.
+#[inline]
+fn enqueue(
+    heap: &mut BinaryHeap<Reverse<(i64, u32)>>,
+    level: &mut Vec<u32>,
+    current: i64,
+    d: i64,
+    code: u32,
+) {
+    if d == current {
+        level.push(code);
+    } else {
+        heap.push(Reverse((d, code)));
+    }
+}
+
+/// An arc in [`Csr`] order: out-arcs of a vertex are contiguous, and `twin` is the position of
+/// the residual twin.
+#[derive(Clone, Copy, Debug)]
+struct CsrArc {
+    to: u32,
+    twin: u32,
+    cap: i64,
+    cost: i64,
+}
+
+/// The network laid out for the search (compressed sparse rows), with the search's state.
+struct Csr {
+    arcs: Vec<CsrArc>,
+    /// Out-arcs of v are `arcs[start[v]..start[v + 1]]`.
+    start: Vec<u32>,
+    /// Position of each of [`MinCostFlow`]'s arc ids.
+    position: Vec<u32>,
+}
+
+/// A hub's heap entry: (c − π(head), arc position, head's version when pushed).
+type HubEntry = Reverse<(i64, u32, u32)>;
+
+impl Csr {
+    fn new(g: &MinCostFlow) -> Self {
+        let n = g.out.len();
+        let mut start = Vec::with_capacity(n + 1);
+        let mut position = vec![0u32; g.arcs.len()];
+        let mut next = 0u32;
+        for out in &g.out {
+            start.push(next);
+            for &a in out {
+                position[a as usize] = next;
+                next += 1;
+            }
+        }
+        start.push(next);
+        let mut arcs = vec![CsrArc { to: 0, twin: 0, cap: 0, cost: 0 }; g.arcs.len()];
+        for (id, arc) in g.arcs.iter().enumerate() {
+            arcs[position[id] as usize] =
+                CsrArc { to: arc.to, twin: position[id ^ 1], cap: arc.cap, cost: arc.cost };
+        }
+        Self { arcs, start, position }
+    }
+
+    fn out(&self, v: usize) -> std::ops::Range<usize> {
+        self.start[v] as usize..self.start[v + 1] as usize
+    }
+
+    /// The best valid entry of a hub's heap (dropping arcs that are full, stale, or lead to a
+    /// vertex settled this round): (c − π(head), arc position).
+    fn hub_top(
+        &self,
+        entries: &mut BinaryHeap<HubEntry>,
+        version: &[u32],
+        done: &[bool],
+    ) -> Option<(i64, u32)> {
+        while let Some(&Reverse((key, a, ver))) = entries.peek() {
+            let arc = self.arcs[a as usize];
+            let head = arc.to as usize;
+            if arc.cap > 0 && ver == version[head] && !done[head] {
+                return Some((key, a));
+            }
+            entries.pop();
+        }
+        None
+    }
+
+    /// See [`MinCostFlow::solve`].
+    fn run(&mut self, s: usize, t: usize) -> FlowResult {
+        let n = self.start.len() - 1;
         let mut potential = vec![0i64; n];
         let mut dist = vec![i64::MAX; n];
         let mut via = vec![u32::MAX; n];
+        let mut done = vec![false; n];
         let mut settled: Vec<u32> = Vec::new();
         let mut touched: Vec<u32> = Vec::new();
-        let mut done = vec![false; n];
-        let mut heap = BinaryHeap::new();
-        // Source arcs: (c − π(head), arc) with a version per head to drop stale entries.
-        let mut version = vec![0u32; n];
-        let mut rekeyed = vec![false; n];
-        let mut source_heap: BinaryHeap<Reverse<(i64, u32, u32)>> = BinaryHeap::new();
-        // The source's arc into each vertex (u32::MAX: none), to re-key it in O(1).
-        let mut source_arc = vec![u32::MAX; n];
-        for &a in &self.out[s] {
-            let arc = self.arcs[a as usize];
-            source_arc[arc.to as usize] = a;
-            if arc.cap > 0 {
-                source_heap.push(Reverse((arc.cost, a, 0)));
+        // Main heap: (distance, vertex) or (distance, HUB_CURSOR | hub index).
+        let mut heap: BinaryHeap<Reverse<(i64, u32)>> = BinaryHeap::new();
+        // Entries at exactly the distance being settled skip the heap (zero reduced-cost
+        // plateaus are common: interchangeable slots, zero-cost local moves).
+        let mut level: Vec<u32> = Vec::new();
+        let mut hub_of = vec![u32::MAX; n];
+        let mut hubs: Vec<(u32, BinaryHeap<HubEntry>)> = Vec::new();
+        for (v, hub) in hub_of.iter_mut().enumerate() {
+            let residual = self.out(v).filter(|&p| self.arcs[p].cap > 0).count();
+            if residual >= HUB_DEGREE {
+                *hub = hubs.len() as u32;
+                let entries = self
+                    .out(v)
+                    .filter(|&p| self.arcs[p].cap > 0)
+                    .map(|p| Reverse((self.arcs[p].cost, p as u32, 0)))
+                    .collect();
+                hubs.push((v as u32, entries));
             }
         }
+        // A vertex's version moves with its potential; older hub entries for it are stale.
+        let mut version = vec![0u32; n];
+        let mut popped: Vec<u32> = Vec::new();
         let mut result = FlowResult { flow: 0, cost: 0 };
         loop {
             for &v in &touched {
@@ -114,46 +247,54 @@ impl MinCostFlow {
             }
             touched.clear();
             settled.clear();
+            popped.clear();
             heap.clear();
+            level.clear();
             dist[s] = 0;
-            done[s] = true;
             touched.push(s as u32);
-            settled.push(s as u32);
-            let mut popped_source: Vec<u32> = Vec::new();
+            level.push(s as u32);
+            let mut current = 0i64;
             let mut reached = false;
             loop {
-                // The cheaper of the main heap and the source heap's best valid entry.
-                while let Some(&Reverse((_, a, ver))) = source_heap.peek() {
-                    let head = self.arcs[a as usize].to as usize;
-                    if self.arcs[a as usize].cap > 0 && ver == version[head] && !done[head] {
-                        break;
-                    }
-                    source_heap.pop();
-                }
-                let from_source =
-                    source_heap.peek().map(|&Reverse((key, a, _))| (key + potential[s], a));
-                let from_main = heap.peek().map(|&Reverse((d, u)): &Reverse<(i64, u32)>| (d, u));
-                let (d, u) = match (from_source, from_main) {
-                    (None, None) => break,
-                    (Some((ds, a)), m) if m.is_none_or(|(dm, _)| ds < dm) => {
-                        source_heap.pop();
-                        let head = self.arcs[a as usize].to;
-                        popped_source.push(head);
-                        if dist[head as usize] == i64::MAX {
-                            touched.push(head);
+                let (d, code) = match level.pop() {
+                    Some(code) => (current, code),
+                    None => match heap.pop() {
+                        Some(Reverse((d, code))) => {
+                            current = d;
+                            (d, code)
                         }
-                        if ds < dist[head as usize] {
-                            dist[head as usize] = ds;
-                            via[head as usize] = a;
-                        }
-                        (ds, head)
-                    }
-                    _ => {
-                        heap.pop();
-                        from_main.unwrap_or((0, 0))
-                    }
+                        None => break,
+                    },
                 };
-                let u = u as usize;
+                if code & HUB_CURSOR != 0 {
+                    let h = (code & !HUB_CURSOR) as usize;
+                    let hv = hubs[h].0 as usize;
+                    let Some((key, a)) = self.hub_top(&mut hubs[h].1, &version, &done) else {
+                        continue;
+                    };
+                    let cand = dist[hv] + potential[hv] + key;
+                    if cand != d {
+                        enqueue(&mut heap, &mut level, current, cand, code);
+                        continue;
+                    }
+                    hubs[h].1.pop();
+                    popped.push(a);
+                    let v = self.arcs[a as usize].to as usize;
+                    if cand < dist[v] {
+                        if dist[v] == i64::MAX {
+                            touched.push(v as u32);
+                        }
+                        dist[v] = cand;
+                        via[v] = a;
+                        enqueue(&mut heap, &mut level, current, cand, v as u32);
+                    }
+                    if let Some((key, _)) = self.hub_top(&mut hubs[h].1, &version, &done) {
+                        let next = dist[hv] + potential[hv] + key;
+                        enqueue(&mut heap, &mut level, current, next, code);
+                    }
+                    continue;
+                }
+                let u = code as usize;
                 if done[u] || d > dist[u] {
                     continue;
                 }
@@ -163,23 +304,29 @@ impl MinCostFlow {
                     reached = true;
                     break;
                 }
-                for &a in &self.out[u] {
-                    let arc = self.arcs[a as usize];
-                    if arc.cap <= 0 {
-                        continue;
+                if hub_of[u] != u32::MAX {
+                    let h = hub_of[u] as usize;
+                    if let Some((key, _)) = self.hub_top(&mut hubs[h].1, &version, &done) {
+                        let next = d + potential[u] + key;
+                        enqueue(&mut heap, &mut level, current, next, HUB_CURSOR | h as u32);
                     }
+                    continue;
+                }
+                let base = d + potential[u];
+                for p in self.out(u) {
+                    let arc = self.arcs[p];
                     let v = arc.to as usize;
-                    if done[v] {
+                    if arc.cap <= 0 || done[v] {
                         continue;
                     }
-                    let nd = d + arc.cost + potential[u] - potential[v];
+                    let nd = base + arc.cost - potential[v];
                     if nd < dist[v] {
                         if dist[v] == i64::MAX {
                             touched.push(v as u32);
                         }
                         dist[v] = nd;
-                        via[v] = a;
-                        heap.push(Reverse((nd, v as u32)));
+                        via[v] = p as u32;
+                        enqueue(&mut heap, &mut level, current, nd, v as u32);
                     }
                 }
             }
@@ -194,38 +341,55 @@ impl MinCostFlow {
             let mut push = i64::MAX;
             let mut v = t;
             while v != s {
-                let a = via[v] as usize;
-                push = push.min(self.arcs[a].cap);
-                v = self.arcs[a ^ 1].to as usize;
+                let a = self.arcs[via[v] as usize];
+                push = push.min(a.cap);
+                v = self.arcs[a.twin as usize].to as usize;
             }
             let mut v = t;
             while v != s {
-                let a = via[v] as usize;
-                self.arcs[a].cap -= push;
-                self.arcs[a ^ 1].cap += push;
-                result.cost += push * self.arcs[a].cost;
-                v = self.arcs[a ^ 1].to as usize;
+                let p = via[v] as usize;
+                let a = self.arcs[p];
+                self.arcs[p].cap -= push;
+                self.arcs[a.twin as usize].cap += push;
+                result.cost += push * a.cost;
+                v = self.arcs[a.twin as usize].to as usize;
             }
             result.flow += push;
-            // Re-key the source arcs whose heads moved (settled) or were popped, once each.
-            for &v in settled.iter().chain(&popped_source) {
-                let a = source_arc[v as usize];
-                if a == u32::MAX || rekeyed[v as usize] {
-                    continue;
-                }
-                rekeyed[v as usize] = true;
-                version[v as usize] += 1;
-                if self.arcs[a as usize].cap > 0 {
-                    let key = self.arcs[a as usize].cost - potential[v as usize];
-                    source_heap.push(Reverse((key, a, version[v as usize])));
+            // Hub entries: every settled vertex (whose potential moved, and which includes
+            // every vertex of the path, so every arc whose residual came back) is re-keyed in
+            // all hubs with an arc into it; an entry popped for a head that stayed unsettled
+            // goes back unchanged.
+            for &v in &settled {
+                let v = v as usize;
+                version[v] += 1;
+                for p in self.out(v) {
+                    let arc = self.arcs[p];
+                    let h = hub_of[arc.to as usize];
+                    let into = self.arcs[arc.twin as usize];
+                    if h != u32::MAX && into.cap > 0 {
+                        let key = into.cost - potential[v];
+                        hubs[h as usize].1.push(Reverse((key, arc.twin, version[v])));
+                    }
                 }
             }
-            for &v in settled.iter().chain(&popped_source) {
-                rekeyed[v as usize] = false;
+            for &p in &popped {
+                let arc = self.arcs[p as usize];
+                let head = arc.to as usize;
+                let tail = self.arcs[arc.twin as usize].to as usize;
+                if !done[head] && arc.cap > 0 {
+                    let key = arc.cost - potential[head];
+                    hubs[hub_of[tail] as usize].1.push(Reverse((key, p, version[head])));
+                }
             }
         }
     }
 }
+
+/// Residual out-degree from which a vertex keeps its arcs in a persistent heap.
+pub const HUB_DEGREE: usize = 48;
+
+/// Marks a main-heap entry as a hub's cursor rather than a vertex.
+const HUB_CURSOR: u32 = 1 << 31;
 
 #[cfg(test)]
 mod tests {
@@ -261,5 +425,61 @@ mod tests {
         assert_eq!(g.flow(arcs[0][1]), 1);
         assert_eq!(g.flow(arcs[1][0]), 1);
         assert_eq!(g.flow(arcs[0][0]), 0);
+    }
+
+    /// A bipartite assignment as a flow: S → rows (1, 0), row → column (1, c), column → T
+    /// (cap, 0), optionally stored reversed and solved from T. Returns (flow, cost).
+    fn assignment(costs: &[Vec<i64>], col_cap: i64, reversed: bool) -> FlowResult {
+        let (r, c) = (costs.len(), costs[0].len());
+        let mut g = MinCostFlow::new(2 + r + c);
+        let mut arc = |g: &mut MinCostFlow, u: usize, v: usize, cap: i64, cost: i64| {
+            if reversed {
+                g.add_arc(v, u, cap, cost)
+            } else {
+                g.add_arc(u, v, cap, cost)
+            }
+        };
+        for (i, row) in costs.iter().enumerate() {
+            arc(&mut g, 0, 2 + i, 1, 0);
+            for (j, &x) in row.iter().enumerate() {
+                arc(&mut g, 2 + i, 2 + r + j, 1, x);
+            }
+        }
+        for j in 0..c {
+            arc(&mut g, 2 + r + j, 1, col_cap, 0);
+        }
+        if reversed {
+            g.solve(1, 0)
+        } else {
+            g.solve(0, 1)
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+
+        /// Hubs engage (every row and column vertex has ≥ HUB_DEGREE arcs, and so does the
+        /// source), costs are tie-heavy (0–3), and both orientations agree with the dense JV
+        /// on the same matrix (columns repeated `cap` times).
+        #[test]
+        fn hub_heaps_match_dense_jv_in_both_directions(
+            (r, c, cap, seed) in (50usize..90, 50usize..90, 1i64..3, proptest::prelude::any::<u64>())
+        ) {
+            let mut x = seed | 1;
+            let mut next = || {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x % 4) as i64
+            };
+            let costs: Vec<Vec<i64>> = (0..r).map(|_| (0..c).map(|_| next()).collect()).collect();
+            let wide = ndarray::Array2::from_shape_fn((r, c * cap as usize), |(i, j)| {
+                costs[i][j / cap as usize]
+            });
+            let dense = crate::lsap::jv::solve(wide.view()).expect("no forbidden pairs");
+            let expected = FlowResult { flow: r.min(c * cap as usize) as i64, cost: dense.objective };
+            proptest::prop_assert_eq!(assignment(&costs, cap, false), expected);
+            proptest::prop_assert_eq!(assignment(&costs, cap, true), expected);
+        }
     }
 }

@@ -162,7 +162,18 @@ pub fn solve(
             }
         }
     }
-    g.solve(s, t_sink);
+    // Direction: every augmentation ends at a free slot and starts at an unplaced task. When
+    // unplaced tasks outnumber the slots left, search from the slots (on the reversed
+    // network): the search then meets the many unplaced tasks through the aggregators' heaps
+    // instead of re-walking the zero-cost matching from every one of them.
+    let unplaced = source_arcs.iter().filter(|&&a| g.residual(a) > 0).count() as i64;
+    let slots_left: i64 = nodes.iter().map(|&n| g.residual(node_arc[n as usize])).sum();
+    if unplaced > slots_left {
+        g.reverse();
+        g.solve(t_sink, s);
+    } else {
+        g.solve(s, t_sink);
+    }
 
     // Decompose: nodes each rack sends flow to, racks the cluster sends flow to.
     let mut supply: Vec<Vec<u32>> = vec![Vec::new(); racks];
