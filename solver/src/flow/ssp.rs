@@ -432,7 +432,7 @@ mod tests {
     fn assignment(costs: &[Vec<i64>], col_cap: i64, reversed: bool) -> FlowResult {
         let (r, c) = (costs.len(), costs[0].len());
         let mut g = MinCostFlow::new(2 + r + c);
-        let mut arc = |g: &mut MinCostFlow, u: usize, v: usize, cap: i64, cost: i64| {
+        let arc = |g: &mut MinCostFlow, u: usize, v: usize, cap: i64, cost: i64| {
             if reversed {
                 g.add_arc(v, u, cap, cost)
             } else {
