@@ -22,8 +22,8 @@ pub enum SolveError {
         /// The algorithms this build implements, comma-separated.
         available: &'static str,
     },
-    /// The engine is part of the schema but not implemented by this build (HTTP 422).
-    #[error("{path}: solver {engine:?} is not available in this build (available: {available})")]
+    /// The engine is part of the schema but cannot run the asked algorithm (HTTP 422).
+    #[error("{path}: solver {engine:?} cannot run this algorithm (available: {available})")]
     UnsupportedEngine {
         /// Always `policy.solver`.
         path: String,

@@ -30,7 +30,7 @@ use placer_models::{Algorithm, PlaceRequest, PlaceResponse, TaskKind};
 use policy::heartbeat::Mode;
 
 /// The algorithms this build implements.
-pub const AVAILABLE_ALGORITHMS: &str = "fifo, fair, delay, dl_sched, lsap, lsap_fair";
+pub const AVAILABLE_ALGORITHMS: &str = "fifo, fair, delay, dl_sched, lsap, lsap_fair, lsap_quota";
 
 /// Caller-side options of one `place` call that are not part of the snapshot.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -58,6 +58,9 @@ pub fn place(req: &PlaceRequest, opts: &PlaceOptions) -> Result<PlaceResponse, S
     let placement = match algorithm {
         Algorithm::Lsap => policy::lsap::place(&ix, &model, engine)?,
         Algorithm::LsapFair => policy::lsap_fair::place(&ix, &model, engine)?,
+        Algorithm::LsapQuota => {
+            policy::lsap_quota::place(&ix, &model, &shares, &starvation, engine)?
+        }
         Algorithm::DlSched => policy::dl_sched::place(&ix),
         Algorithm::Fifo => policy::heartbeat::place(&ix, &starvation, Mode::Fifo),
         Algorithm::Fair => policy::heartbeat::place(&ix, &starvation, Mode::Fair),
@@ -71,7 +74,10 @@ pub fn place(req: &PlaceRequest, opts: &PlaceOptions) -> Result<PlaceResponse, S
         }
     };
     let running_after = answer::running_after_placement(&ix, &placement);
-    let preempts = matches!(algorithm, Algorithm::Fair | Algorithm::Delay | Algorithm::LsapFair);
+    let preempts = matches!(
+        algorithm,
+        Algorithm::Fair | Algorithm::Delay | Algorithm::LsapFair | Algorithm::LsapQuota
+    );
     let victims = if preempts {
         preemption::plan(&ix, &shares, &starvation, &running_after)
     } else {

@@ -279,6 +279,12 @@ impl Csr {
                     }
                     hubs[h].1.pop();
                     popped.push(a);
+                    // The cursor goes back first, so that on a zero plateau the vertex just
+                    // reached is explored before the hub's next arc (depth first).
+                    if let Some((key, _)) = self.hub_top(&mut hubs[h].1, &version, &done) {
+                        let next = dist[hv] + potential[hv] + key;
+                        enqueue(&mut heap, &mut level, current, next, code);
+                    }
                     let v = self.arcs[a as usize].to as usize;
                     if cand < dist[v] {
                         if dist[v] == i64::MAX {
@@ -287,10 +293,6 @@ impl Csr {
                         dist[v] = cand;
                         via[v] = a;
                         enqueue(&mut heap, &mut level, current, cand, v as u32);
-                    }
-                    if let Some((key, _)) = self.hub_top(&mut hubs[h].1, &version, &done) {
-                        let next = dist[hv] + potential[hv] + key;
-                        enqueue(&mut heap, &mut level, current, next, code);
                     }
                     continue;
                 }

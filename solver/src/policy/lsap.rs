@@ -65,7 +65,7 @@ pub fn solve_kind(
         return solve_capped_reduces(ix, model, offset, node_of_task);
     }
     let Some(solver) = dense_engine(engine) else {
-        return structured::solve(ix, model, kind, offset, node_of_task);
+        return structured::solve(ix, model, kind, offset, None, node_of_task);
     };
     let problem = CostMatrix::new(ix, model, kind, true)?;
     let (rows, cols) = problem.dim();

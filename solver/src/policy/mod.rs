@@ -6,6 +6,7 @@ pub mod dl_sched;
 pub mod heartbeat;
 pub mod lsap;
 pub mod lsap_fair;
+pub mod lsap_quota;
 pub mod queue;
 
 use placer_models::{DelayState, Status, WaitReason};
