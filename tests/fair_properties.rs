@@ -20,7 +20,8 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
-const ALGORITHMS: [&str; 6] = ["fifo", "fair", "delay", "dl_sched", "lsap", "lsap_fair"];
+const ALGORITHMS: [&str; 7] =
+    ["fifo", "fair", "delay", "dl_sched", "lsap", "lsap_fair", "lsap_quota"];
 
 /// Node: (rack, map slots, reduce slots, CPAC (max_reducers, max_computing)?, busy maps,
 /// busy reduces).
@@ -217,7 +218,7 @@ fn check_valid(
     }
     let waiting: u64 = r.waiting.iter().map(|w| w.tasks).sum();
     prop_assert_eq!(waiting as usize + r.assignments.len(), req.pending.len());
-    if ["fifo", "fair", "dl_sched", "lsap"].contains(&algorithm) {
+    if ["fifo", "fair", "dl_sched", "lsap", "lsap_quota"].contains(&algorithm) {
         let slots: u64 = ix.free[0].iter().map(|&f| u64::from(f)).sum();
         prop_assert_eq!(
             maps_placed as u64,
@@ -359,5 +360,37 @@ proptest! {
             .map(|a| a.cost.total)
             .sum();
         prop_assert!((got - oracle).abs() <= 1e-6 * (1.0 + oracle.abs()), "{} vs brute {}", got, oracle);
+    }
+
+    /// lsap_quota's promises (its module docs): D never above `fair`'s (nor any other
+    /// work-conserving answer's), and no answer at least as fair is more local on maps. The
+    /// others run without preemption (`fair` and `lsap_fair` preempt for starved pools, which
+    /// lowers a pool's running count for this epoch; lsap_quota never preempts), so the
+    /// comparison is between placements.
+    #[test]
+    fn lsap_quota_is_the_most_local_of_the_fairest(req in snapshot()) {
+        let mut calm = req.clone();
+        for p in &mut calm.pools {
+            p.min_share_timeout_s = None;
+            p.fair_share_timeout_s = None;
+        }
+        let run = |a: &str| place(&with_algorithm(&calm, a), &PlaceOptions::default()).unwrap();
+        let map_locality = |r: &PlaceResponse| -> f64 {
+            r.assignments.iter()
+                .filter(|a| req.pending.iter().any(|t| t.id == a.task && t.kind == TaskKind::Map))
+                .map(|a| a.cost.locality)
+                .sum()
+        };
+        let quota = run("lsap_quota");
+        let (d, l) = (quota.stats.fairness_distance, map_locality(&quota));
+        for other in ["fair", "fifo", "dl_sched", "lsap", "lsap_fair"] {
+            let r = run(other);
+            prop_assert!(d <= r.stats.fairness_distance + 1e-9,
+                "D {} above {}'s {}", d, other, r.stats.fairness_distance);
+            if r.stats.fairness_distance <= d + 1e-12 {
+                let lo = map_locality(&r);
+                prop_assert!(l <= lo + 1e-6 * (1.0 + lo), "locality {} above {}'s {}", l, other, lo);
+            }
+        }
     }
 }

@@ -22,7 +22,8 @@ pub enum Algorithm {
     Lsap,
     /// lsap-fair-sched: lsap with the fairness cost (GFC, β) added.
     LsapFair,
-    /// lsap with water-filling fair shares as hard capacities.
+    /// lsap with fair shares as hard capacities: D-optimal pool counts, then the least
+    /// locality cost, then job shares and delay levels (the default).
     LsapQuota,
     /// RAS's resource-aware utility heuristic.
     Ras,
@@ -70,7 +71,7 @@ pub enum SolverEngine {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Policy {
-    /// The placement algorithm; default `lsap`.
+    /// The placement algorithm; default `lsap_quota`.
     pub algorithm: Algorithm,
     /// The exact engine; default `auto`. Ignored by greedy algorithms.
     pub solver: SolverEngine,
@@ -111,7 +112,7 @@ impl Policy {
 impl Default for Policy {
     fn default() -> Self {
         Self {
-            algorithm: Algorithm::Lsap,
+            algorithm: Algorithm::LsapQuota,
             solver: SolverEngine::Auto,
             alpha: 1.0,
             beta: 10.0,

@@ -74,10 +74,7 @@ pub fn place(req: &PlaceRequest, opts: &PlaceOptions) -> Result<PlaceResponse, S
         }
     };
     let running_after = answer::running_after_placement(&ix, &placement);
-    let preempts = matches!(
-        algorithm,
-        Algorithm::Fair | Algorithm::Delay | Algorithm::LsapFair | Algorithm::LsapQuota
-    );
+    let preempts = matches!(algorithm, Algorithm::Fair | Algorithm::Delay | Algorithm::LsapFair);
     let victims = if preempts {
         preemption::plan(&ix, &shares, &starvation, &running_after)
     } else {

@@ -13,7 +13,8 @@
 //!    +1/(R·w_p) above) are taken; with λ the marginal of the T-th unit, every pool must
 //!    receive the units below λ (`must`) and may receive those at λ (`flex`): exactly the set
 //!    of D-optimal counts. T is chosen among the feasible totals (weight-0 pools take the
-//!    rest) for the least D, ties to the larger T. This is FAIR App. A's weighted
+//!    rest) for the least D, ties to the larger T; with at most one weighted active pool D is
+//!    0 for every split, so all pools share one flex group. This is FAIR App. A's weighted
 //!    water-filling on this epoch's total, in whole tasks and capped by demand.
 //! 2. **Locality.** Among the D-optimal answers, the least total transfer time (lsap-sched's
 //!    cost, in the same integer units as `lsap`).
@@ -42,7 +43,10 @@
 //! by being less fair (its FC is a per-task price, not a constraint); whenever its pool counts
 //! are D-optimal too, it is never more local than `lsap_quota`.
 //!
-//! Reduces under copy-compute splitting caps keep `lsap`'s capped flow (no quotas).
+//! lsap_quota never preempts: it reaches the shares through the free slots of every epoch, and
+//! a victim would lower a pool's running count after the answer, so D's promise would depend
+//! on the victims. Starved pools still skip the delay wait. Reduces under copy-compute
+//! splitting caps keep `lsap`'s capped flow (no quotas).
 //! Cost: O(pools log pools · |feasible totals|) for the counts, plus the structured solve.
 
 use super::lsap::solve_kind;
@@ -63,10 +67,11 @@ pub struct ShareBox {
     pub must: Vec<u64>,
     /// Units each pool may receive beyond `must` (weight-0 pools: all their eligible tasks).
     pub flex: Vec<u64>,
-    /// Units for the weighted pools in all (Σ must ≤ weighted ≤ Σ must + flex).
-    pub weighted: u64,
-    /// Units for the weight-0 pools.
-    pub unweighted: u64,
+    /// Each pool's flex group: 0 for the weighted active pools, 1 for the others (all pools
+    /// share group 0 when at most one is weighted: D is then 0 whatever the split).
+    pub group: Vec<usize>,
+    /// Units through each flex group (beyond the `must` units).
+    pub groups: [u64; 2],
 }
 
 /// A pool's marginal D cost segments: (marginal, units).
@@ -163,12 +168,22 @@ pub fn share_box(
             best = Some((d, t, must, flex));
         }
     }
+    if (0..pools).filter(|&p| weighted(p)).count() <= 1 {
+        return ShareBox {
+            must: vec![0; pools],
+            flex: placeable.to_vec(),
+            group: vec![0; pools],
+            groups: [total, 0],
+        };
+    }
     let (_, weighted_total, must, mut flex) =
         best.unwrap_or((0.0, 0, vec![0; pools], vec![0; pools]));
     for p in (0..pools).filter(|&p| !weighted(p)) {
         flex[p] = placeable[p];
     }
-    ShareBox { must, flex, weighted: weighted_total, unweighted: total - weighted_total }
+    let group = (0..pools).map(|p| usize::from(!weighted(p))).collect();
+    let groups = [weighted_total - must.iter().sum::<u64>(), total - weighted_total];
+    ShareBox { must, flex, group, groups }
 }
 
 /// FAIR Alg. 1's level of every job at the start of the epoch (2 for jobs of starved pools),
@@ -228,8 +243,7 @@ fn quotas(ix: &Indexed<'_>, shares: &FairShares, kind: TaskKind, levels: &[u8]) 
     let weight: Vec<f64> = req.pools.iter().map(|p| p.weight).collect();
     let slots = ix.free_slots(kind);
     let b = share_box(&weight, &running, &placeable, &active, slots);
-    let flex =
-        (0..pools).map(|p| (b.flex[p], usize::from(!(active[p] && weight[p] > 0.0)))).collect();
+    let flex = b.flex.iter().copied().zip(b.group.iter().copied()).collect();
     let job_share = (0..req.jobs.len())
         .map(|j| {
             let share = shares.job[j][k].ceil() as u64;
@@ -239,13 +253,7 @@ fn quotas(ix: &Indexed<'_>, shares: &FairShares, kind: TaskKind, levels: &[u8]) 
     let level = (0..req.pending.len())
         .map(|t| if kind == TaskKind::Map { levels[ix.pending_job[t] as usize] } else { 2 })
         .collect();
-    Quotas {
-        groups: [b.weighted - b.must.iter().sum::<u64>(), b.unweighted],
-        must: b.must,
-        flex,
-        job_share,
-        level,
-    }
+    Quotas { groups: b.groups, must: b.must, flex, job_share, level }
 }
 
 /// Places every kind by `lsap_quota` (structured flow only: the quota network has no dense
@@ -319,7 +327,7 @@ mod tests {
         let b = share_box(&[1.0, 1.0], &[6, 2], &[10, 10], &[true, true], 4);
         assert_eq!(b.must, vec![0, 4]);
         assert_eq!(b.flex, vec![0, 0]);
-        assert_eq!((b.weighted, b.unweighted), (4, 0));
+        assert_eq!(b.groups, [0, 0]);
     }
 
     #[test]
@@ -337,6 +345,6 @@ mod tests {
         let b = share_box(&[1.0, 3.0, 0.0], &[0, 0, 0], &[1, 2, 5], &[true; 3], 6);
         assert_eq!(b.must, vec![1, 2, 0]);
         assert_eq!(b.flex, vec![0, 0, 5]);
-        assert_eq!((b.weighted, b.unweighted), (3, 3));
+        assert_eq!(b.groups, [0, 3]);
     }
 }
