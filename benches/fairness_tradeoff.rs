@@ -78,6 +78,7 @@ fn rows() -> Vec<Row> {
         },
         Row { label: "dl_sched", set: |r| r.policy.algorithm = Algorithm::DlSched },
         Row { label: "lsap", set: |r| r.policy.algorithm = Algorithm::Lsap },
+        Row { label: "lsap_quota (default)", set: |r| r.policy.algorithm = Algorithm::LsapQuota },
         Row {
             label: "lsap_fair (α = 1, β = 10)",
             set: |r| r.policy.algorithm = Algorithm::LsapFair,
