@@ -12,4 +12,25 @@ pub enum DatasetError {
         /// What the range is.
         message: String,
     },
+    /// A trace file that cannot be read at all.
+    #[error("{file}: {message}")]
+    Io {
+        /// The file as given.
+        file: String,
+        /// The operating system's message.
+        message: String,
+    },
+    /// A malformed record in a trace: the file, where in it (`line 17`, `record 3`,
+    /// `job 2 mapTasks[5]`), the field, and what is wrong.
+    #[error("{file}: {location}: {field}: {message}")]
+    Malformed {
+        /// The file as given.
+        file: String,
+        /// Line, record or path within the file.
+        location: String,
+        /// The offending field.
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
 }

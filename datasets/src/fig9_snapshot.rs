@@ -223,6 +223,7 @@ mod tests {
             match fig9_snapshot(&spec) {
                 Err(DatasetError::InvalidSpec { field, .. }) => assert_eq!(field, want),
                 Ok(_) => panic!("{want} accepted"),
+                Err(other) => panic!("{want}: unexpected {other}"),
             }
         }
     }

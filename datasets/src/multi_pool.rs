@@ -412,6 +412,7 @@ mod tests {
         let field = |spec: MultiPoolSpec| match multi_pool_snapshot(&spec) {
             Err(DatasetError::InvalidSpec { field, .. }) => field,
             Ok(_) => "ok",
+            Err(_) => "other error",
         };
         let d = MultiPoolSpec::default;
         assert_eq!(field(MultiPoolSpec { weights: vec![], ..d() }), "weights");

@@ -1,0 +1,171 @@
+//! The one workload model every trace reader and workload generator yields (DESIGN.md §Datasets;
+//! the job/task view of FAIR, Zaharia et al. §2, and of SWIM's replay rules): jobs with submit
+//! time, user and pool; map tasks with input bytes and replica locations; reduce tasks with
+//! shuffle and output bytes; per-task compute time; and the cluster topology where the trace
+//! has one. The simulator (`placer-sim`) replays a [`Workload`] on a cluster.
+//!
+//! Units: seconds for times (relative to the trace's first submit, or to the trace's own
+//! origin when it has one), bytes for sizes. A task's simulated run time is
+//! `compute_s` + its input read (maps) or shuffle (reduces) at the simulated link rates; a
+//! reader that only knows a measured total duration stores it as `compute_s` and documents it.
+
+/// A whole workload: jobs in submit order (ties kept in trace order) and, when the trace
+/// carries one, its cluster.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Workload {
+    /// Where it came from (file name or generator name and seed), for reports.
+    pub name: String,
+    /// Jobs, sorted by `submit_s` (stable).
+    pub jobs: Vec<JobSpec>,
+    /// Pools named by the trace or generator, with their weights and min shares. Jobs may
+    /// name pools not listed here; those get weight 1 and no min share.
+    pub pools: Vec<PoolSpec>,
+    /// The trace's own cluster (Rumen topology, SLS nodes file, Alibaba node list), if any.
+    pub topology: Option<Topology>,
+}
+
+/// One job.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct JobSpec {
+    /// The trace's job id (unique within the workload).
+    pub id: String,
+    /// Submit time, s.
+    pub submit_s: f64,
+    /// Submitting user (`"unknown"` when the trace has none).
+    pub user: String,
+    /// Pool (queue) name (`"default"` when the trace has none).
+    pub pool: String,
+    /// Map tasks.
+    pub maps: Vec<MapSpec>,
+    /// Reduce tasks.
+    pub reduces: Vec<ReduceSpec>,
+    /// Completion-time goal, s after submit (RAS), if the source has one.
+    pub deadline_s: Option<f64>,
+    /// A label for reports (SWIM size bin, ShuffleWatcher benchmark, RAS job type, …).
+    pub class: Option<String>,
+}
+
+/// One map task.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MapSpec {
+    /// Input split size, bytes.
+    pub input_bytes: u64,
+    /// Nodes (topology names) holding a replica of the split; empty = no preference.
+    pub replicas: Vec<String>,
+    /// Compute time, s, excluding the input read.
+    pub compute_s: f64,
+    /// Map output (shuffle input of the job's reduces), bytes.
+    pub output_bytes: u64,
+    /// Multi-resource demand (RAS profiles, Alibaba pods), if known.
+    pub demand: Option<Demand>,
+    /// Where the traced scheduler actually ran it, if the trace says (for comparisons).
+    pub observed_host: Option<String>,
+}
+
+/// One reduce task.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReduceSpec {
+    /// Bytes this reduce pulls from the job's map outputs.
+    pub shuffle_bytes: u64,
+    /// Bytes it writes.
+    pub output_bytes: u64,
+    /// Compute time, s, excluding the shuffle.
+    pub compute_s: f64,
+    /// Multi-resource demand, if known.
+    pub demand: Option<Demand>,
+}
+
+/// A task's resource demand as fractions of one node's capacity (RAS §3.1's per-phase
+/// profile: cpu, memory, I/O; Alibaba's cpu/memory/GPU scaled to the node list's largest
+/// node).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Demand {
+    /// CPU fraction.
+    pub cpu: f64,
+    /// Memory fraction.
+    pub mem: f64,
+    /// I/O (or GPU) fraction.
+    pub io: f64,
+}
+
+/// A pool (queue) and its share parameters (Hadoop Fair Scheduler design doc §3).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PoolSpec {
+    /// Pool name.
+    pub id: String,
+    /// Weight (> 0).
+    pub weight: f64,
+    /// Minimum map slots.
+    pub min_map_share: f64,
+    /// Minimum reduce slots.
+    pub min_reduce_share: f64,
+}
+
+/// A cluster from a trace: racks of named nodes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Topology {
+    /// Racks in file order; node names are unique across racks.
+    pub racks: Vec<RackSpec>,
+}
+
+/// One rack.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RackSpec {
+    /// Rack name.
+    pub id: String,
+    /// Its nodes.
+    pub nodes: Vec<NodeSpec>,
+}
+
+/// One node.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodeSpec {
+    /// Node name (unescaped: `node1817.megatron.com`).
+    pub id: String,
+    /// Map slots, if the source says (else the simulator's default).
+    pub map_slots: Option<u32>,
+    /// Reduce slots, if the source says.
+    pub reduce_slots: Option<u32>,
+    /// Capacity, if the source says (the absolute units of the source: vcores / MB / GPUs).
+    pub capacity: Option<Capacity>,
+}
+
+/// A node's absolute capacity as the source states it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Capacity {
+    /// CPU (vcores, or milli-CPU / 1000).
+    pub cpu: f64,
+    /// Memory, MiB.
+    pub mem_mib: f64,
+    /// GPUs (or I/O units).
+    pub gpu: f64,
+}
+
+impl Topology {
+    /// All nodes with their rack index, in rack order.
+    pub fn nodes(&self) -> impl Iterator<Item = (usize, &NodeSpec)> {
+        self.racks.iter().enumerate().flat_map(|(r, rack)| rack.nodes.iter().map(move |n| (r, n)))
+    }
+
+    /// Number of nodes.
+    pub fn node_count(&self) -> usize {
+        self.racks.iter().map(|r| r.nodes.len()).sum()
+    }
+}
+
+impl Workload {
+    /// Total map tasks.
+    pub fn maps(&self) -> usize {
+        self.jobs.iter().map(|j| j.maps.len()).sum()
+    }
+
+    /// Total reduce tasks.
+    pub fn reduces(&self) -> usize {
+        self.jobs.iter().map(|j| j.reduces.len()).sum()
+    }
+
+    /// Sorts jobs by submit time, keeping trace order among equal times.
+    pub fn sort_jobs(&mut self) {
+        self.jobs.sort_by(|a, b| a.submit_s.total_cmp(&b.submit_s));
+    }
+}
