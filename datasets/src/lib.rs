@@ -4,14 +4,17 @@
 //! same seed.
 
 mod error;
+mod fair_bm;
 mod fig9_snapshot;
 mod lsap_snapshot;
 mod multi_pool;
 pub mod replicas;
+mod sampling;
 mod topology;
 pub mod workload;
 
 pub use error::DatasetError;
+pub use fair_bm::{fair_bm, BmBin, FairBmSpec, FAIR_TABLE2};
 pub use fig9_snapshot::{fig9_snapshot, Fig9Spec};
 pub use lsap_snapshot::{lsap_snapshot, LsapSnapshotSpec};
 pub use multi_pool::{multi_pool_snapshot, MultiPoolSpec};
