@@ -1,35 +1,47 @@
 //! Solver speed on the lsap paper's synthetic clusters (Guo, Fox, Zhou §4.1 measured its LSAP
-//! solver at 1 s for 2,900²): one `place` call of `lsap` (dense JV) and `dl_sched` on
-//! `gen snapshot` with 500 and 2,500 nodes × 4 slots, 50% idle, tasks = idle slots,
-//! replication 3, racks of 20, rack-aware. Run: `cargo bench --bench solver_speed`.
+//! solver at 1 s for 2,900²): one `place` call (validate, index, cost, assign, answer) on
+//! `gen snapshot` with racks of 20, 4 map slots, replication 3, rack-aware, seed 1, at the
+//! three sizes of issue 4: 500 nodes / 50% idle / 1,000 tasks, 2,500 / 50% / 5,000 and
+//! 12,500 / 25% / 20,000. Algorithms: `dl_sched` (greedy baseline), `lsap` and `lsap_quota`
+//! on `policy.solver = auto` (the structured flow), and `lsap` on the dense `jv` engine at
+//! 500 nodes (at 2,500 it needs ≈ 10 s, see BENCHMARKS.md). Run:
+//! `cargo bench --bench solver_speed`.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use placer_datasets::{lsap_snapshot, LsapSnapshotSpec};
-use placer_models::{Algorithm, PlaceRequest};
+use placer_models::{Algorithm, PlaceRequest, SolverEngine};
 use placer_solver::{place, PlaceOptions};
 use std::time::Duration;
 
-fn snapshot(nodes: usize, algorithm: Algorithm) -> PlaceRequest {
-    let spec = LsapSnapshotSpec::fig3(nodes, true, 1);
-    let mut req = lsap_snapshot(&spec).expect("valid spec");
-    req.policy.algorithm = algorithm;
-    req
+fn snapshot(nodes: usize, idle: f64, tasks: usize) -> PlaceRequest {
+    let spec = LsapSnapshotSpec { idle, tasks, ..LsapSnapshotSpec::fig3(nodes, true, 1) };
+    lsap_snapshot(&spec).expect("valid spec")
 }
 
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("place");
-    group.sample_size(10).warm_up_time(Duration::from_secs(1));
-    for nodes in [500, 2500] {
-        for algorithm in [Algorithm::DlSched, Algorithm::Lsap] {
-            let req = snapshot(nodes, algorithm);
-            if nodes == 2500 && algorithm == Algorithm::Lsap {
-                group.measurement_time(Duration::from_secs(100));
-            } else {
-                group.measurement_time(Duration::from_secs(5));
-            }
+    group.sample_size(20).warm_up_time(Duration::from_secs(1));
+    for (nodes, idle, tasks) in [(500, 0.5, 1000), (2500, 0.5, 5000), (12500, 0.25, 20000)] {
+        let base = snapshot(nodes, idle, tasks);
+        let mut runs = vec![
+            (Algorithm::DlSched, SolverEngine::Auto),
+            (Algorithm::Lsap, SolverEngine::Auto),
+            (Algorithm::LsapQuota, SolverEngine::Auto),
+        ];
+        if nodes == 500 {
+            runs.push((Algorithm::Lsap, SolverEngine::Jv));
+        }
+        for (algorithm, engine) in runs {
+            let mut req = base.clone();
+            req.policy.algorithm = algorithm;
+            req.policy.solver = engine;
+            group.measurement_time(Duration::from_secs(if nodes == 500 { 3 } else { 8 }));
             group.bench_with_input(
-                BenchmarkId::new(algorithm.name(), format!("{nodes}n_{}t", nodes * 2)),
+                BenchmarkId::new(
+                    format!("{}/{engine:?}", algorithm.name()),
+                    format!("{nodes}n_{tasks}t"),
+                ),
                 &req,
                 |b, req| b.iter(|| place(req, &PlaceOptions::default()).expect("places")),
             );

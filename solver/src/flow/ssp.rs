@@ -79,6 +79,11 @@ impl MinCostFlow {
         self.arcs[id ^ 1].cap += amount;
     }
 
+    /// Σ remaining capacity of the arcs out of vertex `v`.
+    pub fn residual_out(&self, v: usize) -> i64 {
+        self.out[v].iter().map(|&a| self.arcs[a as usize].cap.max(0)).sum()
+    }
+
     /// Remaining capacity of arc `id`.
     pub fn residual(&self, id: usize) -> i64 {
         self.arcs[id].cap
@@ -100,6 +105,39 @@ impl MinCostFlow {
     pub fn solve(&mut self, s: usize, t: usize) -> FlowResult {
         let mut csr = Csr::new(self);
         let result = csr.run(s, t);
+        for (id, arc) in self.arcs.iter_mut().enumerate() {
+            arc.cap = csr.arcs[csr.position[id] as usize].cap;
+        }
+        result
+    }
+
+    /// Like [`MinCostFlow::solve`], fastest where a maximum flow fills every arc into `t` (in
+    /// the structured placement network every task reaches every node, so with at least as
+    /// many unplaced tasks as free slots every slot fills). The flows into `t` are then fixed, so the cost of reaching `t` through one slot or
+    /// another differs by a constant and `t` can be dropped: each vertex with a residual arc
+    /// into `t` is a deficit of its own.
+    ///
+    /// Primal–dual in phases (Ahuja, Magnanti, Orlin §9.8): one Dijkstra from `s` on reduced
+    /// costs (stopped once every deficit is settled) moves the potentials so that every
+    /// shortest path has reduced cost 0; then depth-first searches push along zero reduced-cost
+    /// arcs from `s` to any deficit until none is reachable (a blocking flow of the admissible
+    /// network, with per-phase dead-vertex marks). Reduced costs stay ≥ 0 throughout (pushing
+    /// along a zero arc creates a zero twin), so when the deficits are gone the flow is
+    /// maximum with no negative residual cycle (the saturated arcs into `t` close none):
+    /// minimum cost. A phase costs O(E log V); phases are far fewer than units when the
+    /// deficits' shortest paths start at different sources.
+    ///
+    /// Whether the arcs into `t` do all fill is checked at the end, not assumed: if one is left
+    /// with room (the supply ran out first, or a deficit was unreachable), the phases' flow is
+    /// discarded and [`MinCostFlow::solve`] runs instead, so the answer is exact either way.
+    pub fn solve_fixed_sink(&mut self, s: usize, t: usize) -> FlowResult {
+        let mut csr = Csr::new(self);
+        let mut result = csr.run_phased(s, t);
+        let filled = csr.arcs.iter().all(|a| a.to as usize != t || a.cap <= 0);
+        if !filled {
+            csr = Csr::new(self);
+            result = csr.run(s, t);
+        }
         for (id, arc) in self.arcs.iter_mut().enumerate() {
             arc.cap = csr.arcs[csr.position[id] as usize].cap;
         }
@@ -205,6 +243,195 @@ impl Csr {
             entries.pop();
         }
         None
+    }
+
+    /// See [`MinCostFlow::solve_fixed_sink`].
+    fn run_phased(&mut self, s: usize, t: usize) -> FlowResult {
+        let n = self.start.len() - 1;
+        let mut potential = vec![0i64; n];
+        let mut dist = vec![i64::MAX; n];
+        let mut settled: Vec<u32> = Vec::new();
+        let mut heap: BinaryHeap<Reverse<(i64, u32)>> = BinaryHeap::new();
+        let mut level: Vec<u32> = Vec::new();
+        // Per vertex: its arc into t (placer's networks have at most one per vertex; with
+        // several, the last counts and the others are never used).
+        let mut sink_arc = vec![u32::MAX; n];
+        for (v, arc) in sink_arc.iter_mut().enumerate() {
+            if v != t {
+                for p in self.out(v) {
+                    if self.arcs[p].to as usize == t && self.arcs[p].cap > 0 {
+                        *arc = p as u32;
+                    }
+                }
+            }
+        }
+        let into_t = |arcs: &[CsrArc], v: usize| -> Option<usize> {
+            let p = sink_arc[v];
+            (p != u32::MAX && arcs[p as usize].cap > 0).then_some(p as usize)
+        };
+        let mut deficits = (0..n).filter(|&v| into_t(&self.arcs, v).is_some()).count();
+        // Units s can still send; a phase's search may stop once it has settled as many
+        // deficits as that (more could not be filled in this phase).
+        let mut supply: i64 = self.out(s).map(|p| self.arcs[p].cap.max(0)).sum();
+        // Per-phase stamps: settled (Dijkstra) or dead (blocking flow), on the DFS path, and
+        // cursor valid.
+        let mut dead = vec![0u32; n];
+        let mut on_path = vec![0u32; n];
+        let mut cursor = vec![0u32; n];
+        let mut cursor_phase = vec![0u32; n];
+        let mut phase = 0u32;
+        let mut stack: Vec<u32> = Vec::new();
+        let mut result = FlowResult { flow: 0, cost: 0 };
+        while deficits > 0 && supply > 0 {
+            phase += 1;
+            // Dijkstra from s (t excluded), stopped once every deficit is settled.
+            for &v in &settled {
+                dist[v as usize] = i64::MAX;
+            }
+            settled.clear();
+            heap.clear();
+            level.clear();
+            dist[s] = 0;
+            level.push(s as u32);
+            let mut current = 0i64;
+            let mut reached = 0usize;
+            let mut last = 0i64;
+            loop {
+                let (d, u) = match level.pop() {
+                    Some(u) => (current, u as usize),
+                    None => match heap.pop() {
+                        Some(Reverse((d, u))) => {
+                            current = d;
+                            (d, u as usize)
+                        }
+                        None => break,
+                    },
+                };
+                if d > dist[u] || dead[u] == phase {
+                    continue;
+                }
+                // `dead` doubles as the settled mark during the search.
+                dead[u] = phase;
+                settled.push(u as u32);
+                last = d;
+                if into_t(&self.arcs, u).is_some() {
+                    reached += 1;
+                    if reached == deficits || reached as i64 >= supply {
+                        break;
+                    }
+                }
+                let base = d + potential[u];
+                for p in self.out(u) {
+                    let arc = self.arcs[p];
+                    let v = arc.to as usize;
+                    if arc.cap <= 0 || v == t || dead[v] == phase {
+                        continue;
+                    }
+                    let nd = base + arc.cost - potential[v];
+                    if nd < dist[v] {
+                        if dist[v] == i64::MAX {
+                            settled.push(v as u32 | TOUCHED);
+                        }
+                        dist[v] = nd;
+                        enqueue(&mut heap, &mut level, current, nd, v as u32);
+                    }
+                }
+            }
+            if reached == 0 {
+                break;
+            }
+            // Settled vertices move by d − last; the rest keep their potentials.
+            settled.retain(|&code| {
+                let v = (code & !TOUCHED) as usize;
+                if code & TOUCHED == 0 {
+                    potential[v] += dist[v] - last;
+                }
+                true
+            });
+            for code in settled.iter_mut() {
+                *code &= !TOUCHED;
+            }
+            // Blocking flow on zero reduced-cost arcs, from s to any deficit.
+            phase += 1;
+            loop {
+                stack.clear();
+                stack.push(s as u32);
+                on_path[s] = phase;
+                let mut found = None;
+                while let Some(&top) = stack.last() {
+                    let u = top as usize;
+                    if cursor_phase[u] != phase {
+                        cursor_phase[u] = phase;
+                        cursor[u] = self.start[u];
+                    }
+                    if u != s {
+                        if let Some(p) = into_t(&self.arcs, u) {
+                            found = Some(p);
+                            break;
+                        }
+                    }
+                    let end = self.start[u + 1];
+                    let mut next = None;
+                    while cursor[u] < end {
+                        let p = cursor[u] as usize;
+                        let arc = self.arcs[p];
+                        let v = arc.to as usize;
+                        if arc.cap > 0
+                            && v != t
+                            && dead[v] != phase
+                            && on_path[v] != phase
+                            && arc.cost + potential[u] - potential[v] == 0
+                        {
+                            next = Some(v);
+                            break;
+                        }
+                        cursor[u] += 1;
+                    }
+                    match next {
+                        Some(v) => {
+                            on_path[v] = phase;
+                            stack.push(v as u32);
+                        }
+                        None => {
+                            dead[u] = phase;
+                            on_path[u] = 0;
+                            stack.pop();
+                        }
+                    }
+                }
+                let Some(last_arc) = found else { break };
+                // Bottleneck over the path's arcs (each at its vertex's cursor) and the arc
+                // into t, then push.
+                let mut push = self.arcs[last_arc].cap;
+                for &u in &stack[..stack.len() - 1] {
+                    push = push.min(self.arcs[cursor[u as usize] as usize].cap);
+                }
+                for &u in &stack[..stack.len() - 1] {
+                    let p = cursor[u as usize] as usize;
+                    self.arcs[p].cap -= push;
+                    let twin = self.arcs[p].twin as usize;
+                    self.arcs[twin].cap += push;
+                    result.cost += push * self.arcs[p].cost;
+                }
+                self.arcs[last_arc].cap -= push;
+                let twin = self.arcs[last_arc].twin as usize;
+                self.arcs[twin].cap += push;
+                result.cost += push * self.arcs[last_arc].cost;
+                result.flow += push;
+                supply -= push;
+                if self.arcs[last_arc].cap == 0 {
+                    deficits -= 1;
+                }
+                for &u in stack.iter() {
+                    on_path[u as usize] = 0;
+                }
+                if deficits == 0 || supply == 0 {
+                    break;
+                }
+            }
+            phase += 1;
+        }
+        result
     }
 
     /// See [`MinCostFlow::solve`].
@@ -390,6 +617,9 @@ impl Csr {
 /// Residual out-degree from which a vertex keeps its arcs in a persistent heap.
 pub const HUB_DEGREE: usize = 48;
 
+/// Marks an entry of the phased search's vertex list as touched but not settled.
+const TOUCHED: u32 = 1 << 31;
+
 /// Marks a main-heap entry as a hub's cursor rather than a vertex.
 const HUB_CURSOR: u32 = 1 << 31;
 
@@ -432,6 +662,16 @@ mod tests {
     /// A bipartite assignment as a flow: S → rows (1, 0), row → column (1, c), column → T
     /// (cap, 0), optionally stored reversed and solved from T. Returns (flow, cost).
     fn assignment(costs: &[Vec<i64>], col_cap: i64, reversed: bool) -> FlowResult {
+        solve_assignment(costs, col_cap, reversed, false)
+    }
+
+    /// [`assignment`] with the engine chosen: `phased` = [`MinCostFlow::solve_fixed_sink`].
+    fn solve_assignment(
+        costs: &[Vec<i64>],
+        col_cap: i64,
+        reversed: bool,
+        phased: bool,
+    ) -> FlowResult {
         let (r, c) = (costs.len(), costs[0].len());
         let mut g = MinCostFlow::new(2 + r + c);
         let arc = |g: &mut MinCostFlow, u: usize, v: usize, cap: i64, cost: i64| {
@@ -450,11 +690,35 @@ mod tests {
         for j in 0..c {
             arc(&mut g, 2 + r + j, 1, col_cap, 0);
         }
-        if reversed {
-            g.solve(1, 0)
+        let (from, to) = if reversed { (1, 0) } else { (0, 1) };
+        if phased {
+            g.solve_fixed_sink(from, to)
         } else {
-            g.solve(0, 1)
+            g.solve(from, to)
         }
+    }
+
+    #[test]
+    fn phased_two_rows_compete_for_one_cheap_column() {
+        // Costs [[1, 5], [2, 9]], one slot per column: row 0 → col 1 (5) and row 1 → col 0
+        // (2) total 7 beats row 0 → col 0 (1) + row 1 → col 1 (9) = 10. The first phase
+        // gives col 0 to its nearest row (0, reduced distance 1 < 2) and col 1 to nobody
+        // (row 0 is taken), the second phase reroutes row 0 to col 1 so row 1 takes col 0.
+        let costs = vec![vec![1, 5], vec![2, 9]];
+        let expected = FlowResult { flow: 2, cost: 7 };
+        assert_eq!(solve_assignment(&costs, 1, false, true), expected);
+        assert_eq!(solve_assignment(&costs, 1, true, true), expected);
+    }
+
+    #[test]
+    fn phased_falls_back_when_the_sink_side_cannot_fill() {
+        // One row, two columns of costs 3 and 1: forward, the columns (sink side) cannot both
+        // fill, so the phases' answer is discarded for plain SSP: cost 1, not whichever
+        // column a phase reached first.
+        let costs = vec![vec![3, 1]];
+        assert_eq!(solve_assignment(&costs, 1, false, true), FlowResult { flow: 1, cost: 1 });
+        // Reversed the row is the sink side and fills: the phased answer stands.
+        assert_eq!(solve_assignment(&costs, 1, true, true), FlowResult { flow: 1, cost: 1 });
     }
 
     proptest::proptest! {
@@ -482,6 +746,8 @@ mod tests {
             let expected = FlowResult { flow: r.min(c * cap as usize) as i64, cost: dense.objective };
             proptest::prop_assert_eq!(assignment(&costs, cap, false), expected);
             proptest::prop_assert_eq!(assignment(&costs, cap, true), expected);
+            proptest::prop_assert_eq!(solve_assignment(&costs, cap, false, true), expected);
+            proptest::prop_assert_eq!(solve_assignment(&costs, cap, true, true), expected);
         }
     }
 }

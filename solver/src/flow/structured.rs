@@ -16,8 +16,11 @@
 //! objective as the dense LSAP on `placer export-matrix`, without padding.
 //!
 //! Solve: a maximum matching over zero-cost node-local pairs and the no-preference tasks are
-//! pushed first (a flow of cost 0 is optimal for its value), then [`MinCostFlow::solve`] augments along shortest paths with
-//! early-terminating Dijkstra. Memory O(tasks · (replicas + listed racks) + nodes + racks).
+//! pushed first (a flow of cost 0 is optimal for its value), then
+//! [`MinCostFlow::solve_fixed_sink`] finishes in primal–dual phases (one Dijkstra, then a
+//! blocking flow on zero reduced-cost arcs to every slot — or, reversed, every task — that
+//! the fuller side must fill), falling back to plain successive shortest paths if a phase
+//! ends with that side not full. Memory O(tasks · (replicas + listed racks) + nodes + racks).
 //! Time O(F · E log V) in the worst case for the F units left after the greedy seed.
 
 use super::ssp::MinCostFlow;
@@ -278,17 +281,17 @@ pub fn solve(
             }
         }
     }
-    // Direction: every augmentation ends at a free slot and starts at an unplaced task. When
-    // unplaced tasks outnumber the slots left, search from the slots (on the reversed
-    // network): the search then meets the many unplaced tasks through the aggregators' heaps
-    // instead of re-walking the zero-cost matching from every one of them.
-    let unplaced = source_arcs.iter().filter(|&&a| g.residual(a) > 0).count() as i64;
+    // Direction: the side with less room left fills completely (every task reaches every
+    // node; lsap_quota's pool and group capacities only bound the source side), so search
+    // from the other side with the full side as the fixed sink: from S when the tasks the
+    // source can still send cover the free slots, else on the reversed network from T.
+    let supply: i64 = g.residual_out(s);
     let slots_left: i64 = nodes.iter().map(|&n| g.residual(node_arc[n as usize])).sum();
-    if unplaced > slots_left {
-        g.reverse();
-        g.solve(t_sink, s);
+    if supply >= slots_left {
+        g.solve_fixed_sink(s, t_sink);
     } else {
-        g.solve(s, t_sink);
+        g.reverse();
+        g.solve_fixed_sink(t_sink, s);
     }
 
     // Decompose: nodes each rack sends flow to, racks the cluster sends flow to.

@@ -37,7 +37,7 @@
 //! that launched maps gets the level of its least local launch and wait 0; one that launched
 //! none waits on (`skipped_at_s = now_s`).
 //!
-//! Guarantees (tested in `tests/quota.rs`): the pool counts are D-optimal among all
+//! Guarantees (property-tested in `tests/fair_properties.rs`): the pool counts are D-optimal among all
 //! work-conserving answers, so D never exceeds `fair`'s (which places as many tasks); among
 //! the D-optimal answers the one chosen is the most local. `lsap_fair` can be more local only
 //! by being less fair (its FC is a per-task price, not a constraint); whenever its pool counts
