@@ -1,0 +1,226 @@
+//! What one what-if run simulates (DESIGN.md §What-if simulator; the slot/heartbeat model of
+//! FAIR, Zaharia et al. §2): the cluster, link and disk rates, the epoch length, the policy the
+//! solver runs, how replicas are placed, the seed, and the per-job bound on the pending tasks a
+//! snapshot carries. `SimConfig::default()` is a usable run on a workload with a topology.
+//!
+//! Units: seconds, bandwidths in Mbit/s (10⁶ bit/s, as in the wire schema), the disk rate in
+//! MB/s (10⁶ byte/s).
+
+use crate::error::SimError;
+use placer_models::{Algorithm, Policy};
+use serde::{Deserialize, Serialize};
+
+/// Where the simulated cluster comes from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum ClusterSource {
+    /// The workload's own [`placer_datasets::Topology`] (an error if it has none). Nodes that
+    /// do not state their slots get these.
+    Workload {
+        /// Map slots of a node whose topology entry has none.
+        map_slots: u32,
+        /// Reduce slots of a node whose topology entry has none.
+        reduce_slots: u32,
+    },
+    /// `nodes` nodes `n0..` in racks `r0..` of `rack_size` (the last rack possibly smaller),
+    /// each with `map_slots` and `reduce_slots` (lsap-sched §4's synthetic cluster). Replica
+    /// names in the workload must then be `n0`, `n1`, ... or be synthesized
+    /// ([`ReplicaSource::Synthesize`]).
+    Synthetic {
+        /// Number of nodes (≥ 1).
+        nodes: usize,
+        /// Nodes per rack (≥ 1).
+        rack_size: usize,
+        /// Map slots per node.
+        map_slots: u32,
+        /// Reduce slots per node.
+        reduce_slots: u32,
+    },
+}
+
+impl Default for ClusterSource {
+    /// The workload's topology, 4 map and 2 reduce slots where it does not say.
+    fn default() -> Self {
+        Self::Workload { map_slots: 4, reduce_slots: 2 }
+    }
+}
+
+/// Where map input replicas are.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ReplicaSource {
+    /// The workload's `MapSpec::replicas` (node names of the cluster; duplicates ignored).
+    #[default]
+    Workload,
+    /// Redraw every map's replicas HDFS-style (`placer_datasets::replicas::hdfs_replicas`:
+    /// one rack, then two nodes of another) with a ChaCha8 RNG seeded by `SimConfig::seed`.
+    Synthesize {
+        /// Replicas per block (HDFS default 3).
+        replication: usize,
+    },
+}
+
+/// How many pending tasks of one job and kind one epoch's snapshot carries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PendingBound {
+    /// Every pending task: the snapshot is the exact state, the solver's answer the exact
+    /// optimum of the epoch. Snapshot size O(pending) per epoch.
+    All,
+    /// At most as many tasks of a kind per job as the cluster has free slots of that kind (a
+    /// job cannot start more in one epoch). The job's tasks with a replica on a node with a free
+    /// map slot go first, then the others in task order (reduces: task order). This bounds the
+    /// snapshot to O(active jobs × free slots) but CAN change the answer: the solver no longer
+    /// sees every candidate (it may miss a better-placed task of a job with more candidates than
+    /// free slots), and fair shares are capped at the demand the snapshot shows (running +
+    /// offered, not running + pending), which can move shares, delay levels and preemption of
+    /// the fair-sharing policies. It is exact when no job has more pending tasks of a kind than
+    /// there are free slots of that kind.
+    #[default]
+    FreeSlots,
+}
+
+/// One what-if run. Build with struct update syntax from `SimConfig::default()`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SimConfig {
+    /// A label for reports (the policy name when `placer whatif` compares policies).
+    pub name: String,
+    /// The policy block of every snapshot (algorithm, engine, α, β, delays). Default: wire
+    /// defaults with `lsap`.
+    pub policy: Policy,
+    /// The cluster; default the workload's topology.
+    pub cluster: ClusterSource,
+    /// Bandwidth of a node's in-rack link (its NIC), Mbit/s (> 0); default 1000.
+    pub rack_mbps: f64,
+    /// Bandwidth of one directed rack-to-rack path, Mbit/s (> 0); default 100.
+    pub cross_rack_mbps: f64,
+    /// Disk read rate of node-local input, MB/s (10⁶ byte/s, > 0); default 100 (one 2009-era
+    /// SATA disk per slot: reads on a node do not share it).
+    pub disk_mb_s: f64,
+    /// Epoch length, s (> 0); default 3, the heartbeat interval of `policy.heartbeat_s`.
+    pub epoch_s: f64,
+    /// Replica placement; default the workload's.
+    pub replicas: ReplicaSource,
+    /// Seed of every random choice of the run (replica synthesis); default 1.
+    pub seed: u64,
+    /// Pending tasks per job and kind in a snapshot; default [`PendingBound::FreeSlots`].
+    pub pending_bound: PendingBound,
+    /// Min-share preemption timeout given to every pool, s (≥ 0); default none (no min-share
+    /// preemption). Only `fair`, `delay` and `lsap_fair` preempt.
+    pub min_share_timeout_s: Option<f64>,
+    /// Fair-share preemption timeout given to every pool, s (≥ 0); default none.
+    pub fair_share_timeout_s: Option<f64>,
+    /// Stop after this simulated time, s (> 0); default none (run until every job finished or
+    /// the run stalls).
+    pub max_time_s: Option<f64>,
+    /// Stop when this many consecutive epochs found pending tasks, nothing running, no job
+    /// still to arrive and placed nothing (≥ 1); default 100. Such a run can never progress
+    /// (e.g. reduces on a cluster without reduce slots).
+    pub stall_epochs: u32,
+    /// Check invariants as the run goes (slots never oversubscribed, time never goes back,
+    /// every task completes exactly once) and fail with `SimError::Invariant`; default off
+    /// (O(nodes) per epoch more).
+    pub audit: bool,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        Self {
+            name: "lsap".to_owned(),
+            policy: Policy { algorithm: Algorithm::Lsap, ..Policy::default() },
+            cluster: ClusterSource::default(),
+            rack_mbps: 1000.0,
+            cross_rack_mbps: 100.0,
+            disk_mb_s: 100.0,
+            epoch_s: 3.0,
+            replicas: ReplicaSource::Workload,
+            seed: 1,
+            pending_bound: PendingBound::FreeSlots,
+            min_share_timeout_s: None,
+            fair_share_timeout_s: None,
+            max_time_s: None,
+            stall_epochs: 100,
+            audit: false,
+        }
+    }
+}
+
+impl SimConfig {
+    /// The default run with another algorithm, labelled with its wire name.
+    pub fn with_algorithm(algorithm: Algorithm) -> Self {
+        Self {
+            name: algorithm.name().to_owned(),
+            policy: Policy { algorithm, ..Policy::default() },
+            ..Self::default()
+        }
+    }
+
+    /// Checks every field's domain; the error names the first bad field.
+    pub fn validate(&self) -> Result<(), SimError> {
+        positive("rack_mbps", self.rack_mbps)?;
+        positive("cross_rack_mbps", self.cross_rack_mbps)?;
+        positive("disk_mb_s", self.disk_mb_s)?;
+        positive("epoch_s", self.epoch_s)?;
+        if let Some(t) = self.min_share_timeout_s {
+            non_negative("min_share_timeout_s", t)?;
+        }
+        if let Some(t) = self.fair_share_timeout_s {
+            non_negative("fair_share_timeout_s", t)?;
+        }
+        if let Some(t) = self.max_time_s {
+            positive("max_time_s", t)?;
+        }
+        if self.stall_epochs == 0 {
+            return Err(SimError::config("stall_epochs", "must be ≥ 1"));
+        }
+        if let ClusterSource::Synthetic { nodes, rack_size, .. } = self.cluster {
+            if nodes == 0 {
+                return Err(SimError::config("cluster.nodes", "must be ≥ 1"));
+            }
+            if rack_size == 0 {
+                return Err(SimError::config("cluster.rack_size", "must be ≥ 1"));
+            }
+            if nodes > u32::MAX as usize {
+                return Err(SimError::config("cluster.nodes", "too many nodes"));
+            }
+        }
+        if let ReplicaSource::Synthesize { replication } = self.replicas {
+            if replication > 64 {
+                return Err(SimError::config("replicas.replication", "must be ≤ 64"));
+            }
+        }
+        let p = &self.policy;
+        non_negative("policy.alpha", p.alpha)?;
+        non_negative("policy.beta", p.beta)?;
+        positive("policy.heartbeat_s", p.heartbeat_s)?;
+        positive("policy.aging_s", p.aging_s)?;
+        if let Some(t) = p.locality_delay_node_s {
+            non_negative("policy.locality_delay_node_s", t)?;
+        }
+        if let Some(t) = p.locality_delay_rack_s {
+            non_negative("policy.locality_delay_rack_s", t)?;
+        }
+        Ok(())
+    }
+
+    /// Whether the run's algorithm may preempt at all (it is a fair-sharing one and some pool
+    /// timeout is set); when it may not, an epoch without a free slot for any pending task is
+    /// skipped without calling the solver (its answer would be empty).
+    pub fn may_preempt(&self) -> bool {
+        matches!(self.policy.algorithm, Algorithm::Fair | Algorithm::Delay | Algorithm::LsapFair)
+            && (self.min_share_timeout_s.is_some() || self.fair_share_timeout_s.is_some())
+    }
+}
+
+fn positive(field: &str, v: f64) -> Result<(), SimError> {
+    if v.is_finite() && v > 0.0 {
+        Ok(())
+    } else {
+        Err(SimError::config(field, format!("must be a finite number > 0, got {v}")))
+    }
+}
+
+fn non_negative(field: &str, v: f64) -> Result<(), SimError> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(())
+    } else {
+        Err(SimError::config(field, format!("must be a finite number ≥ 0, got {v}")))
+    }
+}

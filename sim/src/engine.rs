@@ -1,0 +1,846 @@
+//! The discrete-event engine (DESIGN.md §What-if simulator; the slot and heartbeat model of
+//! FAIR, Zaharia et al. §2): job arrivals, flow ends, task ends and epoch ticks on simulated
+//! time; every epoch a v1 snapshot goes to `placer_solver::place` and its answer is applied
+//! (tasks start, preempted tasks die and return to pending, losing their progress) and its
+//! per-job `delay` and per-pool `starvation` state is echoed into the next snapshot, as a
+//! master does with the stateless service (models `state.rs`).
+//!
+//! Task time (s) = `compute_s` + input:
+//! - a map reads `input_bytes` from its own disk at `disk_mb_s` when a replica is on its node
+//!   (or when it has no replica at all), else over the network from a replica in its rack if
+//!   there is one, else from the replica whose rack-to-rack link is least loaded (ties: replica
+//!   order), at the shared link rates of `network.rs`;
+//! - a reduce pulls its `shuffle_bytes` from every node its job's maps ran on, split in
+//!   proportion to the map output each node holds (to the number of maps there when the
+//!   outputs are all 0); the part on its own node is read from disk, the rest moves as one flow
+//!   per source node, all at once; the input phase ends when the last part has arrived;
+//! - then it computes for `compute_s`.
+//!
+//! A job's reduces become pending when all of its maps have finished (no Hadoop slowstart).
+//!
+//! Epochs fall on the grid k · `epoch_s`. A tick with no pending task schedules no further
+//! tick; the next arrival or ready reduce schedules the next grid point, so idle stretches
+//! cost nothing. A tick whose pending tasks have no free slot of their kind skips the solver
+//! (its answer would be empty) unless the policy may preempt. Per event the work is
+//! O(log events) plus O(flows on the touched links); per solver call O(snapshot), and the
+//! snapshot is O(active jobs + offered pending + running) (see `snapshot.rs`).
+
+use crate::cluster::{parse_node_id, SimCluster};
+use crate::config::SimConfig;
+use crate::error::SimError;
+use crate::ideal::ideal_time_s;
+use crate::network::{FlowEnd, Network};
+use crate::queue::{EventKind, EventQueue};
+use crate::report::{
+    mean, quantile, EpochMetrics, JobMetrics, SimReport, StopReason, Summary, WallTiming,
+};
+use crate::workload_index::{parse_job_id, WorkloadIndex};
+use placer_datasets::Workload;
+use placer_models::{Locality, PlaceRequest, PlaceResponse, StarvationState, TaskKind};
+use placer_solver::PlaceOptions;
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
+
+/// Slot-kind index: 0 map, 1 reduce.
+pub(crate) fn k(kind: TaskKind) -> usize {
+    match kind {
+        TaskKind::Map => 0,
+        TaskKind::Reduce => 1,
+    }
+}
+
+/// Where a task is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// Its job has not arrived.
+    NotArrived,
+    /// A reduce whose job still has unfinished maps.
+    Blocked,
+    /// Waiting for a slot.
+    Pending,
+    /// Holding a slot.
+    Running,
+    /// Finished.
+    Done,
+}
+
+/// A task's dynamic state.
+#[derive(Clone, Debug)]
+pub(crate) struct TaskRun {
+    pub phase: Phase,
+    /// Bumped at every start, kill and finish; stale `TaskDone` events carry an older one.
+    pub version: u32,
+    pub node: usize,
+    pub started_s: f64,
+    pub pending_since_s: f64,
+    flows_left: usize,
+    local_done_s: f64,
+    locality: Locality,
+    completions: u32,
+    flows: Vec<usize>,
+}
+
+/// A job's dynamic state.
+#[derive(Clone, Debug)]
+pub(crate) struct JobRun {
+    pub arrived: bool,
+    maps_left: usize,
+    reduces_left: usize,
+    /// Pending tasks by kind, in task order.
+    pub pending: [BTreeSet<usize>; 2],
+    pub finish_s: Option<f64>,
+    /// Echoed delay-scheduling state.
+    pub delay: Option<placer_models::DelayState>,
+    /// Map output bytes and map count per node, of finished maps.
+    map_output: BTreeMap<usize, (u64, u64)>,
+    /// Shuffle sources (node, weight), fixed when the reduces became pending.
+    pub shuffle: Vec<(usize, u64)>,
+    /// Completed maps by locality: node, rack, remote, none.
+    locality: [usize; 4],
+    runs: usize,
+    preempted: usize,
+}
+
+/// One run's whole state.
+pub(crate) struct Engine<'a> {
+    pub cfg: &'a SimConfig,
+    pub workload: &'a Workload,
+    pub cluster: SimCluster,
+    pub ix: WorkloadIndex,
+    queue: EventQueue,
+    net: Network,
+    pub tasks: Vec<TaskRun>,
+    pub jobs: Vec<JobRun>,
+    /// Echoed starvation clocks per pool.
+    pub starvation: Vec<Option<StarvationState>>,
+    /// Busy slots per node and kind.
+    pub used: Vec<[u32; 2]>,
+    /// Free slots per kind.
+    pub free: [u64; 2],
+    /// Pending tasks per kind.
+    pub pending: [usize; 2],
+    /// Running tasks, in task order.
+    pub running: BTreeSet<usize>,
+    /// Arrived, unfinished jobs.
+    pub active_jobs: BTreeSet<usize>,
+    arrivals_left: usize,
+    tick_scheduled: bool,
+    stall: u32,
+    pub now: f64,
+    /// Reused snapshot buffer.
+    pub req: PlaceRequest,
+    bytes: Bytes,
+    busy: [f64; 2],
+    events: u64,
+    ticks: u64,
+    epochs: Vec<EpochMetrics>,
+    timing: WallTiming,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Bytes {
+    in_rack: f64,
+    cross_rack: f64,
+    local: f64,
+    in_rack_recorded: f64,
+    cross_rack_recorded: f64,
+}
+
+impl<'a> Engine<'a> {
+    /// Indexes the workload and cluster; schedules the arrivals.
+    pub fn new(workload: &'a Workload, cfg: &'a SimConfig) -> Result<Self, SimError> {
+        cfg.validate()?;
+        let cluster = SimCluster::build(workload, cfg)?;
+        let ix = WorkloadIndex::build(workload, &cluster, cfg)?;
+        let tasks = vec![
+            TaskRun {
+                phase: Phase::NotArrived,
+                version: 0,
+                node: 0,
+                started_s: 0.0,
+                pending_since_s: 0.0,
+                flows_left: 0,
+                local_done_s: 0.0,
+                locality: Locality::None,
+                completions: 0,
+                flows: Vec::new(),
+            };
+            ix.tasks.len()
+        ];
+        let jobs = ix
+            .jobs
+            .iter()
+            .map(|j| JobRun {
+                arrived: false,
+                maps_left: j.maps,
+                reduces_left: j.reduces,
+                pending: [BTreeSet::new(), BTreeSet::new()],
+                finish_s: None,
+                delay: None,
+                map_output: BTreeMap::new(),
+                shuffle: Vec::new(),
+                locality: [0; 4],
+                runs: 0,
+                preempted: 0,
+            })
+            .collect();
+        let mut queue = EventQueue::default();
+        for (j, job) in ix.jobs.iter().enumerate() {
+            queue.push(job.submit_s, EventKind::Arrival(j));
+        }
+        let req = crate::snapshot::base_request(cfg, &cluster, &ix);
+        Ok(Self {
+            net: Network::new(cluster.len(), cfg.rack_mbps, cfg.cross_rack_mbps),
+            used: vec![[0, 0]; cluster.len()],
+            free: [cluster.total_map_slots, cluster.total_reduce_slots],
+            starvation: vec![None; ix.pools.len()],
+            arrivals_left: ix.jobs.len(),
+            cfg,
+            workload,
+            cluster,
+            ix,
+            queue,
+            tasks,
+            jobs,
+            pending: [0, 0],
+            running: BTreeSet::new(),
+            active_jobs: BTreeSet::new(),
+            tick_scheduled: false,
+            stall: 0,
+            now: 0.0,
+            req,
+            bytes: Bytes::default(),
+            busy: [0.0, 0.0],
+            events: 0,
+            ticks: 0,
+            epochs: Vec::new(),
+            timing: WallTiming::default(),
+        })
+    }
+
+    /// Runs to the end and reports.
+    pub fn run(mut self) -> Result<SimReport, SimError> {
+        let wall = Instant::now();
+        let mut stop = StopReason::Completed;
+        while let Some(ev) = self.queue.pop() {
+            if ev.time < self.now {
+                return Err(SimError::Invariant {
+                    time_s: self.now,
+                    message: format!("an event at {} s comes after {} s", ev.time, self.now),
+                });
+            }
+            if self.cfg.max_time_s.is_some_and(|limit| ev.time > limit) {
+                stop = StopReason::TimeLimit;
+                break;
+            }
+            self.now = ev.time;
+            match ev.kind {
+                EventKind::Arrival(j) => {
+                    self.events += 1;
+                    self.arrive(j);
+                }
+                EventKind::FlowDone { flow, version } => {
+                    if let Some(end) = self.net.finish(flow, version, self.now, &mut self.queue) {
+                        self.events += 1;
+                        self.flow_done(end);
+                    }
+                }
+                EventKind::TaskDone { task, version } => {
+                    let t = &self.tasks[task];
+                    if t.version == version && t.phase == Phase::Running {
+                        self.events += 1;
+                        self.task_done(task)?;
+                    }
+                }
+                EventKind::Tick(tick) => {
+                    self.events += 1;
+                    if !self.tick(tick)? {
+                        stop = StopReason::Stalled;
+                        break;
+                    }
+                }
+            }
+        }
+        if self.cfg.audit {
+            self.audit_end(stop)?;
+        }
+        self.timing.wall_s = wall.elapsed().as_secs_f64();
+        Ok(self.report(stop))
+    }
+
+    fn arrive(&mut self, j: usize) {
+        self.arrivals_left -= 1;
+        self.jobs[j].arrived = true;
+        let spec = self.ix.jobs[j].clone();
+        if spec.maps + spec.reduces == 0 {
+            self.jobs[j].finish_s = Some(self.now);
+            return;
+        }
+        self.active_jobs.insert(j);
+        if spec.maps == 0 {
+            for r in 0..spec.reduces {
+                self.make_pending(spec.task(TaskKind::Reduce, r));
+            }
+        } else {
+            for m in 0..spec.maps {
+                self.make_pending(spec.task(TaskKind::Map, m));
+            }
+            for r in 0..spec.reduces {
+                self.tasks[spec.task(TaskKind::Reduce, r)].phase = Phase::Blocked;
+            }
+        }
+        self.ensure_tick();
+    }
+
+    fn make_pending(&mut self, t: usize) {
+        let task = &self.ix.tasks[t];
+        let kind = k(task.kind);
+        let run = &mut self.tasks[t];
+        run.phase = Phase::Pending;
+        run.pending_since_s = self.now;
+        self.jobs[task.job as usize].pending[kind].insert(t);
+        self.pending[kind] += 1;
+    }
+
+    /// Schedules the next grid tick at or after now, unless one is scheduled.
+    fn ensure_tick(&mut self) {
+        if self.tick_scheduled {
+            return;
+        }
+        let e = self.cfg.epoch_s;
+        let mut tick = (self.now / e).ceil().max(0.0) as u64;
+        if (tick as f64) * e < self.now {
+            tick += 1;
+        }
+        self.queue.push(tick as f64 * e, EventKind::Tick(tick));
+        self.tick_scheduled = true;
+    }
+
+    /// One epoch tick; false when the run has stalled.
+    fn tick(&mut self, tick: u64) -> Result<bool, SimError> {
+        self.tick_scheduled = false;
+        self.ticks += 1;
+        if self.pending == [0, 0] {
+            return Ok(true);
+        }
+        let room =
+            (self.pending[0] > 0 && self.free[0] > 0) || (self.pending[1] > 0 && self.free[1] > 0);
+        let mut assigned = 0;
+        if room || self.cfg.may_preempt() {
+            assigned = self.epoch()?;
+        }
+        if self.running.is_empty() && self.net.active() == 0 && self.arrivals_left == 0 {
+            if assigned == 0 {
+                self.stall += 1;
+                if self.stall >= self.cfg.stall_epochs {
+                    return Ok(false);
+                }
+            } else {
+                self.stall = 0;
+            }
+        } else {
+            self.stall = 0;
+        }
+        if self.pending != [0, 0] {
+            let next = tick + 1;
+            self.queue.push(next as f64 * self.cfg.epoch_s, EventKind::Tick(next));
+            self.tick_scheduled = true;
+        }
+        Ok(true)
+    }
+
+    /// Builds the snapshot, calls the solver, applies the answer; returns the tasks started.
+    fn epoch(&mut self) -> Result<u64, SimError> {
+        let before = Instant::now();
+        let offered = self.fill_snapshot();
+        let built = Instant::now();
+        let answer = placer_solver::place(&self.req, &PlaceOptions::default())
+            .map_err(|source| SimError::Solver { time_s: self.now, source })?;
+        let solve_ms = built.elapsed().as_secs_f64() * 1e3;
+        self.timing.snapshot_ms += built.duration_since(before).as_secs_f64() * 1e3;
+        let pending = self.pending[0] + self.pending[1];
+        let running = self.running.len();
+        let free = self.free;
+        self.apply(&answer)?;
+        let s = &answer.stats;
+        self.epochs.push(EpochMetrics {
+            time_s: self.now,
+            pending,
+            offered,
+            running,
+            free_map_slots: free[0],
+            free_reduce_slots: free[1],
+            assigned: answer.assignments.len() as u64,
+            node_local: s.node_local,
+            rack_local: s.rack_local,
+            remote: s.remote,
+            preempted: answer.preemptions.len() as u64,
+            fairness_distance: s.fairness_distance,
+            bytes_in_rack: self.bytes.in_rack - self.bytes.in_rack_recorded,
+            bytes_cross_rack: self.bytes.cross_rack - self.bytes.cross_rack_recorded,
+        });
+        self.bytes.in_rack_recorded = self.bytes.in_rack;
+        self.bytes.cross_rack_recorded = self.bytes.cross_rack;
+        self.timing.solve_ms.push(solve_ms);
+        if self.cfg.audit {
+            self.audit_slots()?;
+        }
+        Ok(answer.assignments.len() as u64)
+    }
+
+    fn apply(&mut self, answer: &PlaceResponse) -> Result<(), SimError> {
+        let time_s = self.now;
+        let bad = |message: String| SimError::InvalidAnswer { time_s, message };
+        for p in &answer.preemptions {
+            let t = self
+                .ix
+                .parse_task_id(p.task.as_str())
+                .ok_or_else(|| bad(format!("preemption of unknown task {}", p.task)))?;
+            if self.tasks[t].phase != Phase::Running {
+                return Err(bad(format!("preemption of task {} that is not running", p.task)));
+            }
+            self.kill(t);
+        }
+        for a in &answer.assignments {
+            let t = self
+                .ix
+                .parse_task_id(a.task.as_str())
+                .ok_or_else(|| bad(format!("assignment of unknown task {}", a.task)))?;
+            let n = parse_node_id(a.node.as_str(), self.cluster.len())
+                .ok_or_else(|| bad(format!("assignment to unknown node {}", a.node)))?;
+            if self.tasks[t].phase != Phase::Pending {
+                return Err(bad(format!("assignment of task {} that is not pending", a.task)));
+            }
+            let kind = self.ix.tasks[t].kind;
+            let slots = match kind {
+                TaskKind::Map => self.cluster.map_slots[n],
+                TaskKind::Reduce => self.cluster.reduce_slots[n],
+            };
+            if self.used[n][k(kind)] >= slots {
+                return Err(bad(format!(
+                    "task {} assigned to node {} without a free slot",
+                    a.task, a.node
+                )));
+            }
+            self.start(t, n);
+        }
+        for report in &answer.jobs {
+            if let Some(j) = parse_job_id(report.id.as_str(), self.jobs.len()) {
+                self.jobs[j].delay = report.delay;
+            }
+        }
+        for report in &answer.pools {
+            let pool = report.id.as_str().strip_prefix('p').and_then(|i| i.parse::<usize>().ok());
+            if let Some(p) = pool.filter(|&p| p < self.starvation.len()) {
+                self.starvation[p] = Some(report.starvation);
+            }
+        }
+        Ok(())
+    }
+
+    /// Starts pending task `t` on node `n` (a free slot of its kind).
+    fn start(&mut self, t: usize, n: usize) {
+        let task = &self.ix.tasks[t];
+        let (j, kind) = (task.job as usize, k(task.kind));
+        self.jobs[j].pending[kind].remove(&t);
+        self.jobs[j].runs += 1;
+        self.pending[kind] -= 1;
+        self.used[n][kind] += 1;
+        self.free[kind] -= 1;
+        self.running.insert(t);
+        let disk = self.cfg.disk_mb_s * 1e6;
+        let rack = self.cluster.rack_of[n];
+        let mut local_bytes = 0u64;
+        let mut flows = std::mem::take(&mut self.tasks[t].flows);
+        flows.clear();
+        let locality;
+        match task.kind {
+            TaskKind::Map => {
+                let replicas = self.ix.replicas(t);
+                locality = self.map_locality(replicas, n);
+                match locality {
+                    Locality::Node | Locality::None => local_bytes = task.bytes,
+                    Locality::Rack | Locality::Remote => {
+                        let src = self.map_source(replicas, n, locality);
+                        if task.bytes > 0 {
+                            let f = self.net.start(
+                                self.now,
+                                t,
+                                task.bytes,
+                                (src, self.cluster.rack_of[src]),
+                                (n, rack),
+                                &mut self.queue,
+                            );
+                            flows.push(f);
+                        }
+                    }
+                }
+            }
+            TaskKind::Reduce => {
+                locality = Locality::None;
+                let parts = shuffle_split(task.bytes, &self.jobs[j].shuffle);
+                for (src, bytes) in parts {
+                    if src == n {
+                        local_bytes += bytes;
+                    } else if bytes > 0 {
+                        let f = self.net.start(
+                            self.now,
+                            t,
+                            bytes,
+                            (src, self.cluster.rack_of[src]),
+                            (n, rack),
+                            &mut self.queue,
+                        );
+                        flows.push(f);
+                    }
+                }
+            }
+        }
+        self.bytes.local += local_bytes as f64;
+        let compute_s = task.compute_s;
+        let run = &mut self.tasks[t];
+        run.phase = Phase::Running;
+        run.version = run.version.wrapping_add(1);
+        run.node = n;
+        run.started_s = self.now;
+        run.locality = locality;
+        run.local_done_s = self.now + local_bytes as f64 / disk;
+        run.flows_left = flows.len();
+        run.flows = flows;
+        if run.flows_left == 0 {
+            let (at, version) = (run.local_done_s + compute_s, run.version);
+            self.queue.push(at, EventKind::TaskDone { task: t, version });
+        }
+    }
+
+    fn map_locality(&self, replicas: &[u32], n: usize) -> Locality {
+        if replicas.is_empty() {
+            Locality::None
+        } else if replicas.iter().any(|&r| r as usize == n) {
+            Locality::Node
+        } else if replicas
+            .iter()
+            .any(|&r| self.cluster.rack_of[r as usize] == self.cluster.rack_of[n])
+        {
+            Locality::Rack
+        } else {
+            Locality::Remote
+        }
+    }
+
+    /// The replica a non-local map reads from: the first in its rack, else the one whose
+    /// rack-to-rack link carries the fewest flows (ties: replica order).
+    fn map_source(&self, replicas: &[u32], n: usize, locality: Locality) -> usize {
+        let rack = self.cluster.rack_of[n];
+        let mut best = replicas[0] as usize;
+        if locality == Locality::Rack {
+            for &r in replicas {
+                if self.cluster.rack_of[r as usize] == rack {
+                    return r as usize;
+                }
+            }
+        }
+        let mut best_load = usize::MAX;
+        for &r in replicas {
+            let load = self.net.cross_load(self.cluster.rack_of[r as usize], rack);
+            if load < best_load {
+                best_load = load;
+                best = r as usize;
+            }
+        }
+        best
+    }
+
+    fn flow_done(&mut self, end: FlowEnd) {
+        self.count_bytes(end);
+        let t = end.task;
+        let compute_s = self.ix.tasks[t].compute_s;
+        let run = &mut self.tasks[t];
+        run.flows_left = run.flows_left.saturating_sub(1);
+        if run.flows_left == 0 {
+            let at = self.now.max(run.local_done_s) + compute_s;
+            let version = run.version;
+            self.queue.push(at, EventKind::TaskDone { task: t, version });
+        }
+    }
+
+    fn count_bytes(&mut self, end: FlowEnd) {
+        if end.cross_rack {
+            self.bytes.cross_rack += end.moved;
+        } else {
+            self.bytes.in_rack += end.moved;
+        }
+    }
+
+    /// Frees task `t`'s slot (it ran since `started_s`).
+    fn release(&mut self, t: usize) {
+        let task = &self.ix.tasks[t];
+        let kind = k(task.kind);
+        let run = &mut self.tasks[t];
+        run.version = run.version.wrapping_add(1);
+        self.used[run.node][kind] -= 1;
+        self.free[kind] += 1;
+        self.busy[kind] += self.now - run.started_s;
+        self.running.remove(&t);
+    }
+
+    /// Preemption: the run dies, its transfers stop, the task is pending again.
+    fn kill(&mut self, t: usize) {
+        let flows = std::mem::take(&mut self.tasks[t].flows);
+        for &f in &flows {
+            if let Some(end) = self.net.cancel(f, t, self.now, &mut self.queue) {
+                self.count_bytes(end);
+            }
+        }
+        self.tasks[t].flows = flows;
+        self.release(t);
+        self.jobs[self.ix.tasks[t].job as usize].preempted += 1;
+        self.make_pending(t);
+    }
+
+    fn task_done(&mut self, t: usize) -> Result<(), SimError> {
+        self.release(t);
+        let (j, kind, output) = {
+            let task = &self.ix.tasks[t];
+            (task.job as usize, task.kind, task.output_bytes)
+        };
+        let run = &mut self.tasks[t];
+        run.phase = Phase::Done;
+        run.completions += 1;
+        if run.completions > 1 {
+            return Err(SimError::Invariant {
+                time_s: self.now,
+                message: format!("task {} completed twice", self.ix.task_id(t)),
+            });
+        }
+        let (node, locality) = (run.node, run.locality);
+        let job = &mut self.jobs[j];
+        match kind {
+            TaskKind::Map => {
+                let slot = match locality {
+                    Locality::Node => 0,
+                    Locality::Rack => 1,
+                    Locality::Remote => 2,
+                    Locality::None => 3,
+                };
+                job.locality[slot] += 1;
+                let e = job.map_output.entry(node).or_insert((0, 0));
+                e.0 += output;
+                e.1 += 1;
+                job.maps_left -= 1;
+                if job.maps_left == 0 {
+                    let by_bytes = job.map_output.values().any(|&(b, _)| b > 0);
+                    job.shuffle = job
+                        .map_output
+                        .iter()
+                        .map(|(&n, &(b, c))| (n, if by_bytes { b } else { c }))
+                        .collect();
+                    let spec = self.ix.jobs[j].clone();
+                    for r in 0..spec.reduces {
+                        self.make_pending(spec.task(TaskKind::Reduce, r));
+                    }
+                    if spec.reduces > 0 {
+                        self.ensure_tick();
+                    }
+                }
+            }
+            TaskKind::Reduce => job.reduces_left -= 1,
+        }
+        let job = &mut self.jobs[j];
+        if job.maps_left == 0 && job.reduces_left == 0 {
+            job.finish_s = Some(self.now);
+            self.active_jobs.remove(&j);
+        }
+        Ok(())
+    }
+
+    /// Slots never oversubscribed; the counters agree with the running set.
+    fn audit_slots(&self) -> Result<(), SimError> {
+        let mut used = vec![[0u32; 2]; self.cluster.len()];
+        for &t in &self.running {
+            used[self.tasks[t].node][k(self.ix.tasks[t].kind)] += 1;
+        }
+        for (n, u) in used.iter().enumerate() {
+            if *u != self.used[n]
+                || u[0] > self.cluster.map_slots[n]
+                || u[1] > self.cluster.reduce_slots[n]
+            {
+                return Err(SimError::Invariant {
+                    time_s: self.now,
+                    message: format!(
+                        "node {n}: running {u:?}, counted {:?}, slots {} / {}",
+                        self.used[n], self.cluster.map_slots[n], self.cluster.reduce_slots[n]
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// At the end of a completed run every task completed exactly once.
+    fn audit_end(&self, stop: StopReason) -> Result<(), SimError> {
+        if stop != StopReason::Completed {
+            return Ok(());
+        }
+        for (t, run) in self.tasks.iter().enumerate() {
+            if run.completions != 1 || run.phase != Phase::Done {
+                return Err(SimError::Invariant {
+                    time_s: self.now,
+                    message: format!(
+                        "task {} completed {} times, phase {:?}",
+                        self.ix.task_id(t),
+                        run.completions,
+                        run.phase
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn report(mut self, stop: StopReason) -> SimReport {
+        let (map_slots, reduce_slots) =
+            (self.cluster.total_map_slots, self.cluster.total_reduce_slots);
+        let jobs: Vec<JobMetrics> = self
+            .workload
+            .jobs
+            .iter()
+            .zip(&self.jobs)
+            .zip(&self.ix.jobs)
+            .map(|((spec, run), index)| {
+                let ideal_s = ideal_time_s(
+                    spec,
+                    map_slots,
+                    reduce_slots,
+                    self.cfg.disk_mb_s,
+                    self.cfg.rack_mbps,
+                );
+                let response_s = run.finish_s.map(|f| f - index.submit_s);
+                let slowdown = response_s
+                    .filter(|_| ideal_s > 0.0 && ideal_s.is_finite())
+                    .map(|r| r / ideal_s);
+                JobMetrics {
+                    id: spec.id.clone(),
+                    class: spec.class.clone(),
+                    pool: self.ix.pools[index.pool].name.clone(),
+                    submit_s: index.submit_s,
+                    finish_s: run.finish_s,
+                    response_s,
+                    ideal_s,
+                    slowdown,
+                    maps: index.maps,
+                    reduces: index.reduces,
+                    maps_node_local: run.locality[0],
+                    maps_rack_local: run.locality[1],
+                    maps_remote: run.locality[2],
+                    maps_no_preference: run.locality[3],
+                    task_runs: run.runs,
+                    preempted: run.preempted,
+                }
+            })
+            .collect();
+        let responses: Vec<f64> = jobs.iter().filter_map(|j| j.response_s).collect();
+        let first_submit = jobs.iter().map(|j| j.submit_s).fold(f64::INFINITY, f64::min);
+        let last_finish = jobs.iter().filter_map(|j| j.finish_s).fold(f64::NEG_INFINITY, f64::max);
+        let makespan_s =
+            if last_finish.is_finite() { (last_finish - first_submit).max(0.0) } else { 0.0 };
+        let [node, rack, remote, _] = jobs.iter().fold([0usize; 4], |mut acc, j| {
+            acc[0] += j.maps_node_local;
+            acc[1] += j.maps_rack_local;
+            acc[2] += j.maps_remote;
+            acc[3] += j.maps_no_preference;
+            acc
+        });
+        let with_pref = (node + rack + remote).max(1) as f64;
+        let per = |busy: f64, slots: u64| {
+            if slots == 0 || makespan_s <= 0.0 {
+                0.0
+            } else {
+                busy / (slots as f64 * makespan_s)
+            }
+        };
+        let summary = Summary {
+            jobs: jobs.len(),
+            jobs_finished: responses.len(),
+            map_tasks: jobs
+                .iter()
+                .map(|j| {
+                    j.maps_node_local + j.maps_rack_local + j.maps_remote + j.maps_no_preference
+                })
+                .sum(),
+            node_local: node as f64 / with_pref,
+            rack_local: rack as f64 / with_pref,
+            remote: remote as f64 / with_pref,
+            mean_response_s: mean(responses.iter().copied()),
+            p95_response_s: quantile(&responses, 0.95),
+            mean_slowdown: mean(jobs.iter().filter_map(|j| j.slowdown)),
+            makespan_s,
+            throughput_jobs_per_h: if makespan_s > 0.0 {
+                responses.len() as f64 * 3600.0 / makespan_s
+            } else {
+                0.0
+            },
+            in_rack_gb: self.bytes.in_rack / 1e9,
+            cross_rack_gb: self.bytes.cross_rack / 1e9,
+            local_read_gb: self.bytes.local / 1e9,
+            fairness_distance: mean(self.epochs.iter().map(|e| e.fairness_distance)),
+            map_slot_utilisation: per(self.busy[0], map_slots),
+            reduce_slot_utilisation: per(self.busy[1], reduce_slots),
+            task_runs: jobs.iter().map(|j| j.task_runs).sum(),
+            preemptions: jobs.iter().map(|j| j.preempted).sum(),
+            events: self.events,
+            epochs: self.epochs.len(),
+            ticks: self.ticks,
+            end_time_s: self.now,
+        };
+        let t = &mut self.timing;
+        t.total_solve_ms = t.solve_ms.iter().sum();
+        t.mean_solve_ms = mean(t.solve_ms.iter().copied());
+        t.max_solve_ms = t.solve_ms.iter().copied().fold(0.0, f64::max);
+        SimReport {
+            name: self.cfg.name.clone(),
+            algorithm: self.cfg.policy.algorithm,
+            stop,
+            jobs,
+            epochs: self.epochs,
+            summary,
+            timing: self.timing,
+        }
+    }
+}
+
+/// A reduce's shuffle bytes per source node: `bytes · w_s / Σ w` (floor), the rounding
+/// remainder on the last source, so that the parts sum to `bytes`. Example: 10 bytes over
+/// weights (n1: 1, n4: 2) → (n1, 3), (n4, 7). No sources → nothing to pull.
+pub(crate) fn shuffle_split(bytes: u64, sources: &[(usize, u64)]) -> Vec<(usize, u64)> {
+    let total: u128 = sources.iter().map(|&(_, w)| u128::from(w)).sum();
+    if total == 0 {
+        return Vec::new();
+    }
+    let mut left = bytes;
+    let mut out = Vec::with_capacity(sources.len());
+    for (i, &(n, w)) in sources.iter().enumerate() {
+        let part = if i + 1 == sources.len() {
+            left
+        } else {
+            (u128::from(bytes) * u128::from(w) / total) as u64
+        };
+        left -= part.min(left);
+        out.push((n, part));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shuffle_split_sums_to_bytes() {
+        assert_eq!(shuffle_split(10, &[(1, 1), (4, 2)]), vec![(1, 3), (4, 7)]);
+        assert_eq!(shuffle_split(10, &[]), vec![]);
+        assert_eq!(shuffle_split(u64::MAX, &[(0, u64::MAX), (1, u64::MAX)]).len(), 2);
+        let parts = shuffle_split(1_000_003, &[(0, 3), (1, 5), (2, 7)]);
+        assert_eq!(parts.iter().map(|p| p.1).sum::<u64>(), 1_000_003);
+    }
+}

@@ -1,0 +1,61 @@
+//! placer's what-if simulator (DESIGN.md §What-if simulator): replays a
+//! [`placer_datasets::Workload`] on a simulated Hadoop-1 cluster of map and reduce slots (FAIR,
+//! Zaharia et al. §2: slots, heartbeats, data locality), calling the very same
+//! `placer_solver::place` every epoch that the service runs, and reports locality, response
+//! times and slowdowns, bytes moved, fairness distance, utilisation and solver time.
+//!
+//! ```no_run
+//! use placer_sim::{simulate, simulate_many, ClusterSource, SimConfig};
+//! use placer_models::Algorithm;
+//! # let workload = placer_datasets::Workload::default();
+//! let cluster = ClusterSource::Synthetic { nodes: 100, rack_size: 20, map_slots: 4, reduce_slots: 2 };
+//! let configs: Vec<SimConfig> = [Algorithm::DlSched, Algorithm::Lsap]
+//!     .into_iter()
+//!     .map(|a| SimConfig { cluster: cluster.clone(), ..SimConfig::with_algorithm(a) })
+//!     .collect();
+//! for report in simulate_many(&workload, &configs) {
+//!     let report = report?;
+//!     println!("{}: {:.1}% node-local", report.name, 100.0 * report.summary.node_local);
+//! }
+//! # Ok::<(), placer_sim::SimError>(())
+//! ```
+//!
+//! Where the decisions are documented: the link model in `network.rs`, task times and reduce
+//! start in `engine.rs`, the slowdown's denominator in [`ideal`], the pending bound on
+//! [`PendingBound`], event order in `queue.rs`.
+
+mod cluster;
+mod config;
+mod engine;
+mod error;
+pub mod ideal;
+mod network;
+mod queue;
+mod report;
+mod snapshot;
+mod workload_index;
+
+pub use config::{ClusterSource, PendingBound, ReplicaSource, SimConfig};
+pub use error::SimError;
+pub use report::{EpochMetrics, JobMetrics, SimReport, StopReason, Summary, WallTiming};
+
+use placer_datasets::Workload;
+use rayon::prelude::*;
+
+/// Runs `workload` once under `config`. Deterministic: the same inputs give a report equal
+/// under [`SimReport::same_outcome`] (only `timing` differs).
+///
+/// Errors: [`SimError::Config`] for a bad config field, [`SimError::Workload`] /
+/// [`SimError::UnknownNode`] for a malformed workload, [`SimError::Solver`] when the solver
+/// refuses an epoch's snapshot, [`SimError::InvalidAnswer`] / [`SimError::Invariant`] for bugs.
+pub fn simulate(workload: &Workload, config: &SimConfig) -> Result<SimReport, SimError> {
+    engine::Engine::new(workload, config)?.run()
+}
+
+/// Runs `workload` under every config, in parallel on rayon's pool; results in config order.
+pub fn simulate_many(
+    workload: &Workload,
+    configs: &[SimConfig],
+) -> Vec<Result<SimReport, SimError>> {
+    configs.par_iter().map(|config| simulate(workload, config)).collect()
+}

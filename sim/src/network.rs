@@ -1,0 +1,328 @@
+//! Shared links and the flows on them (DESIGN.md §What-if simulator: non-local reads and
+//! shuffles "shared fairly among concurrent flows on a link"; the bandwidths of lsap-sched
+//! eq. 1 and ShuffleWatcher §2's oversubscribed cross-rack links).
+//!
+//! Link model (placer's):
+//! - every node has one **in-rack link** (its NIC, receive side) of `rack_mbps`; every network
+//!   flow into the node uses it, whether its source is in the same rack or not;
+//! - every ordered pair of distinct racks (source rack → destination rack) has one
+//!   **cross-rack link** of `cross_rack_mbps`; a flow between racks uses it as well.
+//!
+//! A flow on links L gets `rate = min over l ∈ L of capacity(l) / flows(l)` bytes/s, with
+//! capacity = Mbit/s · 10⁶ / 8. A lone in-rack flow thus runs at `rack_mbps`, a lone cross-rack
+//! flow at `min(rack_mbps, cross_rack_mbps)`: the solver's `bw(s, n)`, so that lsap's cost is
+//! the transfer time of an uncontended read. Sources' send sides are not modelled (HDFS spreads
+//! reads over replicas). Example: two flows into one node from its rack at 1000 Mbit/s each
+//! get 62.5 MB/s, so a 125 MB read takes 2 s instead of 1 s.
+//!
+//! When a flow starts or ends, only the flows sharing one of its links are settled (bytes
+//! moved so far at their old rate) and rescheduled at their new rate, under a new version
+//! number (the old finish event goes stale). O(flows on the touched links) per change.
+
+use crate::queue::{EventKind, EventQueue};
+use std::collections::HashMap;
+
+const MBPS_TO_BYTES: f64 = 1e6 / 8.0;
+
+#[derive(Clone, Debug)]
+struct Link {
+    /// Bytes/s.
+    capacity: f64,
+    flows: Vec<usize>,
+}
+
+#[derive(Clone, Debug)]
+struct Flow {
+    task: usize,
+    bytes: u64,
+    remaining: f64,
+    /// Bytes/s.
+    rate: f64,
+    last: f64,
+    version: u32,
+    active: bool,
+    cross_rack: bool,
+    links: [usize; 2],
+    nlinks: usize,
+    stamp: u64,
+}
+
+/// A finished or cancelled flow.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct FlowEnd {
+    /// The task it fed.
+    pub task: usize,
+    /// Bytes moved (all of them when finished).
+    pub moved: f64,
+    /// Whether it crossed racks.
+    pub cross_rack: bool,
+}
+
+/// All links and flows of a run.
+#[derive(Clone, Debug)]
+pub(crate) struct Network {
+    links: Vec<Link>,
+    pair: HashMap<(usize, usize), usize>,
+    flows: Vec<Flow>,
+    free: Vec<usize>,
+    stamp: u64,
+    cross_capacity: f64,
+    active: usize,
+}
+
+impl Network {
+    /// One in-rack link per node; cross-rack links are created on first use.
+    pub fn new(nodes: usize, rack_mbps: f64, cross_rack_mbps: f64) -> Self {
+        Self {
+            links: (0..nodes)
+                .map(|_| Link { capacity: rack_mbps * MBPS_TO_BYTES, flows: Vec::new() })
+                .collect(),
+            pair: HashMap::new(),
+            flows: Vec::new(),
+            free: Vec::new(),
+            stamp: 0,
+            cross_capacity: cross_rack_mbps * MBPS_TO_BYTES,
+            active: 0,
+        }
+    }
+
+    /// Flows in progress.
+    pub fn active(&self) -> usize {
+        self.active
+    }
+
+    /// Flows currently on the cross-rack link `src_rack → dst_rack` (0 if never used).
+    pub fn cross_load(&self, src_rack: usize, dst_rack: usize) -> usize {
+        self.pair.get(&(src_rack, dst_rack)).map_or(0, |&l| self.links[l].flows.len())
+    }
+
+    /// Starts moving `bytes` (> 0) from node `src` to node `dst` (distinct) for `task`;
+    /// returns the flow's slot. Reschedules the flows it now shares links with.
+    pub fn start(
+        &mut self,
+        now: f64,
+        task: usize,
+        bytes: u64,
+        src: (usize, usize),
+        dst: (usize, usize),
+        queue: &mut EventQueue,
+    ) -> usize {
+        let (_, src_rack) = src;
+        let (dst_node, dst_rack) = dst;
+        let mut links = [dst_node, 0];
+        let mut nlinks = 1;
+        let cross_rack = src_rack != dst_rack;
+        if cross_rack {
+            let next = self.links.len();
+            let l = *self.pair.entry((src_rack, dst_rack)).or_insert(next);
+            if l == next {
+                self.links.push(Link { capacity: self.cross_capacity, flows: Vec::new() });
+            }
+            links[1] = l;
+            nlinks = 2;
+        }
+        let flow = Flow {
+            task,
+            bytes,
+            remaining: bytes as f64,
+            rate: 0.0,
+            last: now,
+            version: 0,
+            active: true,
+            cross_rack,
+            links,
+            nlinks,
+            stamp: 0,
+        };
+        let id = match self.free.pop() {
+            Some(id) => {
+                let version = self.flows[id].version.wrapping_add(1);
+                self.flows[id] = Flow { version, ..flow };
+                id
+            }
+            None => {
+                self.flows.push(flow);
+                self.flows.len() - 1
+            }
+        };
+        for &l in &links[..nlinks] {
+            self.links[l].flows.push(id);
+        }
+        self.active += 1;
+        self.rebalance(now, links, nlinks, queue);
+        id
+    }
+
+    /// Handles a `FlowDone` event: `Some` if it is current (the flow is then removed and its
+    /// link partners rescheduled), `None` if stale.
+    pub fn finish(
+        &mut self,
+        flow: usize,
+        version: u32,
+        now: f64,
+        queue: &mut EventQueue,
+    ) -> Option<FlowEnd> {
+        let f = self.flows.get(flow)?;
+        if !f.active || f.version != version {
+            return None;
+        }
+        let end = FlowEnd { task: f.task, moved: f.bytes as f64, cross_rack: f.cross_rack };
+        self.remove(flow, now, queue);
+        Some(end)
+    }
+
+    /// Kills flow `flow` of `task` if it is still in progress (its task was preempted);
+    /// returns the bytes it had moved. A slot since reused by another task is left alone.
+    pub fn cancel(
+        &mut self,
+        flow: usize,
+        task: usize,
+        now: f64,
+        queue: &mut EventQueue,
+    ) -> Option<FlowEnd> {
+        let f = self.flows.get_mut(flow)?;
+        if !f.active || f.task != task {
+            return None;
+        }
+        settle(f, now);
+        let end = FlowEnd {
+            task: f.task,
+            moved: (f.bytes as f64 - f.remaining).max(0.0),
+            cross_rack: f.cross_rack,
+        };
+        self.remove(flow, now, queue);
+        Some(end)
+    }
+
+    fn remove(&mut self, flow: usize, now: f64, queue: &mut EventQueue) {
+        let (links, nlinks) = {
+            let f = &mut self.flows[flow];
+            f.active = false;
+            f.remaining = 0.0;
+            f.version = f.version.wrapping_add(1);
+            (f.links, f.nlinks)
+        };
+        for &l in &links[..nlinks] {
+            let on = &mut self.links[l].flows;
+            if let Some(pos) = on.iter().position(|&g| g == flow) {
+                on.swap_remove(pos);
+            }
+        }
+        self.free.push(flow);
+        self.active -= 1;
+        self.rebalance(now, links, nlinks, queue);
+    }
+
+    /// Settles and re-rates every flow on `links`; a flow whose rate changed gets a new
+    /// version and finish event.
+    fn rebalance(&mut self, now: f64, links: [usize; 2], nlinks: usize, queue: &mut EventQueue) {
+        self.stamp += 1;
+        let stamp = self.stamp;
+        for &l in &links[..nlinks] {
+            for i in 0..self.links[l].flows.len() {
+                let g = self.links[l].flows[i];
+                let rate = {
+                    let f = &self.flows[g];
+                    if f.stamp == stamp {
+                        continue;
+                    }
+                    f.links[..f.nlinks]
+                        .iter()
+                        .map(|&k| self.links[k].capacity / self.links[k].flows.len() as f64)
+                        .fold(f64::INFINITY, f64::min)
+                };
+                let f = &mut self.flows[g];
+                f.stamp = stamp;
+                if rate == f.rate {
+                    continue;
+                }
+                settle(f, now);
+                f.rate = rate;
+                f.version = f.version.wrapping_add(1);
+                queue.push(
+                    now + f.remaining / rate,
+                    EventKind::FlowDone { flow: g, version: f.version },
+                );
+            }
+        }
+    }
+}
+
+/// Counts the bytes moved since the flow's last change at its current rate.
+fn settle(f: &mut Flow, now: f64) {
+    f.remaining = (f.remaining - f.rate * (now - f.last)).max(0.0);
+    f.last = now;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pops events until the first current flow end.
+    fn next_end(net: &mut Network, q: &mut EventQueue) -> Option<(f64, FlowEnd)> {
+        while let Some(e) = q.pop() {
+            if let EventKind::FlowDone { flow, version } = e.kind {
+                if let Some(end) = net.finish(flow, version, e.time, q) {
+                    return Some((e.time, end));
+                }
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn lone_in_rack_flow_runs_at_rack_rate() {
+        // 125 MB at 1000 Mbit/s = 125 MB/s → 1 s.
+        let mut net = Network::new(2, 1000.0, 100.0);
+        let mut q = EventQueue::default();
+        net.start(0.0, 9, 125_000_000, (0, 0), (1, 0), &mut q);
+        let (t, end) = next_end(&mut net, &mut q).unwrap();
+        assert!((t - 1.0).abs() < 1e-12);
+        assert_eq!(end.task, 9);
+        assert!(!end.cross_rack);
+    }
+
+    #[test]
+    fn two_flows_share_a_link_then_the_survivor_speeds_up() {
+        // Node 2 (rack 0) reads 125 MB from node 0 and 62.5 MB from node 1, both in rack 0.
+        // Shared NIC of 125 MB/s: 62.5 MB/s each, the small one ends at t = 1 s having moved
+        // 62.5 MB; the big one has 62.5 MB left, now at 125 MB/s: ends at 1.5 s.
+        let mut net = Network::new(3, 1000.0, 100.0);
+        let mut q = EventQueue::default();
+        net.start(0.0, 1, 125_000_000, (0, 0), (2, 0), &mut q);
+        net.start(0.0, 2, 62_500_000, (1, 0), (2, 0), &mut q);
+        let (t1, e1) = next_end(&mut net, &mut q).unwrap();
+        assert_eq!(e1.task, 2);
+        assert!((t1 - 1.0).abs() < 1e-12);
+        let (t2, e2) = next_end(&mut net, &mut q).unwrap();
+        assert_eq!(e2.task, 1);
+        assert!((t2 - 1.5).abs() < 1e-12);
+        assert_eq!(net.active(), 0);
+    }
+
+    #[test]
+    fn cross_rack_flows_share_the_rack_pair_link() {
+        // Two 12.5 MB reads from rack 1 into two nodes of rack 0: each NIC is alone
+        // (125 MB/s) but the r1 → r0 link (12.5 MB/s) is shared: 6.25 MB/s each → 2 s.
+        let mut net = Network::new(4, 1000.0, 100.0);
+        let mut q = EventQueue::default();
+        net.start(0.0, 1, 12_500_000, (2, 1), (0, 0), &mut q);
+        net.start(0.0, 2, 12_500_000, (3, 1), (1, 0), &mut q);
+        assert_eq!(net.cross_load(1, 0), 2);
+        let (t1, e1) = next_end(&mut net, &mut q).unwrap();
+        let (t2, _) = next_end(&mut net, &mut q).unwrap();
+        assert!(e1.cross_rack);
+        assert!((t1 - 2.0).abs() < 1e-12 && (t2 - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn cancel_reports_partial_bytes() {
+        let mut net = Network::new(2, 1000.0, 100.0);
+        let mut q = EventQueue::default();
+        let f = net.start(0.0, 1, 125_000_000, (0, 0), (1, 0), &mut q);
+        assert!(net.cancel(f, 2, 0.5, &mut q).is_none());
+        let end = net.cancel(f, 1, 0.5, &mut q).unwrap();
+        assert!((end.moved - 62_500_000.0).abs() < 1e-3);
+        assert!(next_end(&mut net, &mut q).is_none());
+    }
+}

@@ -1,0 +1,228 @@
+//! What a what-if run reports (DESIGN.md §What-if simulator "Metrics"; the per-job response
+//! times and locality of FAIR, Zaharia et al. §6, the locality and fairness distance of
+//! lsap-sched §4, the cross-rack bytes of ShuffleWatcher §5): per job, per epoch, a summary, and
+//! wall-clock solver timings kept apart so that two runs of one config compare equal with
+//! [`SimReport::same_outcome`].
+
+use placer_models::Algorithm;
+use serde::Serialize;
+
+/// Why the run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// Every job finished.
+    Completed,
+    /// Pending tasks could never be placed (see `SimConfig::stall_epochs`); unfinished jobs
+    /// have no `finish_s`.
+    Stalled,
+    /// `SimConfig::max_time_s` was reached.
+    TimeLimit,
+}
+
+/// One job's outcome.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct JobMetrics {
+    /// The workload's job id.
+    pub id: String,
+    /// The workload's label (size bin, benchmark, ...), if any.
+    pub class: Option<String>,
+    /// Pool name.
+    pub pool: String,
+    /// Submit time, s.
+    pub submit_s: f64,
+    /// When its last task finished, s; `None` if it did not finish.
+    pub finish_s: Option<f64>,
+    /// `finish_s − submit_s`, s.
+    pub response_s: Option<f64>,
+    /// The job alone on the idle cluster, s ([`crate::ideal::ideal_time_s`]).
+    pub ideal_s: f64,
+    /// `response_s / ideal_s`; `None` if unfinished or `ideal_s` is 0 or infinite.
+    pub slowdown: Option<f64>,
+    /// Map tasks.
+    pub maps: usize,
+    /// Reduce tasks.
+    pub reduces: usize,
+    /// Completed maps that ran on a node holding a replica.
+    pub maps_node_local: usize,
+    /// Completed maps that ran in a replica's rack, not on a replica.
+    pub maps_rack_local: usize,
+    /// Completed maps that read across racks.
+    pub maps_remote: usize,
+    /// Completed maps without replicas (no preference).
+    pub maps_no_preference: usize,
+    /// Task runs started (tasks + re-runs after preemption).
+    pub task_runs: usize,
+    /// Runs killed by preemption.
+    pub preempted: usize,
+}
+
+/// One solver call.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EpochMetrics {
+    /// Simulated time, s.
+    pub time_s: f64,
+    /// Pending tasks in the simulator before placement (all of them, not only those offered).
+    pub pending: usize,
+    /// Pending tasks the snapshot carried (see `SimConfig::pending_bound`).
+    pub offered: usize,
+    /// Running tasks before placement.
+    pub running: usize,
+    /// Free map slots before placement.
+    pub free_map_slots: u64,
+    /// Free reduce slots before placement.
+    pub free_reduce_slots: u64,
+    /// Tasks started.
+    pub assigned: u64,
+    /// Maps started node-local.
+    pub node_local: u64,
+    /// Maps started rack-local.
+    pub rack_local: u64,
+    /// Maps started remote.
+    pub remote: u64,
+    /// Tasks killed.
+    pub preempted: u64,
+    /// The answer's `stats.fairness_distance` (lsap-fair-sched D, placer's definition).
+    pub fairness_distance: f64,
+    /// Bytes moved inside racks since the previous epoch of this table.
+    pub bytes_in_rack: f64,
+    /// Bytes moved across racks since the previous epoch of this table.
+    pub bytes_cross_rack: f64,
+}
+
+/// Totals of a run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    /// Jobs in the workload.
+    pub jobs: usize,
+    /// Jobs that finished.
+    pub jobs_finished: usize,
+    /// Completed map tasks.
+    pub map_tasks: usize,
+    /// Node-local share of the completed maps that have replicas.
+    pub node_local: f64,
+    /// Rack-local share of them.
+    pub rack_local: f64,
+    /// Remote share of them.
+    pub remote: f64,
+    /// Mean response time of finished jobs, s.
+    pub mean_response_s: f64,
+    /// 95th percentile (nearest rank) response time of finished jobs, s.
+    pub p95_response_s: f64,
+    /// Mean slowdown of finished jobs that have one.
+    pub mean_slowdown: f64,
+    /// Last job finish − first submit, s.
+    pub makespan_s: f64,
+    /// Finished jobs per hour of makespan.
+    pub throughput_jobs_per_h: f64,
+    /// GB (10⁹ bytes) moved inside racks.
+    pub in_rack_gb: f64,
+    /// GB moved across racks.
+    pub cross_rack_gb: f64,
+    /// GB read from local disks.
+    pub local_read_gb: f64,
+    /// Mean fairness distance over the solver calls.
+    pub fairness_distance: f64,
+    /// Busy map-slot seconds / (map slots × makespan).
+    pub map_slot_utilisation: f64,
+    /// Busy reduce-slot seconds / (reduce slots × makespan).
+    pub reduce_slot_utilisation: f64,
+    /// Task runs started.
+    pub task_runs: usize,
+    /// Runs killed by preemption.
+    pub preemptions: usize,
+    /// Events processed (arrivals, current flow and task ends, ticks; stale ones not counted).
+    pub events: u64,
+    /// Solver calls (rows of the epoch table).
+    pub epochs: usize,
+    /// Epoch ticks, including those that skipped the solver (no free slot for any pending
+    /// task).
+    pub ticks: u64,
+    /// Simulated time of the last event, s.
+    pub end_time_s: f64,
+}
+
+/// Wall-clock measurements (vary between runs).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct WallTiming {
+    /// Solve time of each solver call (parallel to `SimReport::epochs`), ms: snapshot
+    /// validation, indexing and solve inside `placer_solver::place`.
+    pub solve_ms: Vec<f64>,
+    /// Mean of `solve_ms`.
+    pub mean_solve_ms: f64,
+    /// Max of `solve_ms`.
+    pub max_solve_ms: f64,
+    /// Σ `solve_ms`.
+    pub total_solve_ms: f64,
+    /// Time spent building snapshots, ms (Σ over epochs).
+    pub snapshot_ms: f64,
+    /// The whole run, s.
+    pub wall_s: f64,
+}
+
+/// A run's report.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SimReport {
+    /// `SimConfig::name`.
+    pub name: String,
+    /// The algorithm that ran.
+    pub algorithm: Algorithm,
+    /// Why it ended.
+    pub stop: StopReason,
+    /// Per job, in workload order.
+    pub jobs: Vec<JobMetrics>,
+    /// Per solver call, in time order.
+    pub epochs: Vec<EpochMetrics>,
+    /// Totals.
+    pub summary: Summary,
+    /// Wall-clock timings (the only non-deterministic part).
+    pub timing: WallTiming,
+}
+
+impl SimReport {
+    /// Equality of everything but the wall-clock timings: what a seed determines.
+    pub fn same_outcome(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.algorithm == other.algorithm
+            && self.stop == other.stop
+            && self.jobs == other.jobs
+            && self.epochs == other.epochs
+            && self.summary == other.summary
+    }
+}
+
+/// The nearest-rank p-quantile (0 < p ≤ 1) of `values`, 0 if empty: the ⌈p·n⌉-th smallest.
+/// Example: p = 0.95 of 1..=20 → the 19th smallest, 19.
+pub(crate) fn quantile(values: &[f64], p: f64) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let rank = ((p * v.len() as f64).ceil() as usize).clamp(1, v.len());
+    v[rank - 1]
+}
+
+/// Mean, 0 if empty.
+pub(crate) fn mean(values: impl Iterator<Item = f64>) -> f64 {
+    let (sum, n) = values.fold((0.0, 0usize), |(s, n), x| (s + x, n + 1));
+    if n == 0 {
+        0.0
+    } else {
+        sum / n as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_quantile() {
+        let v: Vec<f64> = (1..=20).rev().map(f64::from).collect();
+        assert_eq!(quantile(&v, 0.95), 19.0);
+        assert_eq!(quantile(&[4.0], 0.95), 4.0);
+        assert_eq!(quantile(&[], 0.95), 0.0);
+        assert_eq!(mean([1.0, 2.0, 6.0].into_iter()), 3.0);
+    }
+}
