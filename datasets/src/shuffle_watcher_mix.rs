@@ -240,8 +240,10 @@ impl ShuffleWatcherSpec {
         {
             return invalid("size-bins", "need shares finite, ≥ 0, with a positive sum".into());
         }
-        if let Some(b) =
-            self.size_bins.iter().find(|b| !finite_pos(b.lo_bytes) || !(b.hi_bytes >= b.lo_bytes))
+        if let Some(b) = self
+            .size_bins
+            .iter()
+            .find(|b| !finite_pos(b.lo_bytes) || !finite_pos(b.hi_bytes) || b.hi_bytes < b.lo_bytes)
         {
             return invalid(
                 "size-bins",

@@ -1,0 +1,487 @@
+//! RAS's workload (Polo et al., §4.1, Tables 1–2): three Gridmix applications — Sort, Combine,
+//! Select — with three instances each (J1–J9), their input sizes, submission times, lengths in
+//! isolation and completion-time goals, and the per-phase resource profiles of Table 2, on the
+//! paper's 20 TaskTracker nodes.
+//!
+//! From the paper:
+//! - Table 1 (J: app, input, submit, length in isolation, goal): J1 Sort 90 GB 0 s 2,500 s
+//!   3,000 s; J2 Combine 5 GB 100 s 500 s 850 s; J3 Select 10 GB 200 s 400 s 1,250 s; J4 Select
+//!   25 GB 350 s 280 s 1,100 s; J5 Select 5 GB 500 s 50 s 950 s; J6 Combine 13 GB 600 s 750 s
+//!   2,600 s; J7 Combine 50 GB 1,100 s 2,500 s 6,000 s; J8 Sort 19 GB 2,500 s 350 s 3,400 s;
+//!   J9 Sort 6 GB 3,750 s 250 s 4,250 s.
+//! - The goals are times since the experiment's start, not durations: §4.3 calls J1's,
+//!   J7's and J8's goals (3,000 / 6,000 / 3,400 s) "a factor of 1.2X, 1.9X and 2.5X" of their
+//!   lengths in isolation, i.e. (goal − submit) / length. So `deadline_s` = goal − submit (J7:
+//!   4,900 s).
+//! - Table 2 (share of one TaskTracker per task, Map / Shuffle / Reduce): Sort CPU 30 / – / 20%,
+//!   I/O 45 / 0.15 / 50%, memory 25 / – / 60%; Combine CPU 25 / – / 10%, I/O 10 / 0.015 / 10%,
+//!   memory 10 / – / 25%; Select CPU 15 / – / 10%, I/O 20 / 0.015 / 10%, memory 10 / – / 25%.
+//!   Maps carry the Map column as `demand`, reduces the Reduce column; the shuffle's I/O per
+//!   map placed has no slot in the model and is in [`RasProfile::shuffle_io_per_map`].
+//! - §4.2: "Combine and Select are configured to run one single reduce task per job".
+//! - §4.1: 20 TaskTracker machines (2-way Xeon, 2 GB RAM, Gigabit Ethernet): one rack of 20
+//!   nodes with capacity 2 CPUs, 2,048 MiB, 1 I/O unit (`gpu` = I/O, workload.rs); 4 map
+//!   slots, Fig. 3's best static Fair Scheduler setting (RAS itself is slot-free).
+//!
+//! placer's choices where the paper is silent:
+//! - Experiment 1's goals are only "highly relaxed": [`RasExperiment::One`] leaves
+//!   `deadline_s` empty; [`RasExperiment::Two`] uses Table 1's.
+//! - GB are GiB; blocks of 64 MiB (Hadoop 0.23's default), replication 3 (one rack: three
+//!   distinct random nodes). Sort has 20 reduces (one per TaskTracker).
+//! - Map output / input: Sort 1 (Gridmix sort, keepMap 100%), Combine 0.05, Select 0.002
+//!   (Gridmix's scan keeps 0.2%); reduce output = its shuffle input; the output splits evenly.
+//! - Compute: Table 1's length in isolation L is charged to the map waves at Fig. 3's 80
+//!   concurrent maps: a map's `compute_s` = L · 80 / maps; reduces get 0 (their shuffle and
+//!   write are simulated).
+//! - Ids `J1`…`J9` (already in submit order); class = the application; one pool `default`.
+//!
+//! Units: seconds, bytes. Deterministic: ChaCha8 seeded with `seed` (only the replicas are
+//! random). O(Σ maps · replication + nodes).
+
+use crate::error::DatasetError;
+use crate::sampling::{even_split, uniform_topology, BlockPlacer};
+use crate::workload::{Capacity, Demand, JobSpec, MapSpec, PoolSpec, ReduceSpec, Workload};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+const MIB: u64 = 1 << 20;
+const GIB: f64 = (1u64 << 30) as f64;
+
+/// Concurrent maps of Fig. 3's best static configuration (4 slots × 20 TaskTrackers).
+const FIG3_CONCURRENT_MAPS: f64 = 80.0;
+
+/// RAS's three Gridmix applications.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RasApp {
+    /// Sort.
+    Sort,
+    /// Combine.
+    Combine,
+    /// Select.
+    Select,
+}
+
+/// One application's Table 2 profile, fractions of a TaskTracker.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RasProfile {
+    /// Map phase demand.
+    pub map: Demand,
+    /// Shuffle I/O per map placed (an upper bound set by parallelCopies).
+    pub shuffle_io_per_map: f64,
+    /// Reduce phase demand.
+    pub reduce: Demand,
+}
+
+impl RasApp {
+    /// Its name (the job class).
+    pub fn name(self) -> &'static str {
+        match self {
+            RasApp::Sort => "Sort",
+            RasApp::Combine => "Combine",
+            RasApp::Select => "Select",
+        }
+    }
+
+    /// Table 2's profile.
+    pub fn profile(self) -> RasProfile {
+        let d = |cpu, io, mem| Demand { cpu, mem, io };
+        match self {
+            RasApp::Sort => RasProfile {
+                map: d(0.30, 0.45, 0.25),
+                shuffle_io_per_map: 0.0015,
+                reduce: d(0.20, 0.50, 0.60),
+            },
+            RasApp::Combine => RasProfile {
+                map: d(0.25, 0.10, 0.10),
+                shuffle_io_per_map: 0.000_15,
+                reduce: d(0.10, 0.10, 0.25),
+            },
+            RasApp::Select => RasProfile {
+                map: d(0.15, 0.20, 0.10),
+                shuffle_io_per_map: 0.000_15,
+                reduce: d(0.10, 0.10, 0.25),
+            },
+        }
+    }
+
+    /// placer's map output / input ratio (module docs).
+    pub fn output_ratio(self) -> f64 {
+        match self {
+            RasApp::Sort => 1.0,
+            RasApp::Combine => 0.05,
+            RasApp::Select => 0.002,
+        }
+    }
+}
+
+/// One job instance of Table 1.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RasJob {
+    /// Label (`J1`…).
+    pub label: &'static str,
+    /// Application.
+    pub app: RasApp,
+    /// Input size, GiB.
+    pub input_gib: f64,
+    /// Submission time, s.
+    pub submit_s: f64,
+    /// Length in isolation, s.
+    pub isolation_s: f64,
+    /// Completion-time goal of Experiment 2, s since the experiment's start.
+    pub goal_s: f64,
+}
+
+/// RAS Table 1, in submit order.
+pub const RAS_TABLE1: [RasJob; 9] = [
+    RasJob {
+        label: "J1",
+        app: RasApp::Sort,
+        input_gib: 90.0,
+        submit_s: 0.0,
+        isolation_s: 2500.0,
+        goal_s: 3000.0,
+    },
+    RasJob {
+        label: "J2",
+        app: RasApp::Combine,
+        input_gib: 5.0,
+        submit_s: 100.0,
+        isolation_s: 500.0,
+        goal_s: 850.0,
+    },
+    RasJob {
+        label: "J3",
+        app: RasApp::Select,
+        input_gib: 10.0,
+        submit_s: 200.0,
+        isolation_s: 400.0,
+        goal_s: 1250.0,
+    },
+    RasJob {
+        label: "J4",
+        app: RasApp::Select,
+        input_gib: 25.0,
+        submit_s: 350.0,
+        isolation_s: 280.0,
+        goal_s: 1100.0,
+    },
+    RasJob {
+        label: "J5",
+        app: RasApp::Select,
+        input_gib: 5.0,
+        submit_s: 500.0,
+        isolation_s: 50.0,
+        goal_s: 950.0,
+    },
+    RasJob {
+        label: "J6",
+        app: RasApp::Combine,
+        input_gib: 13.0,
+        submit_s: 600.0,
+        isolation_s: 750.0,
+        goal_s: 2600.0,
+    },
+    RasJob {
+        label: "J7",
+        app: RasApp::Combine,
+        input_gib: 50.0,
+        submit_s: 1100.0,
+        isolation_s: 2500.0,
+        goal_s: 6000.0,
+    },
+    RasJob {
+        label: "J8",
+        app: RasApp::Sort,
+        input_gib: 19.0,
+        submit_s: 2500.0,
+        isolation_s: 350.0,
+        goal_s: 3400.0,
+    },
+    RasJob {
+        label: "J9",
+        app: RasApp::Sort,
+        input_gib: 6.0,
+        submit_s: 3750.0,
+        isolation_s: 250.0,
+        goal_s: 4250.0,
+    },
+];
+
+/// Which of the paper's two experiments (§4.2 relaxed goals, §4.3 tight goals).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RasExperiment {
+    /// Experiment 1: "highly relaxed" goals, given as none.
+    One,
+    /// Experiment 2: Table 1's completion-time goals.
+    Two,
+}
+
+/// Parameters of the RAS workload; [`RasSpec::paper`] is the paper's setup.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RasSpec {
+    /// Which experiment's goals.
+    pub experiment: RasExperiment,
+    /// Job instances (non-empty; input > 0, length > 0, goal after submit, all finite).
+    pub jobs: Vec<RasJob>,
+    /// TaskTracker nodes, one rack (paper: 20; ≥ 1).
+    pub nodes: usize,
+    /// Map slots per node (Fig. 3's best: 4).
+    pub map_slots: u32,
+    /// HDFS block size, bytes (placer: 64 MiB; ≥ 1).
+    pub block_bytes: u64,
+    /// Replicas per block (placer: 3; 1 ≤ R ≤ nodes).
+    pub replication: usize,
+    /// Reduces of a Sort job (placer: 20; ≥ 1). Combine and Select have 1 (§4.2).
+    pub sort_reduces: usize,
+    /// RNG seed (replica placement).
+    pub seed: u64,
+}
+
+impl RasSpec {
+    /// The paper's workload for one experiment: Table 1's nine jobs on 20 nodes.
+    pub fn paper(experiment: RasExperiment, seed: u64) -> Self {
+        Self {
+            experiment,
+            jobs: RAS_TABLE1.to_vec(),
+            nodes: 20,
+            map_slots: 4,
+            block_bytes: 64 * MIB,
+            replication: 3,
+            sort_reduces: 20,
+            seed,
+        }
+    }
+
+    fn check(&self) -> Result<(), DatasetError> {
+        let invalid = |field, message: String| Err(DatasetError::InvalidSpec { field, message });
+        if self.jobs.is_empty() {
+            return invalid("jobs", "need at least one job".into());
+        }
+        for j in &self.jobs {
+            let ok = j.input_gib.is_finite()
+                && j.input_gib > 0.0
+                && j.submit_s.is_finite()
+                && j.submit_s >= 0.0
+                && j.isolation_s.is_finite()
+                && j.isolation_s > 0.0
+                && j.goal_s.is_finite()
+                && j.goal_s > j.submit_s;
+            if !ok {
+                return invalid(
+                    "jobs",
+                    format!(
+                        "{}: need input > 0, submit ≥ 0, length > 0, goal > submit (finite)",
+                        j.label
+                    ),
+                );
+            }
+        }
+        if self.nodes == 0 {
+            return invalid("nodes", "must be ≥ 1".into());
+        }
+        if self.block_bytes == 0 {
+            return invalid("block-bytes", "must be ≥ 1".into());
+        }
+        if self.replication == 0 || self.replication > self.nodes {
+            return invalid(
+                "replication",
+                format!("must be in [1, nodes] = [1, {}], got {}", self.nodes, self.replication),
+            );
+        }
+        if self.sort_reduces == 0 {
+            return invalid("sort-reduces", "must be ≥ 1".into());
+        }
+        Ok(())
+    }
+}
+
+/// Generates the RAS workload: the jobs (sorted by submit time, stable), their maps with
+/// Table 2 demands and HDFS replicas, reduces, and the 20-node cluster.
+pub fn ras_mix(spec: &RasSpec) -> Result<Workload, DatasetError> {
+    spec.check()?;
+    let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
+    let capacity = Capacity { cpu: 2.0, mem_mib: 2048.0, gpu: 1.0 };
+    let topology = uniform_topology(1, spec.nodes, Some(spec.map_slots), None, Some(capacity));
+    let placer = BlockPlacer::new(&topology, spec.replication);
+
+    let mut jobs = Vec::with_capacity(spec.jobs.len());
+    for j in &spec.jobs {
+        let profile = j.app.profile();
+        let input = ((j.input_gib * GIB).round() as u64).max(1);
+        let full = input / spec.block_bytes;
+        let last = input % spec.block_bytes;
+        let splits: Vec<u64> = std::iter::repeat_n(spec.block_bytes, full as usize)
+            .chain((last > 0).then_some(last))
+            .collect();
+        let compute_s = j.isolation_s * FIG3_CONCURRENT_MAPS / splits.len() as f64;
+        let maps: Vec<MapSpec> = splits
+            .into_iter()
+            .map(|bytes| MapSpec {
+                input_bytes: bytes,
+                replicas: placer.place(&mut rng),
+                compute_s,
+                output_bytes: (j.app.output_ratio() * bytes as f64).round() as u64,
+                demand: Some(profile.map),
+                observed_host: None,
+            })
+            .collect();
+        let shuffle: u64 = maps.iter().map(|m| m.output_bytes).sum();
+        let reduces = match j.app {
+            RasApp::Sort => spec.sort_reduces,
+            RasApp::Combine | RasApp::Select => 1,
+        };
+        let reduces = even_split(shuffle, reduces)
+            .into_iter()
+            .map(|bytes| ReduceSpec {
+                shuffle_bytes: bytes,
+                output_bytes: bytes,
+                compute_s: 0.0,
+                demand: Some(profile.reduce),
+            })
+            .collect();
+        jobs.push(JobSpec {
+            id: j.label.to_string(),
+            submit_s: j.submit_s,
+            user: "gridmix".into(),
+            pool: "default".into(),
+            maps,
+            reduces,
+            deadline_s: match spec.experiment {
+                RasExperiment::One => None,
+                RasExperiment::Two => Some(j.goal_s - j.submit_s),
+            },
+            class: Some(j.app.name().to_string()),
+        });
+    }
+    let mut w = Workload {
+        name: format!(
+            "ras-mix experiment={} seed={}",
+            match spec.experiment {
+                RasExperiment::One => 1,
+                RasExperiment::Two => 2,
+            },
+            spec.seed
+        ),
+        jobs,
+        pools: vec![PoolSpec {
+            id: "default".into(),
+            weight: 1.0,
+            min_map_share: 0.0,
+            min_reduce_share: 0.0,
+        }],
+        topology: Some(topology),
+    };
+    w.sort_jobs();
+    Ok(w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn ras_table1_jobs_inputs_and_goals() {
+        // (label, class, maps = GiB · 16, submit, deadline = goal − submit).
+        let w = ras_mix(&RasSpec::paper(RasExperiment::Two, 1)).unwrap();
+        let got: Vec<(&str, &str, usize, f64, f64)> = w
+            .jobs
+            .iter()
+            .map(|j| {
+                (
+                    j.id.as_str(),
+                    j.class.as_deref().unwrap(),
+                    j.maps.len(),
+                    j.submit_s,
+                    j.deadline_s.unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("J1", "Sort", 1440, 0.0, 3000.0),
+                ("J2", "Combine", 80, 100.0, 750.0),
+                ("J3", "Select", 160, 200.0, 1050.0),
+                ("J4", "Select", 400, 350.0, 750.0),
+                ("J5", "Select", 80, 500.0, 450.0),
+                ("J6", "Combine", 208, 600.0, 2000.0),
+                ("J7", "Combine", 800, 1100.0, 4900.0),
+                ("J8", "Sort", 304, 2500.0, 900.0),
+                ("J9", "Sort", 96, 3750.0, 500.0),
+            ]
+        );
+        // §4.3's factors over the length in isolation: J1 1.2×, J7 1.96×, J8 2.57×.
+        assert!((w.jobs[0].deadline_s.unwrap() / 2500.0 - 1.2).abs() < 1e-9);
+        assert!((w.jobs[6].deadline_s.unwrap() / 2500.0 - 1.96).abs() < 1e-9);
+        // Experiment 1: relaxed, no goals.
+        let one = ras_mix(&RasSpec::paper(RasExperiment::One, 1)).unwrap();
+        assert!(one.jobs.iter().all(|j| j.deadline_s.is_none()));
+    }
+
+    #[test]
+    fn ras_table2_profiles_as_demands() {
+        let w = ras_mix(&RasSpec::paper(RasExperiment::Two, 2)).unwrap();
+        let sort = &w.jobs[0];
+        assert_eq!(sort.maps[0].demand, Some(Demand { cpu: 0.30, mem: 0.25, io: 0.45 }));
+        assert_eq!(sort.reduces.len(), 20);
+        assert_eq!(sort.reduces[0].demand, Some(Demand { cpu: 0.20, mem: 0.60, io: 0.50 }));
+        let combine = &w.jobs[1];
+        assert_eq!(combine.maps[0].demand, Some(Demand { cpu: 0.25, mem: 0.10, io: 0.10 }));
+        assert_eq!(combine.reduces.len(), 1);
+        assert_eq!(combine.reduces[0].demand, Some(Demand { cpu: 0.10, mem: 0.25, io: 0.10 }));
+        let select = &w.jobs[2];
+        assert_eq!(select.maps[0].demand, Some(Demand { cpu: 0.15, mem: 0.10, io: 0.20 }));
+        assert_eq!(select.reduces.len(), 1);
+        assert_eq!(RasApp::Sort.profile().shuffle_io_per_map, 0.0015);
+        assert_eq!(RasApp::Select.profile().shuffle_io_per_map, 0.000_15);
+        // Sort shuffles all its input.
+        let input: u64 = sort.maps.iter().map(|m| m.input_bytes).sum();
+        assert_eq!(input, 90 << 30);
+        assert_eq!(sort.reduces.iter().map(|r| r.shuffle_bytes).sum::<u64>(), input);
+        // J1: 2,500 s · 80 / 1,440 maps.
+        assert!((sort.maps[0].compute_s - 2500.0 * 80.0 / 1440.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn ras_4_1_twenty_tasktrackers_and_replicas() {
+        let w = ras_mix(&RasSpec::paper(RasExperiment::One, 3)).unwrap();
+        let t = w.topology.as_ref().unwrap();
+        assert_eq!(t.node_count(), 20);
+        assert!(t
+            .nodes()
+            .all(|(_, n)| n.capacity == Some(Capacity { cpu: 2.0, mem_mib: 2048.0, gpu: 1.0 })
+                && n.map_slots == Some(4)));
+        let names: BTreeSet<&str> = t.nodes().map(|(_, n)| n.id.as_str()).collect();
+        for m in w.jobs.iter().flat_map(|j| &j.maps) {
+            let r: BTreeSet<&str> = m.replicas.iter().map(String::as_str).collect();
+            assert_eq!(r.len(), 3);
+            assert!(r.is_subset(&names));
+        }
+        assert!(w.jobs.windows(2).all(|p| p[0].submit_s <= p[1].submit_s));
+    }
+
+    #[test]
+    fn ras_same_seed_same_workload_different_seed_differs() {
+        let a = ras_mix(&RasSpec::paper(RasExperiment::Two, 5)).unwrap();
+        assert_eq!(a, ras_mix(&RasSpec::paper(RasExperiment::Two, 5)).unwrap());
+        assert_ne!(a, ras_mix(&RasSpec::paper(RasExperiment::Two, 6)).unwrap());
+    }
+
+    #[test]
+    fn ras_invalid_specs_name_their_field() {
+        let field = |s: RasSpec| match ras_mix(&s) {
+            Err(DatasetError::InvalidSpec { field, .. }) => field,
+            other => panic!("expected InvalidSpec, got {other:?}"),
+        };
+        let p = RasSpec::paper(RasExperiment::Two, 1);
+        assert_eq!(field(RasSpec { jobs: vec![], ..p.clone() }), "jobs");
+        let mut late = p.clone();
+        late.jobs[3].goal_s = late.jobs[3].submit_s;
+        assert_eq!(field(late), "jobs");
+        assert_eq!(field(RasSpec { nodes: 0, ..p.clone() }), "nodes");
+        assert_eq!(field(RasSpec { block_bytes: 0, ..p.clone() }), "block-bytes");
+        assert_eq!(field(RasSpec { replication: 21, ..p.clone() }), "replication");
+        assert_eq!(field(RasSpec { sort_reduces: 0, ..p }), "sort-reduces");
+    }
+}
