@@ -3,13 +3,17 @@
 //! [`Workload`] model. Every generator takes its seed as input and yields the same bytes for the
 //! same seed.
 
+pub mod alibaba;
 mod error;
 mod fair_bm;
 mod fig9_snapshot;
 mod lsap_snapshot;
 mod multi_pool;
 pub mod replicas;
+pub mod rumen;
 mod sampling;
+pub mod sls;
+pub mod swim;
 mod topology;
 pub mod workload;
 
