@@ -58,23 +58,44 @@ pub enum ReplicaSource {
     },
 }
 
-/// How many pending tasks of one job and kind one epoch's snapshot carries.
+/// How many pending tasks of one job and kind one epoch's snapshot carries. The tasks offered
+/// under a bound are chosen by `snapshot.rs`: maps with a replica on a node with a free map slot
+/// first, then the others, each in task order; reduces in task order.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PendingBound {
     /// Every pending task: the snapshot is the exact state, the solver's answer the exact
-    /// optimum of the epoch. Snapshot size O(pending) per epoch.
+    /// answer of the epoch. Snapshot size O(pending) per epoch.
     All,
-    /// At most as many tasks of a kind per job as the cluster has free slots of that kind (a
-    /// job cannot start more in one epoch). The job's tasks with a replica on a node with a free
-    /// map slot go first, then the others in task order (reduces: task order). This bounds the
-    /// snapshot to O(active jobs × free slots) but CAN change the answer: the solver no longer
-    /// sees every candidate (it may miss a better-placed task of a job with more candidates than
-    /// free slots), and fair shares are capped at the demand the snapshot shows (running +
-    /// offered, not running + pending), which can move shares, delay levels and preemption of
-    /// the fair-sharing policies. It is exact when no job has more pending tasks of a kind than
-    /// there are free slots of that kind.
-    #[default]
+    /// At most the cluster's total slots of the kind per job. Fair shares and demands are
+    /// exactly those of `All` (a share never exceeds the cluster's slots, so a demand capped at
+    /// running + total slots gives the same water-filling), and so are preemptions; the
+    /// assignment itself can differ when a job has more candidates than that (the solver may
+    /// not see its best-placed task). O(active jobs × slots) per epoch.
+    Capacity,
+    /// At most the cluster's free slots of the kind per job (a job cannot start more in one
+    /// epoch): the cheapest, O(active jobs × free slots) per epoch, but it CAN change the
+    /// answer: beyond the missed candidates, fair shares are capped at the demand the snapshot
+    /// shows (running + offered), which moves shares, delay levels and the quotas of
+    /// `lsap_quota`, and a pool with no free slot to offer shows no demand and never preempts.
+    /// Exact when no job has more pending tasks of a kind than there are free slots of it.
     FreeSlots,
+    /// `FreeSlots` for the algorithms that ignore fair shares (`fifo`, `dl_sched`, `lsap`),
+    /// `Capacity` for the others. The default.
+    #[default]
+    Auto,
+}
+
+impl PendingBound {
+    /// The bound this resolves to for `algorithm` (`Auto` → `FreeSlots` or `Capacity`).
+    pub fn resolve(self, algorithm: Algorithm) -> Self {
+        match self {
+            Self::Auto => match algorithm {
+                Algorithm::Fifo | Algorithm::DlSched | Algorithm::Lsap => Self::FreeSlots,
+                _ => Self::Capacity,
+            },
+            other => other,
+        }
+    }
 }
 
 /// One what-if run. Build with struct update syntax from `SimConfig::default()`.
@@ -100,7 +121,7 @@ pub struct SimConfig {
     pub replicas: ReplicaSource,
     /// Seed of every random choice of the run (replica synthesis); default 1.
     pub seed: u64,
-    /// Pending tasks per job and kind in a snapshot; default [`PendingBound::FreeSlots`].
+    /// Pending tasks per job and kind in a snapshot; default [`PendingBound::Auto`].
     pub pending_bound: PendingBound,
     /// Min-share preemption timeout given to every pool, s (≥ 0); default none (no min-share
     /// preemption). Only `fair`, `delay` and `lsap_fair` preempt.
@@ -132,7 +153,7 @@ impl Default for SimConfig {
             epoch_s: 3.0,
             replicas: ReplicaSource::Workload,
             seed: 1,
-            pending_bound: PendingBound::FreeSlots,
+            pending_bound: PendingBound::Auto,
             min_share_timeout_s: None,
             fair_share_timeout_s: None,
             max_time_s: None,

@@ -4,12 +4,12 @@
 //! its echoed delay state, the running tasks, and the pending tasks under
 //! `SimConfig::pending_bound`.
 //!
-//! Pending bound `FreeSlots` (the default, documented on [`crate::PendingBound`]): per job and
-//! kind at most F = the cluster's free slots of that kind; maps with a replica on a node with a
-//! free map slot first (task order), then the others (task order); reduces in task order. The
-//! selection scans the job's pending set without allocating, so a snapshot costs O(active
-//! jobs + Σ pending scanned) integer work but only O(offered + running) strings. `All` offers
-//! every pending task.
+//! Pending bound (documented on [`crate::PendingBound`]): per job and kind at most B tasks, B =
+//! the cluster's free slots of that kind (`FreeSlots`) or all its slots of that kind
+//! (`Capacity`); maps with a replica on a node with a free map slot first (task order), then
+//! the others (task order); reduces in task order. The selection scans the job's pending set
+//! without allocating strings, so a snapshot costs O(active jobs + Σ pending scanned) integer
+//! work but only O(offered + running) strings. `All` offers every pending task.
 
 use crate::cluster::SimCluster;
 use crate::config::{PendingBound, SimConfig};
@@ -100,10 +100,16 @@ impl Engine<'_> {
     fn choose(&self, j: usize, kind: TaskKind, out: &mut Vec<usize>) {
         out.clear();
         let pending = &self.jobs[j].pending[k(kind)];
-        let bound = match self.cfg.pending_bound {
-            PendingBound::All => usize::MAX,
-            PendingBound::FreeSlots => usize::try_from(self.free[k(kind)]).unwrap_or(usize::MAX),
+        let total = match kind {
+            TaskKind::Map => self.cluster.total_map_slots,
+            TaskKind::Reduce => self.cluster.total_reduce_slots,
         };
+        let bound = match self.cfg.pending_bound.resolve(self.cfg.policy.algorithm) {
+            PendingBound::All | PendingBound::Auto => u64::MAX,
+            PendingBound::Capacity => total,
+            PendingBound::FreeSlots => self.free[k(kind)],
+        };
+        let bound = usize::try_from(bound).unwrap_or(usize::MAX);
         if bound >= pending.len() {
             out.extend(pending.iter().copied());
             return;

@@ -1,0 +1,228 @@
+//! Conservation, determinism and error cases of the simulator (DESIGN.md §What-if simulator:
+//! "Deterministic for a seed"; §Style: "Nothing panics on any input"), on hand-built and
+//! seeded random workloads, with `SimConfig::audit` on (slots never oversubscribed at any
+//! epoch, time never goes back, every task completes exactly once).
+
+mod common;
+
+use common::{job, map, random_workload, topology};
+use placer_datasets::{PoolSpec, Workload};
+use placer_models::Algorithm;
+use placer_sim::{
+    simulate, simulate_many, ClusterSource, PendingBound, ReplicaSource, SimConfig, SimError,
+    SimReport, StopReason,
+};
+use proptest::prelude::*;
+
+const ALGORITHMS: [Algorithm; 7] = [
+    Algorithm::Fifo,
+    Algorithm::Fair,
+    Algorithm::Delay,
+    Algorithm::DlSched,
+    Algorithm::Lsap,
+    Algorithm::LsapFair,
+    Algorithm::LsapQuota,
+];
+
+/// Conservation checks every completed run must pass.
+fn check_conservation(w: &Workload, r: &SimReport) {
+    let tasks: usize = w.jobs.iter().map(|j| j.maps.len() + j.reduces.len()).sum();
+    assert_eq!(r.summary.task_runs, tasks + r.summary.preemptions, "runs = tasks + re-runs");
+    for (spec, j) in w.jobs.iter().zip(&r.jobs) {
+        assert_eq!(j.task_runs, spec.maps.len() + spec.reduces.len() + j.preempted);
+        assert_eq!(
+            j.maps_node_local + j.maps_rack_local + j.maps_remote + j.maps_no_preference,
+            spec.maps.len(),
+            "every map completed once"
+        );
+        assert!(j.finish_s.is_some_and(|f| f >= j.submit_s), "{j:?}");
+    }
+    for pair in r.epochs.windows(2) {
+        assert!(pair[0].time_s < pair[1].time_s, "epochs in time order");
+    }
+    for e in &r.epochs {
+        assert!(e.assigned <= e.free_map_slots + e.free_reduce_slots);
+        assert!(e.offered <= e.pending);
+    }
+    assert_eq!(r.timing.solve_ms.len(), r.epochs.len());
+}
+
+#[test]
+fn random_workloads_conserve_tasks_under_every_algorithm() {
+    let w = random_workload(7, 12, 25, 12, 4, 120.0);
+    let cluster =
+        ClusterSource::Synthetic { nodes: 12, rack_size: 4, map_slots: 2, reduce_slots: 1 };
+    for algorithm in ALGORITHMS {
+        for bound in
+            [PendingBound::All, PendingBound::Capacity, PendingBound::FreeSlots, PendingBound::Auto]
+        {
+            let cfg = SimConfig {
+                cluster: cluster.clone(),
+                pending_bound: bound,
+                audit: true,
+                ..SimConfig::with_algorithm(algorithm)
+            };
+            let r = simulate(&w, &cfg).unwrap();
+            assert_eq!(r.stop, StopReason::Completed, "{algorithm:?}");
+            check_conservation(&w, &r);
+        }
+    }
+}
+
+#[test]
+fn preempted_tasks_rerun_and_are_counted_apart() {
+    // One node with 2 map slots. Pool b's job (4 maps of 100 s) fills it at t = 0; pool a
+    // (min share 2, timeout 0) submits 2 maps at 10 s. The fair scheduler kills b's tasks for
+    // a's min share; they run again later.
+    let mut w = Workload {
+        jobs: vec![
+            job("b", "b", 0.0, vec![map(0, &["n0"], 100.0, 0); 4], vec![]),
+            job("a", "a", 10.0, vec![map(0, &["n0"], 10.0, 0); 2], vec![]),
+        ],
+        pools: vec![
+            PoolSpec { id: "a".into(), weight: 1.0, min_map_share: 2.0, min_reduce_share: 0.0 },
+            PoolSpec { id: "b".into(), weight: 1.0, min_map_share: 0.0, min_reduce_share: 0.0 },
+        ],
+        topology: Some(topology(&[&[("n0", 2, 0)]])),
+        ..Workload::default()
+    };
+    w.sort_jobs();
+    let cfg = SimConfig {
+        min_share_timeout_s: Some(0.0),
+        audit: true,
+        ..SimConfig::with_algorithm(Algorithm::Fair)
+    };
+    let r = simulate(&w, &cfg).unwrap();
+    assert_eq!(r.stop, StopReason::Completed);
+    assert!(
+        r.summary.preemptions >= 1,
+        "{:?} {:#?}",
+        r.summary,
+        &r.epochs[..r.epochs.len().min(4)]
+    );
+    assert_eq!(r.jobs[0].preempted, r.summary.preemptions);
+    check_conservation(&w, &r);
+    // a finishes long before b would have freed a slot at 100 s.
+    assert!(r.jobs[1].finish_s.unwrap() < 100.0, "{:?}", r.jobs[1]);
+}
+
+#[test]
+fn same_config_same_report_and_parallel_equals_sequential() {
+    let w = random_workload(3, 20, 30, 20, 5, 200.0);
+    let configs: Vec<SimConfig> = [Algorithm::Delay, Algorithm::Lsap, Algorithm::LsapFair]
+        .into_iter()
+        .map(|a| SimConfig {
+            cluster: ClusterSource::Synthetic {
+                nodes: 20,
+                rack_size: 5,
+                map_slots: 2,
+                reduce_slots: 1,
+            },
+            replicas: ReplicaSource::Synthesize { replication: 3 },
+            seed: 11,
+            ..SimConfig::with_algorithm(a)
+        })
+        .collect();
+    let parallel = simulate_many(&w, &configs);
+    for (cfg, par) in configs.iter().zip(parallel) {
+        let a = simulate(&w, cfg).unwrap();
+        let b = simulate(&w, cfg).unwrap();
+        let par = par.unwrap();
+        assert!(a.same_outcome(&b) && a.same_outcome(&par), "{}", cfg.name);
+    }
+    // Another seed redraws the replicas.
+    let other = SimConfig { seed: 12, ..configs[1].clone() };
+    let a = simulate(&w, &configs[1]).unwrap();
+    let b = simulate(&w, &other).unwrap();
+    assert!(!a.same_outcome(&b));
+}
+
+#[test]
+fn errors_name_their_cause() {
+    let w = Workload {
+        jobs: vec![job("a", "default", 0.0, vec![map(1, &["nowhere"], 1.0, 0)], vec![])],
+        topology: Some(topology(&[&[("n0", 1, 1)]])),
+        ..Workload::default()
+    };
+    let err = simulate(&w, &SimConfig::default()).unwrap_err();
+    assert_eq!(err, SimError::UnknownNode { job: "a".into(), map: 0, node: "nowhere".into() });
+
+    let cfg = SimConfig { epoch_s: 0.0, ..SimConfig::default() };
+    let err = simulate(&w, &cfg).unwrap_err();
+    assert!(matches!(err, SimError::Config { ref field, .. } if field == "epoch_s"), "{err}");
+
+    let mut bad = w.clone();
+    bad.jobs[0].maps[0].replicas.clear();
+    bad.jobs[0].maps[0].compute_s = f64::NAN;
+    let err = simulate(&bad, &SimConfig::default()).unwrap_err();
+    assert!(
+        matches!(err, SimError::Workload { ref path, .. } if path == "jobs[0].maps[0].compute_s")
+    );
+
+    // An algorithm this solver build does not implement fails at the first epoch.
+    bad.jobs[0].maps[0].compute_s = 1.0;
+    bad.jobs[0].submit_s = 4.0;
+    let err = simulate(&bad, &SimConfig::with_algorithm(Algorithm::Ras)).unwrap_err();
+    assert!(matches!(err, SimError::Solver { time_s, .. } if time_s == 6.0), "{err}");
+}
+
+#[test]
+fn reduces_without_reduce_slots_stall_instead_of_looping() {
+    let w = Workload {
+        jobs: vec![job(
+            "a",
+            "default",
+            0.0,
+            vec![map(0, &["n0"], 1.0, 0)],
+            vec![common::reduce(1, 1.0)],
+        )],
+        topology: Some(topology(&[&[("n0", 1, 0)]])),
+        ..Workload::default()
+    };
+    let cfg = SimConfig { stall_epochs: 5, audit: true, ..SimConfig::default() };
+    let r = simulate(&w, &cfg).unwrap();
+    assert_eq!(r.stop, StopReason::Stalled);
+    assert_eq!(r.jobs[0].finish_s, None);
+    assert_eq!(r.summary.jobs_finished, 0);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn small_random_runs_keep_the_invariants(
+        seed in 0u64..10_000,
+        nodes in 1usize..7,
+        rack_size in 1usize..4,
+        map_slots in 0u32..3,
+        reduce_slots in 0u32..3,
+        jobs in 1usize..6,
+        algorithm in 0usize..ALGORITHMS.len(),
+        bound in 0usize..4,
+        preempt in any::<bool>(),
+        epoch_s in 0.5f64..5.0,
+    ) {
+        let w = random_workload(seed, nodes, jobs, 5, 3, 30.0);
+        let cfg = SimConfig {
+            cluster: ClusterSource::Synthetic { nodes, rack_size, map_slots, reduce_slots },
+            pending_bound: [PendingBound::All, PendingBound::Capacity, PendingBound::FreeSlots, PendingBound::Auto][bound],
+            min_share_timeout_s: preempt.then_some(0.0),
+            fair_share_timeout_s: preempt.then_some(3.0),
+            epoch_s,
+            stall_epochs: 20,
+            audit: true,
+            ..SimConfig::with_algorithm(ALGORITHMS[algorithm])
+        };
+        let r = simulate(&w, &cfg).unwrap();
+        let needs_maps = w.jobs.iter().any(|j| !j.maps.is_empty());
+        let needs_reduces = w.jobs.iter().any(|j| !j.reduces.is_empty());
+        if (map_slots > 0 || !needs_maps) && (reduce_slots > 0 || !needs_reduces) {
+            prop_assert_eq!(r.stop, StopReason::Completed);
+        }
+        if r.stop == StopReason::Completed {
+            check_conservation(&w, &r);
+        }
+        let again = simulate(&w, &cfg).unwrap();
+        prop_assert!(r.same_outcome(&again));
+    }
+}
