@@ -15,8 +15,9 @@
 //! input or shuffle sizes, so `input_bytes` and `shuffle_bytes` are 0 and maps have no
 //! replicas). `container.host` `/rack/node` → `observed_host` = `node` (maps only: the model's
 //! reduces have no such field). `container.priority` and `container.execution.type` are not
-//! modelled. Numbers may be JSON numbers or numeric strings (SLS parses both). At most
-//! 1,000,000 tasks per job and jobs per record after `count` expansion.
+//! modelled. Numbers may be JSON numbers or numeric strings (SLS parses both). A record may
+//! expand to at most 1,000,000 tasks over all its job copies (more is malformed, not an
+//! out-of-memory abort).
 //!
 //! Topology: records `{"rack": name, "nodes": [{"node": name, "memory-mb": m, "vcores": v,
 //! "labels": …}]}`; a rack named twice is one rack. **An empty node entry `{}` is skipped** (the
@@ -41,7 +42,7 @@ use std::path::Path;
 pub const SLS_NM_MEMORY_MB: f64 = 10240.0;
 /// SLS's default NodeManager vcores (`yarn.sls.nm.vcores`).
 pub const SLS_NM_VCORES: f64 = 10.0;
-/// Most tasks per job, and jobs per record, after `count` expansion.
+/// Most tasks (and job copies) one record may expand to.
 const MAX_REPEAT: u64 = 1_000_000;
 
 /// Reads an SLS-native job file (plain or gzip).
@@ -130,6 +131,10 @@ pub fn parse_sls(file: &str, bytes: &[u8]) -> Result<Workload, DatasetError> {
                     }
                 }
             }
+        }
+        let tasks_in_record = u128::from(count) * (maps.len() + reduces.len()).max(1) as u128;
+        if tasks_in_record > u128::from(MAX_REPEAT) {
+            return Err(rec.err(file, "job.count", "above 1,000,000 tasks in the record"));
         }
         for c in 0..count {
             let id = if count == 1 { id.clone() } else { format!("{id}-{c}") };

@@ -478,6 +478,14 @@ fn sls_malformed_names_record_and_field() {
     assert_eq!(field, "job.tasks[0].container.type");
     let (_, _, field, _) = run(&format!("{ok}\n{ok}"));
     assert_eq!(field, "job.id");
+    // Counts that would expand past 1,000,000 tasks.
+    let (_, _, field, _) = run(
+        r#"{"job.start.ms": 0, "job.count": 1000, "job.tasks": [{"count": 5000, "duration.ms": 5}]}"#,
+    );
+    assert_eq!(field, "job.count");
+    let (_, _, field, _) =
+        run(r#"{"job.start.ms": 0, "job.tasks": [{"count": 1e300, "duration.ms": 5}]}"#);
+    assert_eq!(field, "job.tasks[0].count");
     // Topology: a node entry with resources but no name.
     let bad = r#"{"rack": "r1", "nodes": [{"node": "a"}, {"memory-mb": 5}]}"#;
     let (_, loc, field, _) =
