@@ -9,10 +9,13 @@ mod fair_bm;
 mod fig9_snapshot;
 mod lsap_snapshot;
 mod multi_pool;
+mod ras_mix;
 pub mod replicas;
 pub mod rumen;
 mod sampling;
+mod shuffle_watcher_mix;
 pub mod sls;
+mod small_jobs;
 pub mod swim;
 mod topology;
 pub mod workload;
@@ -22,6 +25,14 @@ pub use fair_bm::{fair_bm, BmBin, FairBmSpec, FAIR_TABLE2};
 pub use fig9_snapshot::{fig9_snapshot, Fig9Spec};
 pub use lsap_snapshot::{lsap_snapshot, LsapSnapshotSpec};
 pub use multi_pool::{multi_pool_snapshot, MultiPoolSpec};
+pub use ras_mix::{ras_mix, RasApp, RasExperiment, RasJob, RasProfile, RasSpec, RAS_TABLE1};
+pub use shuffle_watcher_mix::{
+    shuffle_watcher_mix, sw_shuffle_class, ShuffleClass, ShuffleWatcherSpec, SwBenchmark,
+    SwSizeBin, SW_CROSS_RACK_MBPS, SW_RACK_MBPS, SW_TABLE1, SW_TABLE2,
+};
+pub use small_jobs::{
+    small_jobs, SmallJobsSpec, SMALL_JOBS_TOTAL_MAPS, SMALL_JOBS_WINDOW_S, SMALL_JOB_SIZES,
+};
 pub use workload::{
     Capacity, Demand, JobSpec, MapSpec, NodeSpec, PoolSpec, RackSpec, ReduceSpec, Topology,
     Workload,
