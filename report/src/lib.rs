@@ -1,0 +1,2 @@
+//! placer's what-if reports (DESIGN.md §CLI contract, `placer whatif`): the tables, plots and
+//! shard manifests written from [`placer_sim::SimReport`]s.
