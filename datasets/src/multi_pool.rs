@@ -24,6 +24,7 @@
 //! ChaCha8 seeded with `seed`; O(N·S + Σ pending · R).
 
 use crate::error::DatasetError;
+use crate::sampling::apportion;
 use crate::topology::racks_and_nodes;
 use placer_models::{
     Cluster, Job, JobId, Network, PendingTask, PlaceRequest, Pool, PoolId, RunningTask, TaskId,
@@ -176,30 +177,6 @@ impl MultiPoolSpec {
         }
         Ok(slots)
     }
-}
-
-/// Splits `total` into parts proportional to `mix` (positive sum) by largest remainders; ties
-/// go to the lower index. Deterministic.
-fn apportion(total: usize, mix: &[f64]) -> Vec<usize> {
-    let sum: f64 = mix.iter().sum();
-    if total == 0 || sum <= 0.0 {
-        return vec![0; mix.len()];
-    }
-    let exact: Vec<f64> = mix.iter().map(|m| total as f64 * m / sum).collect();
-    let mut parts: Vec<usize> = exact.iter().map(|e| e.floor() as usize).collect();
-    let mut order: Vec<usize> = (0..mix.len()).collect();
-    order.sort_by(|&a, &b| {
-        (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor())).then(a.cmp(&b))
-    });
-    let mut left = total.saturating_sub(parts.iter().sum());
-    for &p in order.iter().cycle() {
-        if left == 0 {
-            break;
-        }
-        parts[p] += 1;
-        left -= 1;
-    }
-    parts
 }
 
 /// Generates the snapshot (policy: the default `lsap`; set `policy.algorithm` to compare).
