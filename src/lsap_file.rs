@@ -4,37 +4,46 @@
 
 use crate::error::CliError;
 use ndarray::Array2;
+use std::io::Read;
 use std::path::Path;
 
-/// Reads a `.lsap` file, checking that its length is exactly 16 + 8 · rows · cols bytes.
+/// Reads a `.lsap` file, checking that its length is exactly 16 + 8 · rows · cols bytes. The
+/// values are decoded while reading (1 MiB at a time), so the peak is the matrix plus one
+/// buffer, not the matrix twice.
 pub fn read(path: &Path) -> Result<Array2<f64>, CliError> {
-    let bytes =
-        std::fs::read(path).map_err(|source| CliError::Io { path: path.to_owned(), source })?;
+    let io = |source| CliError::Io { path: path.to_owned(), source };
     let bad = |message: String| CliError::BadMatrix { path: path.to_owned(), message };
-    let header = |k: usize| -> Result<u64, CliError> {
-        let b: [u8; 8] =
-            bytes.get(8 * k..8 * k + 8).and_then(|s| s.try_into().ok()).ok_or_else(|| {
-                bad(format!("{} bytes: too short for the 16-byte header", bytes.len()))
-            })?;
-        Ok(u64::from_le_bytes(b))
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    let mut header = [0u8; 16];
+    file.read_exact(&mut header)
+        .map_err(|_| bad(format!("{len} bytes: too short for the 16-byte header")))?;
+    let word = |k: usize| {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&header[8 * k..8 * k + 8]);
+        u64::from_le_bytes(b)
     };
-    let (rows, cols) = (header(0)?, header(1)?);
+    let (rows, cols) = (word(0), word(1));
     let cells = rows
         .checked_mul(cols)
         .and_then(|c| usize::try_from(c).ok())
         .filter(|c| c.checked_mul(8).is_some())
         .ok_or_else(|| bad(format!("{rows} x {cols} does not fit in memory")))?;
-    let expected = 16 + 8 * cells;
-    if bytes.len() != expected {
-        return Err(bad(format!(
-            "{rows} x {cols} needs {expected} bytes, the file has {}",
-            bytes.len()
-        )));
+    let expected = 16 + 8 * cells as u64;
+    if len != expected {
+        return Err(bad(format!("{rows} x {cols} needs {expected} bytes, the file has {len}")));
     }
-    let values = bytes[16..]
-        .chunks_exact(8)
-        .map(|c| f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
-        .collect();
+    let mut values: Vec<f64> = Vec::with_capacity(cells);
+    let mut buf = vec![0u8; 1 << 20];
+    while values.len() < cells {
+        let want = ((cells - values.len()) * 8).min(buf.len());
+        file.read_exact(&mut buf[..want]).map_err(io)?;
+        values.extend(buf[..want].chunks_exact(8).map(|c| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(c);
+            f64::from_le_bytes(b)
+        }));
+    }
     Array2::from_shape_vec((rows as usize, cols as usize), values)
         .map_err(|e| bad(format!("shape: {e}")))
 }
