@@ -59,8 +59,9 @@ pub enum ReplicaSource {
 }
 
 /// How many pending tasks of one job and kind one epoch's snapshot carries. The tasks offered
-/// under a bound are chosen by `snapshot.rs`: maps with a replica on a node with a free map slot
-/// first, then the others, each in task order; reduces in task order.
+/// under a bound are chosen by `snapshot.rs`: maps matched greedily (task order) to unclaimed
+/// free map slots on their replica nodes first, then the others in task order; reduces in task
+/// order.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PendingBound {
     /// Every pending task: the snapshot is the exact state, the solver's answer the exact
