@@ -1,0 +1,413 @@
+//! `placer whatif`'s tables (DESIGN.md §CLI contract): exact headers, row counts, locality
+//! shares, CSV escaping, atomic writes, Parquet and manifest round trips, on hand-made reports
+//! of two policies.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use parquet::record::Field;
+use placer_models::Algorithm;
+use placer_report::atomic::TEMP_MARKER;
+use placer_report::manifest::{read_manifest, write_manifest, Manifest, Shard};
+use placer_report::tables::{
+    jobs_csv, parse_summary_csv, read_summary_csv, summary_csv, write_run_tables,
+    write_summary_csv, SummaryRow, EPOCH_COLUMNS, JOBRUNTIME_COLUMNS, JOB_COLUMNS, SUMMARY_COLUMNS,
+};
+use placer_sim::{EpochMetrics, JobMetrics, SimReport, StopReason, Summary, WallTiming};
+
+/// The job id that needs CSV quoting.
+const NASTY_ID: &str = "j,1 \"big\"";
+
+fn job(id: &str, submit_s: f64, finish_s: Option<f64>, locality: [usize; 4]) -> JobMetrics {
+    let ideal_s = 10.0;
+    JobMetrics {
+        id: id.to_owned(),
+        class: if id == NASTY_ID { Some("bin, 3".to_owned()) } else { None },
+        pool: "prod".to_owned(),
+        submit_s,
+        finish_s,
+        response_s: finish_s.map(|f| f - submit_s),
+        ideal_s,
+        slowdown: finish_s.map(|f| (f - submit_s) / ideal_s),
+        maps: locality.iter().sum(),
+        reduces: 1,
+        maps_node_local: locality[0],
+        maps_rack_local: locality[1],
+        maps_remote: locality[2],
+        maps_no_preference: locality[3],
+        task_runs: locality.iter().sum::<usize>() + 1,
+        preempted: 0,
+    }
+}
+
+fn epoch(time_s: f64, assigned: u64) -> EpochMetrics {
+    EpochMetrics {
+        time_s,
+        pending: 5,
+        offered: 5,
+        running: 2,
+        free_map_slots: 4,
+        free_reduce_slots: 2,
+        assigned,
+        node_local: assigned,
+        rack_local: 0,
+        remote: 0,
+        preempted: 0,
+        fairness_distance: 0.25,
+        bytes_in_rack: 1.5e8,
+        bytes_cross_rack: 0.0,
+    }
+}
+
+/// A run of 3 jobs (one unfinished) and `epochs` solver calls; `locality` of job 0.
+fn report(name: &str, algorithm: Algorithm, locality: [usize; 4]) -> SimReport {
+    let jobs = vec![
+        job(NASTY_ID, 0.0, Some(42.5), locality),
+        job("j2", 1.25, Some(30.0), [1, 1, 0, 0]),
+        job("j3", 2.0, None, [0, 0, 0, 0]),
+    ];
+    let epochs = vec![epoch(0.0, 3), epoch(1.0, 2), epoch(2.0, 0)];
+    let summary = Summary {
+        jobs: 3,
+        jobs_finished: 2,
+        map_tasks: 0,
+        node_local: 0.0,
+        rack_local: 0.0,
+        remote: 0.0,
+        mean_response_s: 35.625,
+        p95_response_s: 42.5,
+        mean_slowdown: 3.5625,
+        makespan_s: 42.5,
+        throughput_jobs_per_h: 169.41176470588235,
+        in_rack_gb: 0.3,
+        cross_rack_gb: 0.1,
+        local_read_gb: 1.2,
+        fairness_distance: 0.25,
+        map_slot_utilisation: 0.5,
+        reduce_slot_utilisation: 0.125,
+        task_runs: 9,
+        preemptions: 0,
+        events: 17,
+        epochs: 3,
+        ticks: 4,
+        end_time_s: 50.0,
+    };
+    SimReport {
+        name: name.to_owned(),
+        algorithm,
+        stop: StopReason::TimeLimit,
+        jobs,
+        epochs,
+        summary,
+        timing: WallTiming {
+            solve_ms: vec![0.5, 0.25, 0.125],
+            mean_solve_ms: 0.2916666666666667,
+            max_solve_ms: 0.5,
+            total_solve_ms: 0.875,
+            snapshot_ms: 0.1,
+            wall_s: 0.01,
+        },
+    }
+}
+
+fn two_policies() -> Vec<SimReport> {
+    vec![
+        report("dl_sched", Algorithm::DlSched, [2, 1, 1, 0]),
+        report("lsap", Algorithm::Lsap, [3, 0, 0, 2]),
+    ]
+}
+
+fn partition(name: &str) -> Vec<(String, String)> {
+    vec![("policy".to_owned(), name.to_owned())]
+}
+
+/// Writes both runs' tables and the summary under `dir`; returns every file entry.
+fn write_all(dir: &Path, reports: &[SimReport]) -> Vec<placer_report::manifest::FileEntry> {
+    let mut files = Vec::new();
+    for r in reports {
+        files.extend(write_run_tables(dir, &partition(&r.name), r).unwrap());
+    }
+    let rows: Vec<SummaryRow> = reports.iter().map(SummaryRow::from_report).collect();
+    files.push(write_summary_csv(dir, &Shard::WHOLE.summary_file(), &rows).unwrap());
+    files
+}
+
+fn csv_lines(path: &Path) -> Vec<String> {
+    fs::read_to_string(path).unwrap().lines().map(str::to_owned).collect()
+}
+
+/// All files under `dir`, relative, sorted.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p.strip_prefix(dir).unwrap().to_path_buf());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Every row of a Parquet file as (column, value) pairs.
+fn parquet_rows(path: &Path) -> Vec<Vec<(String, Field)>> {
+    let reader = SerializedFileReader::new(fs::File::open(path).unwrap()).unwrap();
+    reader
+        .get_row_iter(None)
+        .unwrap()
+        .map(|row| row.unwrap().get_column_iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+        .collect()
+}
+
+fn parquet_columns(path: &Path) -> Vec<String> {
+    let reader = SerializedFileReader::new(fs::File::open(path).unwrap()).unwrap();
+    let schema = reader.metadata().file_metadata().schema_descr_ptr();
+    schema.columns().iter().map(|c| c.name().to_owned()).collect()
+}
+
+#[test]
+fn summary_header_is_the_contract_then_extras() {
+    let rows: Vec<SummaryRow> = two_policies().iter().map(SummaryRow::from_report).collect();
+    let text = summary_csv(&rows);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with(
+        "policy,jobs,node_local,rack_local,remote,mean_response_s,p95_response_s,\
+         makespan_s,cross_rack_gb,fairness_distance,mean_solve_ms,"
+    ));
+    assert_eq!(lines[0], SUMMARY_COLUMNS.join(","));
+    assert_eq!(lines.len(), 3);
+    // dl_sched: 3 node-local, 2 rack-local, 1 remote map.
+    assert!(lines[1].starts_with(
+        "dl_sched,3,0.5,0.3333333333333333,0.16666666666666666,35.625,42.5,42.5,0.1,0.25,\
+         0.2916666666666667,dl_sched,time_limit,2,6,0.0,"
+    ));
+    assert!(text.ends_with('\n'));
+}
+
+#[test]
+fn locality_shares_sum_to_one_and_count_no_preference_maps_as_node_local() {
+    for r in two_policies() {
+        let row = SummaryRow::from_report(&r);
+        let (n, k, m) = (row.node_local.unwrap(), row.rack_local.unwrap(), row.remote.unwrap());
+        assert!((n + k + m - 1.0).abs() < 1e-12, "{}: {n} + {k} + {m}", r.name);
+    }
+    // lsap: job 0 has 3 node-local + 2 without replicas, job 1 one node- and one rack-local.
+    let lsap = SummaryRow::from_report(&two_policies()[1]);
+    assert_eq!(lsap.map_tasks, 7);
+    assert_eq!(lsap.node_local, Some(6.0 / 7.0));
+    assert_eq!(lsap.rack_local, Some(1.0 / 7.0));
+    assert_eq!(lsap.remote, Some(0.0));
+    assert_eq!(lsap.no_preference, Some(2.0 / 7.0));
+    // No completed map: undefined, written empty.
+    let mut none = report("fifo", Algorithm::Fifo, [0, 0, 0, 0]);
+    for j in &mut none.jobs {
+        (j.maps_node_local, j.maps_rack_local, j.maps_remote, j.maps_no_preference) = (0, 0, 0, 0);
+    }
+    let row = SummaryRow::from_report(&none);
+    assert_eq!((row.node_local, row.rack_local, row.remote), (None, None, None));
+    assert!(summary_csv(&[row]).lines().nth(1).unwrap().starts_with("fifo,3,,,,"));
+}
+
+#[test]
+fn summary_round_trips_through_the_reader() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rows: Vec<SummaryRow> = two_policies().iter().map(SummaryRow::from_report).collect();
+    rows[0].policy = "lsap/alpha=0.5, \"odd\"".to_owned();
+    rows[1].node_local = None;
+    rows[1].mean_slowdown = f64::INFINITY;
+    rows[1].wall_s = 1e-9;
+    let entry = write_summary_csv(dir.path(), "summary.csv", &rows).unwrap();
+    assert_eq!(entry.rows, Some(2));
+    assert_eq!(entry.bytes, fs::metadata(dir.path().join("summary.csv")).unwrap().len());
+    let back = read_summary_csv(&dir.path().join("summary.csv")).unwrap();
+    assert_eq!(back, rows);
+    // Columns are found by name: an unknown leading column does not matter.
+    let text = "extra,".to_owned()
+        + &summary_csv(&rows).lines().map(|l| l.to_owned() + "\n").collect::<Vec<_>>().join("x,");
+    let back = parse_summary_csv(&text, "mixed").unwrap();
+    assert_eq!(back, rows);
+    assert!(parse_summary_csv("policy,jobs\nx,1\n", "short").is_err());
+}
+
+#[test]
+fn run_tables_have_exact_headers_row_counts_and_escaping() {
+    let dir = tempfile::tempdir().unwrap();
+    let reports = two_policies();
+    write_all(dir.path(), &reports);
+    let expected: Vec<PathBuf> = [
+        "epochs/policy=dl_sched/part-0.csv",
+        "epochs/policy=dl_sched/part-0.parquet",
+        "epochs/policy=lsap/part-0.csv",
+        "epochs/policy=lsap/part-0.parquet",
+        "jobruntime/policy=dl_sched/jobruntime.csv",
+        "jobruntime/policy=lsap/jobruntime.csv",
+        "jobs/policy=dl_sched/part-0.csv",
+        "jobs/policy=dl_sched/part-0.parquet",
+        "jobs/policy=lsap/part-0.csv",
+        "jobs/policy=lsap/part-0.parquet",
+        "summary.csv",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .collect();
+    assert_eq!(walk(dir.path()), expected);
+
+    let jobs = csv_lines(&dir.path().join("jobs/policy=lsap/part-0.csv"));
+    assert_eq!(jobs[0], JOB_COLUMNS.join(","));
+    assert_eq!(jobs.len(), 1 + 3);
+    assert_eq!(
+        jobs[1],
+        "\"j,1 \"\"big\"\"\",\"bin, 3\",prod,0.0,42.5,42.5,10.0,4.25,5,1,3,0,0,2,6,0"
+    );
+    // Unfinished job: finish, response and slowdown empty; no class: empty.
+    assert_eq!(jobs[3], "j3,,prod,2.0,,,10.0,,0,1,0,0,0,0,1,0");
+
+    let epochs = csv_lines(&dir.path().join("epochs/policy=lsap/part-0.csv"));
+    assert_eq!(epochs[0], EPOCH_COLUMNS.join(","));
+    assert_eq!(epochs.len(), 1 + 3);
+    assert_eq!(epochs[1], "0,0.0,5,5,2,4,2,3,3,0,0,0,0.25,150000000.0,0.0,0.5");
+
+    let runtime = csv_lines(&dir.path().join("jobruntime/policy=lsap/jobruntime.csv"));
+    assert_eq!(
+        runtime[0],
+        "JobID,real_start_time,real_end_time,simulate_start_time,simulate_end_time"
+    );
+    assert_eq!(runtime[0], JOBRUNTIME_COLUMNS.join(","));
+    // Finished jobs only, by finish time; times in ms.
+    assert_eq!(runtime[1..], ["j2,1250,,1250,30000", "\"j,1 \"\"big\"\"\",0,,0,42500"]);
+}
+
+#[test]
+fn every_write_is_atomic_and_leaves_no_temp_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let reports = two_policies();
+    // Twice: the second run replaces every file.
+    write_all(dir.path(), &reports);
+    let files = write_all(dir.path(), &reports);
+    let manifest = Manifest::new("abc123", "{}", Shard::WHOLE, vec![], files);
+    write_manifest(dir.path(), &Shard::WHOLE.manifest_file(), &manifest).unwrap();
+    let all = walk(dir.path());
+    assert_eq!(all.len(), 12);
+    for p in all {
+        assert!(!p.to_string_lossy().contains(TEMP_MARKER), "{}", p.display());
+    }
+}
+
+#[test]
+fn output_is_deterministic() {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let fa = write_all(a.path(), &two_policies());
+    let fb = write_all(b.path(), &two_policies());
+    assert_eq!(fa, fb);
+    for f in &fa {
+        assert_eq!(
+            fs::read(a.path().join(&f.path)).unwrap(),
+            fs::read(b.path().join(&f.path)).unwrap()
+        );
+    }
+}
+
+#[test]
+fn parquet_round_trips() {
+    let dir = tempfile::tempdir().unwrap();
+    let reports = two_policies();
+    write_all(dir.path(), &reports);
+
+    let jobs_path = dir.path().join("jobs/policy=dl_sched/part-0.parquet");
+    assert_eq!(parquet_columns(&jobs_path), JOB_COLUMNS);
+    let jobs = parquet_rows(&jobs_path);
+    assert_eq!(jobs.len(), 3);
+    assert_eq!(jobs[0][0], ("id".to_owned(), Field::Str(NASTY_ID.to_owned())));
+    assert_eq!(jobs[0][1], ("class".to_owned(), Field::Str("bin, 3".to_owned())));
+    assert_eq!(jobs[0][4], ("finish_s".to_owned(), Field::Double(42.5)));
+    assert_eq!(jobs[0][10], ("maps_node_local".to_owned(), Field::Long(2)));
+    assert_eq!(jobs[2][1], ("class".to_owned(), Field::Null));
+    assert_eq!(jobs[2][4], ("finish_s".to_owned(), Field::Null));
+    assert_eq!(jobs[2][7], ("slowdown".to_owned(), Field::Null));
+
+    let epochs_path = dir.path().join("epochs/policy=lsap/part-0.parquet");
+    assert_eq!(parquet_columns(&epochs_path), EPOCH_COLUMNS);
+    let epochs = parquet_rows(&epochs_path);
+    assert_eq!(epochs.len(), 3);
+    assert_eq!(epochs[1][0], ("epoch".to_owned(), Field::Long(1)));
+    assert_eq!(epochs[1][7], ("assigned".to_owned(), Field::Long(2)));
+    assert_eq!(epochs[2][15], ("solve_ms".to_owned(), Field::Double(0.125)));
+}
+
+#[test]
+fn empty_runs_write_readable_empty_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut r = report("ras", Algorithm::Ras, [0, 0, 0, 0]);
+    r.jobs.clear();
+    r.epochs.clear();
+    r.timing.solve_ms.clear();
+    let files = write_run_tables(dir.path(), &partition("ras"), &r).unwrap();
+    assert!(files.iter().all(|f| f.rows == Some(0)));
+    for table in ["jobs", "epochs"] {
+        let p = dir.path().join(format!("{table}/policy=ras/part-0.parquet"));
+        assert!(parquet_rows(&p).is_empty());
+        assert_eq!(csv_lines(&p.with_extension("csv")).len(), 1);
+    }
+    assert_eq!(jobs_csv(&r), JOB_COLUMNS.join(",") + "\n");
+}
+
+#[test]
+fn sweep_partitions_nest_in_key_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = report("lsap/alpha=10", Algorithm::Lsap, [1, 0, 0, 0]);
+    let keys =
+        vec![("policy".to_owned(), "lsap".to_owned()), ("alpha".to_owned(), "10".to_owned())];
+    let files = write_run_tables(dir.path(), &keys, &r).unwrap();
+    assert_eq!(files[0].path, "jobs/policy=lsap/alpha=10/part-0.csv");
+    assert_eq!(files[4].path, "jobruntime/policy=lsap/alpha=10/jobruntime.csv");
+}
+
+#[test]
+fn manifest_round_trips_and_lists_every_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let reports = two_policies();
+    let files = write_all(dir.path(), &reports);
+    let shard: Shard = "1/3".parse().unwrap();
+    let config = "{\"seed\": 7}\n";
+    let manifest = Manifest::new(
+        "v0.1.0-12-gabc1234-dirty",
+        config,
+        shard,
+        reports.iter().map(|r| r.name.clone()).collect(),
+        files,
+    );
+    let written = write_manifest(dir.path(), &shard.manifest_file(), &manifest).unwrap();
+    assert_eq!(written.path, "shards/1-of-3/manifest.json");
+    let back = read_manifest(&dir.path().join(&written.path)).unwrap();
+    assert_eq!(back, manifest);
+
+    assert_eq!(back.shard.to_string(), "1/3");
+    assert_eq!(back.policies, ["dl_sched", "lsap"]);
+    // `printf '{"seed": 7}\n' | sha256sum`
+    assert_eq!(
+        back.config_sha256,
+        "sha256:e2d3b5417c4b719bdbbaf916c17795b70d9e104a9fe61678806d146a567c774f"
+    );
+    let rows: Vec<(&str, u64)> = back.rows.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    assert_eq!(rows, [("epochs", 6), ("jobruntime", 4), ("jobs", 6), ("summary", 2)]);
+    assert_eq!(back.files.len(), 11);
+    let paths: Vec<&str> = back.files.iter().map(|f| f.path.as_str()).collect();
+    let mut sorted = paths.clone();
+    sorted.sort_unstable();
+    assert_eq!(paths, sorted);
+    for f in &back.files {
+        assert_eq!(fs::metadata(dir.path().join(&f.path)).unwrap().len(), f.bytes, "{}", f.path);
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.path().join(&written.path)).unwrap()).unwrap();
+    assert_eq!(json["shard"], "1/3");
+    assert_eq!(json["git_revision"], "v0.1.0-12-gabc1234-dirty");
+    assert!(read_manifest(&dir.path().join("summary.csv")).is_err());
+}
