@@ -2,5 +2,6 @@
 //! shard manifests written from [`placer_sim::SimReport`]s.
 
 mod error;
+pub mod plots;
 
 pub use error::ReportError;
