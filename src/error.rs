@@ -31,6 +31,15 @@ pub enum CliError {
     /// A generator spec out of range.
     #[error("{0}")]
     Dataset(#[from] placer_datasets::DatasetError),
+    /// A command line that cannot run as given (missing flag, bad sweep file).
+    #[error("{0}")]
+    Usage(String),
+    /// A what-if run that failed.
+    #[error("{0}")]
+    Sim(#[from] placer_sim::SimError),
+    /// Writing what-if outputs.
+    #[error("{0}")]
+    Report(#[from] placer_report::ReportError),
     /// Serialising output.
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),

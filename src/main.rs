@@ -3,6 +3,7 @@
 
 mod error;
 mod lsap_file;
+mod whatif;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use error::CliError;
@@ -66,6 +67,8 @@ enum Command {
         #[command(subcommand)]
         what: GenCommand,
     },
+    /// Replay a trace through several policies side by side on a simulated cluster.
+    Whatif(WhatifCommand),
     /// Write a snapshot's dense pending-task × free-slot locality cost matrix as `.lsap`.
     ExportMatrix {
         /// The snapshot.
@@ -75,6 +78,25 @@ enum Command {
         /// Which slot kind's problem (default map).
         #[arg(long, value_enum, default_value_t = KindArg::Map)]
         kind: KindArg,
+    },
+}
+
+/// `placer whatif [summarize DIR | --trace ... --out DIR]`.
+#[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+struct WhatifCommand {
+    #[command(subcommand)]
+    action: Option<WhatifAction>,
+    #[command(flatten)]
+    run: whatif::RunArgs,
+}
+
+#[derive(Subcommand, Debug)]
+enum WhatifAction {
+    /// Merge the shards of a sweep written under DIR into DIR/summary.csv.
+    Summarize {
+        /// The `--out` directory the shards wrote to.
+        dir: PathBuf,
     },
 }
 
@@ -115,7 +137,7 @@ enum KindArg {
     Reduce,
 }
 
-fn parse_algorithm(s: &str) -> Result<Algorithm, String> {
+pub(crate) fn parse_algorithm(s: &str) -> Result<Algorithm, String> {
     serde_json::from_value(serde_json::Value::String(s.to_owned())).map_err(|e| e.to_string())
 }
 
@@ -217,6 +239,10 @@ fn run(command: Command) -> Result<(), CliError> {
             };
             print_json(&lsap_snapshot(&spec)?)
         }
+        Command::Whatif(WhatifCommand {
+            action: Some(WhatifAction::Summarize { dir }), ..
+        }) => whatif::summarize(&dir),
+        Command::Whatif(WhatifCommand { action: None, run }) => whatif::run(&run),
         Command::ExportMatrix { file, out, kind } => {
             let req = placer_models::parse_request(&read_input(&file)?)?;
             let kind = match kind {

@@ -109,6 +109,8 @@ pub(crate) struct JobRun {
 pub(crate) struct Engine<'a> {
     pub cfg: &'a SimConfig,
     pub workload: &'a Workload,
+    /// Called once per finished job (a progress bar's tick); never affects the run.
+    pub on_job_done: Option<&'a (dyn Fn() + Sync)>,
     pub cluster: SimCluster,
     pub ix: WorkloadIndex,
     queue: EventQueue,
@@ -201,6 +203,7 @@ impl<'a> Engine<'a> {
             arrivals_left: ix.jobs.len(),
             cfg,
             workload,
+            on_job_done: None,
             cluster,
             ix,
             queue,
@@ -278,6 +281,7 @@ impl<'a> Engine<'a> {
         let spec = self.ix.jobs[j].clone();
         if spec.maps + spec.reduces == 0 {
             self.jobs[j].finish_s = Some(self.now);
+            self.job_done();
             return;
         }
         self.active_jobs.insert(j);
@@ -660,8 +664,15 @@ impl<'a> Engine<'a> {
         if job.maps_left == 0 && job.reduces_left == 0 {
             job.finish_s = Some(self.now);
             self.active_jobs.remove(&j);
+            self.job_done();
         }
         Ok(())
+    }
+
+    fn job_done(&self) {
+        if let Some(f) = self.on_job_done {
+            f();
+        }
     }
 
     /// Slots never oversubscribed; the counters agree with the running set.

@@ -52,6 +52,18 @@ pub fn simulate(workload: &Workload, config: &SimConfig) -> Result<SimReport, Si
     engine::Engine::new(workload, config)?.run()
 }
 
+/// [`simulate`], calling `on_job_done` once each time a job finishes (for a progress bar; it
+/// cannot change the run).
+pub fn simulate_observed(
+    workload: &Workload,
+    config: &SimConfig,
+    on_job_done: &(dyn Fn() + Sync),
+) -> Result<SimReport, SimError> {
+    let mut engine = engine::Engine::new(workload, config)?;
+    engine.on_job_done = Some(on_job_done);
+    engine.run()
+}
+
 /// Runs `workload` under every config, in parallel on rayon's pool; results in config order.
 pub fn simulate_many(
     workload: &Workload,

@@ -1,0 +1,140 @@
+//! The workload and cluster of one `placer whatif` (DESIGN.md §CLI contract, §Datasets): a trace
+//! read by its format's reader, and the cluster from `--topology FILE` or from `--nodes N
+//! --rack-size K --map-slots S --reduce-slots R` (lsap-sched §4's synthetic cluster).
+//!
+//! Decisions: a Rumen, SLS or Alibaba trace names the real cluster's hosts, so on a synthetic
+//! cluster (`--nodes`) its replicas are redrawn HDFS-style (3 per block, seeded); with its own
+//! `--topology` they are kept. SWIM has no locations: its reader draws them over the cluster in
+//! use. `--topology` is read in the trace's own family: a Rumen topology tree (`.json` /
+//! `.json.gz`) for `rumen`, an SLS nodes file for `sls`, the node list CSV (required) for
+//! `alibaba`, and either of the first two for `swim`; a topology without nodes is an error.
+
+use crate::error::CliError;
+use placer_datasets::{alibaba, rumen, sls, swim, NodeSpec, RackSpec, Topology, Workload};
+use placer_sim::{ClusterSource, ReplicaSource};
+use std::path::Path;
+
+/// The trace formats `--format` takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// SWIM tsv (FB-2009, FB-2010).
+    Swim,
+    /// Rumen JSON (plain or gzip), e.g. the Mumak 19-job trace.
+    Rumen,
+    /// YARN SLS JSON.
+    Sls,
+    /// Alibaba GPU v2023 pod CSV (with `--topology` = the node list CSV).
+    Alibaba,
+}
+
+/// The synthetic cluster flags.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Shape {
+    /// Nodes.
+    pub nodes: usize,
+    /// Nodes per rack.
+    pub rack_size: usize,
+    /// Map slots per node.
+    pub map_slots: u32,
+    /// Reduce slots per node.
+    pub reduce_slots: u32,
+}
+
+/// A loaded what-if input.
+pub struct Input {
+    /// The jobs (with the trace's topology, or the synthetic one, attached).
+    pub workload: Workload,
+    /// The cluster every run uses.
+    pub cluster: ClusterSource,
+    /// Where replicas come from.
+    pub replicas: ReplicaSource,
+}
+
+/// Racks `r0..` of `rack_size` nodes `n0..` (the names `ClusterSource::Synthetic` uses).
+pub fn synthetic_topology(shape: &Shape) -> Topology {
+    let k = shape.rack_size.max(1);
+    let racks = (0..shape.nodes.div_ceil(k))
+        .map(|r| RackSpec {
+            id: format!("r{r}"),
+            nodes: (r * k..((r + 1) * k).min(shape.nodes))
+                .map(|n| NodeSpec { id: format!("n{n}"), ..NodeSpec::default() })
+                .collect(),
+        })
+        .collect();
+    Topology { racks }
+}
+
+fn read_topology(path: &Path, format: Format) -> Result<Topology, CliError> {
+    let topology = match format {
+        Format::Alibaba => alibaba::read_alibaba_nodes(path)?,
+        Format::Rumen => rumen::read_rumen_topology(path)?,
+        Format::Sls => sls::read_sls_topology(path)?,
+        // SWIM has no topology format of its own: either of the others.
+        Format::Swim => match rumen::read_rumen_topology(path) {
+            Ok(t) if t.node_count() > 0 => t,
+            _ => sls::read_sls_topology(path)?,
+        },
+    };
+    if topology.node_count() == 0 {
+        return Err(CliError::Usage(format!("{}: the topology has no nodes", path.display())));
+    }
+    Ok(topology)
+}
+
+/// Reads the trace and decides the cluster. `shape` is used when there is no topology file;
+/// its slot counts also fill nodes whose topology entry has none.
+pub fn load(
+    trace: &Path,
+    format: Format,
+    topology: Option<&Path>,
+    shape: &Shape,
+    seed: u64,
+) -> Result<Input, CliError> {
+    let topo = match topology {
+        Some(p) => Some(read_topology(p, format)?),
+        None => None,
+    };
+    let synthetic = ClusterSource::Synthetic {
+        nodes: shape.nodes,
+        rack_size: shape.rack_size,
+        map_slots: shape.map_slots,
+        reduce_slots: shape.reduce_slots,
+    };
+    let own =
+        ClusterSource::Workload { map_slots: shape.map_slots, reduce_slots: shape.reduce_slots };
+    let redraw = ReplicaSource::Synthesize { replication: 3 };
+    let input = match format {
+        Format::Swim => {
+            let cluster_topology = topo.clone().unwrap_or_else(|| synthetic_topology(shape));
+            let mut workload =
+                swim::read_swim(trace, &swim::SwimOptions::new(cluster_topology.clone(), seed))?;
+            workload.topology = Some(cluster_topology);
+            let cluster = if topo.is_some() { own } else { synthetic };
+            Input { workload, cluster, replicas: ReplicaSource::Workload }
+        }
+        Format::Rumen | Format::Sls => {
+            let mut workload = match format {
+                Format::Rumen => rumen::read_rumen(trace, &rumen::RumenOptions::default())?,
+                _ => sls::read_sls(trace)?,
+            };
+            match topo {
+                Some(t) => {
+                    workload.topology = Some(t);
+                    Input { workload, cluster: own, replicas: ReplicaSource::Workload }
+                }
+                None => Input { workload, cluster: synthetic, replicas: redraw },
+            }
+        }
+        Format::Alibaba => {
+            let Some(nodes) = topology else {
+                return Err(CliError::Usage(
+                    "--format alibaba needs --topology NODES.csv (the node list)".into(),
+                ));
+            };
+            let workload =
+                alibaba::read_alibaba(nodes, trace, &alibaba::AlibabaOptions::default())?;
+            Input { workload, cluster: own, replicas: ReplicaSource::Workload }
+        }
+    };
+    Ok(input)
+}

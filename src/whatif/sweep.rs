@@ -1,0 +1,166 @@
+//! Parameter sweeps of `placer whatif --sweep FILE.toml --shard i/N` (DESIGN.md §CLI contract):
+//! the runs are every policy × every combination of the swept values, in a fixed order, and
+//! shard i of N takes the runs whose index is i modulo N, so N array tasks (a Kubernetes
+//! Indexed Job's `JOB_COMPLETION_INDEX`, a Slurm array's `SLURM_ARRAY_TASK_ID`, both 0-based)
+//! split the sweep with no coordination and `placer whatif summarize DIR` merges them.
+//!
+//! The sweep file is TOML, one key per swept parameter, each a list of numbers:
+//!
+//! ```toml
+//! alpha = [0.1, 1, 10]      # policy.alpha (lsap-fair-sched's DLC weight)
+//! beta = [10]               # policy.beta (lsap-fair-sched's fairness weight)
+//! t1_s = [0, 4.5]           # policy.locality_delay_node_s (FAIR Alg. 1's T1)
+//! t2_s = [4.5]              # policy.locality_delay_rack_s (T2)
+//! replication = [1, 3]      # replicas redrawn HDFS-style with this many per block
+//! epoch_s = [3]             # the simulator's epoch (heartbeat) length
+//! rack_mbps = [1000]
+//! cross_rack_mbps = [100]
+//! ```
+//!
+//! Unknown keys are an error (a typo must not silently sweep nothing). Keys vary in the order
+//! above, the last fastest; each run's partition path is `policy=P/key=value/...` in that order.
+
+use crate::error::CliError;
+use placer_sim::{ReplicaSource, SimConfig};
+use std::collections::BTreeMap;
+
+/// The sweepable parameters, in partition order.
+pub const KEYS: [&str; 8] =
+    ["alpha", "beta", "t1_s", "t2_s", "replication", "epoch_s", "rack_mbps", "cross_rack_mbps"];
+
+/// A parsed sweep: per key (in [`KEYS`] order) its values.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Sweep {
+    /// (key, values), keys in [`KEYS`] order, only the swept ones.
+    pub axes: Vec<(&'static str, Vec<f64>)>,
+}
+
+/// One point of a sweep: (key, value) pairs in [`KEYS`] order.
+pub type Point = Vec<(&'static str, f64)>;
+
+impl Sweep {
+    /// Parses the TOML text of `file`.
+    pub fn parse(file: &str, text: &str) -> Result<Self, CliError> {
+        let bad = |message: String| CliError::Usage(format!("{file}: {message}"));
+        let table: BTreeMap<String, toml::Value> =
+            toml::from_str(text).map_err(|e| bad(e.to_string()))?;
+        for key in table.keys() {
+            if !KEYS.contains(&key.as_str()) {
+                return Err(bad(format!("unknown key `{key}` (known: {})", KEYS.join(", "))));
+            }
+        }
+        let mut axes = Vec::new();
+        for key in KEYS {
+            let Some(value) = table.get(key) else { continue };
+            let list = value
+                .as_array()
+                .ok_or_else(|| bad(format!("`{key}` must be a list of numbers")))?;
+            let mut values = Vec::with_capacity(list.len());
+            for (i, v) in list.iter().enumerate() {
+                let x = v
+                    .as_float()
+                    .or_else(|| v.as_integer().map(|n| n as f64))
+                    .filter(|x| x.is_finite())
+                    .ok_or_else(|| bad(format!("`{key}[{i}]` must be a finite number")))?;
+                values.push(x);
+            }
+            if values.is_empty() {
+                return Err(bad(format!("`{key}` lists no value")));
+            }
+            axes.push((key, values));
+        }
+        Ok(Self { axes })
+    }
+
+    /// Every combination, the last axis fastest. One empty point when nothing is swept.
+    pub fn points(&self) -> Vec<Point> {
+        let mut points: Vec<Point> = vec![Vec::new()];
+        for (key, values) in &self.axes {
+            points = points
+                .iter()
+                .flat_map(|p| {
+                    values.iter().map(move |&v| {
+                        let mut q = p.clone();
+                        q.push((*key, v));
+                        q
+                    })
+                })
+                .collect();
+        }
+        points
+    }
+}
+
+/// `i/N` with 0 ≤ i < N.
+pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let (i, n) = s.split_once('/').ok_or_else(|| format!("`{s}`: expected i/N, e.g. 0/4"))?;
+    let i: usize = i.trim().parse().map_err(|_| format!("`{s}`: i is not a number"))?;
+    let n: usize = n.trim().parse().map_err(|_| format!("`{s}`: N is not a number"))?;
+    if n == 0 || i >= n {
+        return Err(format!("`{s}`: need 0 ≤ i < N (shards are numbered from 0)"));
+    }
+    Ok((i, n))
+}
+
+/// Applies a sweep point to a run's config.
+pub fn apply(config: &mut SimConfig, point: &Point) {
+    for &(key, v) in point {
+        match key {
+            "alpha" => config.policy.alpha = v,
+            "beta" => config.policy.beta = v,
+            "t1_s" => config.policy.locality_delay_node_s = Some(v),
+            "t2_s" => config.policy.locality_delay_rack_s = Some(v),
+            "replication" => {
+                config.replicas = ReplicaSource::Synthesize { replication: v.max(0.0) as usize }
+            }
+            "epoch_s" => config.epoch_s = v,
+            "rack_mbps" => config.rack_mbps = v,
+            "cross_rack_mbps" => config.cross_rack_mbps = v,
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cartesian_product_in_key_order_last_fastest() {
+        let s = Sweep::parse("s.toml", "replication = [1, 3]\nalpha = [0.5, 10]").unwrap();
+        let labels: Vec<String> = s
+            .points()
+            .iter()
+            .map(|p| p.iter().map(|&(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("/"))
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                "alpha=0.5/replication=1",
+                "alpha=0.5/replication=3",
+                "alpha=10/replication=1",
+                "alpha=10/replication=3"
+            ]
+        );
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_named() {
+        let e = Sweep::parse("s.toml", "alhpa = [1]").unwrap_err().to_string();
+        assert!(e.contains("alhpa"), "{e}");
+        let e = Sweep::parse("s.toml", "beta = [1, \"x\"]").unwrap_err().to_string();
+        assert!(e.contains("beta[1]"), "{e}");
+        assert!(Sweep::parse("s.toml", "beta = []").is_err());
+        assert_eq!(Sweep::parse("s.toml", "").unwrap().points(), vec![Vec::new()]);
+    }
+
+    #[test]
+    fn shards_are_zero_based() {
+        assert_eq!(parse_shard("0/4"), Ok((0, 4)));
+        assert_eq!(parse_shard("3/4"), Ok((3, 4)));
+        assert!(parse_shard("4/4").is_err());
+        assert!(parse_shard("1/0").is_err());
+        assert!(parse_shard("x").is_err());
+    }
+}

@@ -1,0 +1,180 @@
+//! `placer whatif` as a user runs it (DESIGN.md §CLI contract, §What-if simulator): the SLS
+//! two-job trace shipped with the datasets replayed to hand-checked completion times, the
+//! output files, a sharded sweep merged by `placer whatif summarize`, and clear errors.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn placer(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_placer")).args(args).output().expect("placer runs")
+}
+
+fn data(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("datasets/tests/data")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn fresh(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn sls(out: &Path, extra: &[&str]) -> Output {
+    let (trace, nodes) = (data("inputsls.json"), data("nodes.json"));
+    let out = out.display().to_string();
+    let mut args =
+        vec!["whatif", "--trace", &trace, "--format", "sls", "--topology", &nodes, "--out", &out];
+    args.extend_from_slice(extra);
+    placer(&args)
+}
+
+/// Rows of a CSV file without quoted fields, as maps from header to value.
+fn rows(path: &Path) -> Vec<std::collections::BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    lines
+        .map(|l| {
+            header.iter().map(|h| h.to_string()).zip(l.split(',').map(str::to_owned)).collect()
+        })
+        .collect()
+}
+
+#[test]
+fn sls_inputsls_two_jobs_finish_at_hand_checked_times() {
+    // inputsls.json (Hadoop SLS test resource): job_1 submitted at 0 s with maps of
+    // 23.707 − 6.664 = 17.043, 21.593 − 6.665 = 14.928 and 86.613 − 68.770 = 17.843 s; job_2
+    // at 105.204 s with maps of 22.163 and 19.589 s; no input bytes, 19 nodes with 4 map
+    // slots. Epochs tick every 3 s from 0: job_1's maps all start at 0 and it ends at 17.843;
+    // job_2's first epoch is ⌈105.204 / 3⌉ · 3 = 108, so it ends at 108 + 22.163 = 130.163
+    // (response 24.959). Every policy gives the same times: nothing competes.
+    let out = fresh("whatif_sls");
+    let o = sls(&out, &["--policies", "fifo,fair,lsap,lsap_quota"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for policy in ["fifo", "fair", "lsap", "lsap_quota"] {
+        let jobs = rows(&out.join(format!("jobs/policy={policy}/part-0.csv")));
+        assert_eq!(jobs.len(), 2);
+        let finish: Vec<f64> = jobs.iter().map(|r| r["finish_s"].parse().unwrap()).collect();
+        assert!((finish[0] - 17.843).abs() < 1e-9, "{policy}: {finish:?}");
+        assert!((finish[1] - 130.163).abs() < 1e-9, "{policy}: {finish:?}");
+        let response: f64 = jobs[1]["response_s"].parse().unwrap();
+        assert!((response - 24.959).abs() < 1e-9);
+    }
+    // The summary on stdout and in summary.csv, one row per policy in the order asked.
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.lines().next().unwrap().starts_with("policy"));
+    let summary = rows(&out.join("summary.csv"));
+    let names: Vec<&str> = summary.iter().map(|r| r["policy"].as_str()).collect();
+    assert_eq!(names, ["fifo", "fair", "lsap", "lsap_quota"]);
+    assert_eq!(summary[0]["jobs"], "2");
+    assert_eq!(summary[0]["makespan_s"].parse::<f64>().unwrap(), 130.163);
+}
+
+#[test]
+fn whatif_writes_every_table_plot_and_the_manifest() {
+    let out = fresh("whatif_files");
+    let o = sls(&out, &["--policies", "dl_sched,lsap"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let header = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert!(header.starts_with(
+        "policy,jobs,node_local,rack_local,remote,mean_response_s,p95_response_s,makespan_s,\
+         cross_rack_gb,fairness_distance,mean_solve_ms"
+    ));
+    for row in rows(&out.join("summary.csv")) {
+        let sum: f64 = ["node_local", "rack_local", "remote"]
+            .iter()
+            .map(|c| row[*c].parse::<f64>().unwrap())
+            .sum();
+        assert!((sum - 1.0).abs() < 1e-9, "locality fractions sum to {sum}");
+    }
+    for policy in ["dl_sched", "lsap"] {
+        for f in [
+            format!("jobs/policy={policy}/part-0.csv"),
+            format!("jobs/policy={policy}/part-0.parquet"),
+            format!("epochs/policy={policy}/part-0.csv"),
+            format!("epochs/policy={policy}/part-0.parquet"),
+            format!("jobruntime/policy={policy}/jobruntime.csv"),
+        ] {
+            assert!(out.join(&f).is_file(), "{f} missing");
+        }
+    }
+    for plot in ["locality", "response_cdf", "cross_rack", "fairness"] {
+        for ext in ["svg", "png"] {
+            let p = out.join(format!("{plot}.{ext}"));
+            assert!(std::fs::metadata(&p).map(|m| m.len() > 0).unwrap_or(false), "{p:?}");
+        }
+    }
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["shard"], "0/1");
+    assert_eq!(manifest["policies"], serde_json::json!(["dl_sched", "lsap"]));
+    assert!(manifest["config_sha256"].as_str().unwrap().starts_with("sha256:"));
+    let runtime =
+        std::fs::read_to_string(out.join("jobruntime/policy=lsap/jobruntime.csv")).unwrap();
+    assert!(runtime
+        .starts_with("JobID,real_start_time,real_end_time,simulate_start_time,simulate_end_time"));
+}
+
+#[test]
+fn sharded_sweep_merges_in_run_order() {
+    // 2 policies × alpha ∈ {1, 10} = 4 runs in the order (alpha 1: fifo, lsap), (alpha 10:
+    // fifo, lsap); shard 0/2 runs 0 and 2, shard 1/2 runs 1 and 3.
+    let out = fresh("whatif_sweep");
+    std::fs::create_dir_all(&out).unwrap();
+    let sweep = out.join("sweep.toml");
+    std::fs::write(&sweep, "alpha = [1, 10]\n").unwrap();
+    let sweep = sweep.display().to_string();
+    for shard in ["1/2", "0/2"] {
+        let o = sls(&out, &["--policies", "fifo,lsap", "--sweep", &sweep, "--shard", shard]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    assert!(out.join("jobs/policy=lsap/alpha=10/part-0.parquet").is_file());
+    let o = placer(&["whatif", "summarize", &out.display().to_string()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let names: Vec<String> =
+        rows(&out.join("summary.csv")).iter().map(|r| r["policy"].clone()).collect();
+    assert_eq!(names, ["fifo/alpha=1", "lsap/alpha=1", "fifo/alpha=10", "lsap/alpha=10"]);
+    // A missing shard is named.
+    std::fs::remove_dir_all(out.join("shards/1-of-2")).unwrap();
+    let o = placer(&["whatif", "summarize", &out.display().to_string()]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("1/2"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn bad_whatif_input_is_a_clear_error() {
+    let out = fresh("whatif_bad");
+    std::fs::create_dir_all(&out).unwrap();
+    let sweep = out.join("typo.toml");
+    std::fs::write(&sweep, "alhpa = [1]\n").unwrap();
+    let o = sls(&out, &["--sweep", &sweep.display().to_string()]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("alhpa"));
+    // A malformed trace names the file and the record.
+    let bad = out.join("bad.json");
+    std::fs::write(&bad, "{\"job.id\": \"j\", \"job.start.ms\": \"soon\"}").unwrap();
+    let o = placer(&[
+        "whatif",
+        "--trace",
+        &bad.display().to_string(),
+        "--format",
+        "sls",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("bad.json"), "{err}");
+    let o = placer(&["whatif", "--format", "sls"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--trace"));
+}
