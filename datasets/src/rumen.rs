@@ -266,8 +266,10 @@ fn span(
     start_name: &str,
     m: &dyn Fn(&str, &str) -> DatasetError,
 ) -> Result<Option<f64>, DatasetError> {
-    let s = known(start, &format!("{path}.{start_name}"), m)?;
-    let f = known(finish, &format!("{path}.finishTime"), m)?;
+    // Rumen logs 0 for a time never reached (6 failed attempts in Mumak start at 0 and finish
+    // in April 2009): as unknown as -1, or they would last 39 years.
+    let s = known(start, &format!("{path}.{start_name}"), m)?.filter(|&x| x > 0);
+    let f = known(finish, &format!("{path}.finishTime"), m)?.filter(|&x| x > 0);
     match (s, f) {
         (Some(s), Some(f)) if f >= s => Ok(Some((f - s) as f64 / 1000.0)),
         (Some(_), Some(_)) => {

@@ -289,6 +289,23 @@ fn mumak_first_map_hand_derived() {
 }
 
 #[test]
+fn mumak_attempts_that_start_at_zero_have_no_time() {
+    // Six failed attempts in Mumak log startTime 0 (never started) and a finish in April 2009
+    // (e.g. job 0007's maps: 0 → 1240337402976 ms); read as spans they would last 39 years.
+    // No task may take longer than the longest real attempt: job 0010's successful reduce,
+    // 5,997.12 s from start to finish (a script over the trace's attempts with both times > 0).
+    let (w, _) = mumak();
+    let longest = w
+        .jobs
+        .iter()
+        .flat_map(|j| {
+            j.maps.iter().map(|m| m.compute_s).chain(j.reduces.iter().map(|r| r.compute_s))
+        })
+        .fold(0.0_f64, f64::max);
+    assert!(longest > 0.0 && longest <= 5997.12, "longest task {longest} s");
+}
+
+#[test]
 fn mumak_skip_failed_jobs() {
     let opts = RumenOptions { skip_failed_jobs: true, ..RumenOptions::default() };
     let w = read_rumen(&data("19-jobs.trace.json.gz"), &opts).unwrap();
