@@ -75,10 +75,30 @@ fn sls_inputsls_two_jobs_finish_at_hand_checked_times() {
     assert_eq!(summary[0]["makespan_s"].parse::<f64>().unwrap(), 130.163);
 }
 
+fn mumak(out: &Path, extra: &[&str]) -> Output {
+    let (trace, topology) = (data("19-jobs.trace.json.gz"), data("19-jobs.topology.json.gz"));
+    let out = out.display().to_string();
+    let mut args = vec![
+        "whatif",
+        "--trace",
+        &trace,
+        "--format",
+        "rumen",
+        "--topology",
+        &topology,
+        "--out",
+        &out,
+    ];
+    args.extend_from_slice(extra);
+    placer(&args)
+}
+
 #[test]
 fn whatif_writes_every_table_plot_and_the_manifest() {
+    // The Mumak 19-job Rumen trace on its own 1,545-host topology: 7,067 of its 8,573 maps
+    // have replicas, so the locality shares are defined.
     let out = fresh("whatif_files");
-    let o = sls(&out, &["--policies", "dl_sched,lsap"]);
+    let o = mumak(&out, &["--policies", "dl_sched,lsap"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let header = std::fs::read_to_string(out.join("summary.csv")).unwrap();
     assert!(header.starts_with(
@@ -86,6 +106,8 @@ fn whatif_writes_every_table_plot_and_the_manifest() {
          cross_rack_gb,fairness_distance,mean_solve_ms"
     ));
     for row in rows(&out.join("summary.csv")) {
+        assert_eq!(row["jobs"], "19");
+        assert_eq!(row["map_tasks"], "8573");
         let sum: f64 = ["node_local", "rack_local", "remote"]
             .iter()
             .map(|c| row[*c].parse::<f64>().unwrap())

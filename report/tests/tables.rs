@@ -192,17 +192,18 @@ fn summary_header_is_the_contract_then_extras() {
 }
 
 #[test]
-fn locality_shares_sum_to_one_and_count_no_preference_maps_as_node_local() {
+fn locality_shares_sum_to_one_over_maps_with_replicas() {
     for r in two_policies() {
         let row = SummaryRow::from_report(&r);
         let (n, k, m) = (row.node_local.unwrap(), row.rack_local.unwrap(), row.remote.unwrap());
         assert!((n + k + m - 1.0).abs() < 1e-12, "{}: {n} + {k} + {m}", r.name);
     }
-    // lsap: job 0 has 3 node-local + 2 without replicas, job 1 one node- and one rack-local.
+    // lsap: job 0 has 3 node-local + 2 without replicas, job 1 one node- and one rack-local:
+    // of the 5 maps with replicas 4 are node-local and 1 rack-local; 2 of all 7 have none.
     let lsap = SummaryRow::from_report(&two_policies()[1]);
     assert_eq!(lsap.map_tasks, 7);
-    assert_eq!(lsap.node_local, Some(6.0 / 7.0));
-    assert_eq!(lsap.rack_local, Some(1.0 / 7.0));
+    assert_eq!(lsap.node_local, Some(4.0 / 5.0));
+    assert_eq!(lsap.rack_local, Some(1.0 / 5.0));
     assert_eq!(lsap.remote, Some(0.0));
     assert_eq!(lsap.no_preference, Some(2.0 / 7.0));
     // No completed map: undefined, written empty.
