@@ -35,7 +35,9 @@
 //! Σ reduces + nodes).
 
 use crate::error::DatasetError;
-use crate::sampling::{even_split, log_uniform, poisson_arrivals, uniform_topology, BlockPlacer};
+use crate::sampling::{
+    check_cluster, even_split, log_uniform, poisson_arrivals, uniform_topology, BlockPlacer,
+};
 use crate::workload::{JobSpec, MapSpec, PoolSpec, ReduceSpec, Workload};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -189,19 +191,7 @@ impl FairBmSpec {
         if self.users == 0 {
             return invalid("users", "must be ≥ 1".into());
         }
-        if self.racks == 0 {
-            return invalid("racks", "must be ≥ 1".into());
-        }
-        if self.nodes_per_rack == 0 {
-            return invalid("nodes-per-rack", "must be ≥ 1".into());
-        }
-        let nodes = self.racks.saturating_mul(self.nodes_per_rack);
-        if self.replication == 0 || self.replication > nodes {
-            return invalid(
-                "replication",
-                format!("must be in [1, nodes] = [1, {nodes}], got {}", self.replication),
-            );
-        }
+        check_cluster(self.racks, self.nodes_per_rack, self.replication)?;
         Ok(())
     }
 }

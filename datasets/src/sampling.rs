@@ -4,6 +4,7 @@
 //! apportionment of a table's percentages, log-uniform sizes, uniform topologies and HDFS
 //! replica names. Every function is deterministic for the RNG's state.
 
+use crate::error::DatasetError;
 use crate::replicas::{hdfs_replicas, rack_index};
 use crate::workload::{Capacity, NodeSpec, RackSpec, Topology};
 use rand::Rng;
@@ -56,6 +57,30 @@ pub(crate) fn log_uniform<R: Rng>(rng: &mut R, lo: f64, hi: f64) -> f64 {
         return lo;
     }
     lo * (hi / lo).powf(rng.random::<f64>())
+}
+
+/// Checks the cluster fields every generator shares: ≥ 1 rack, ≥ 1 node per rack, and
+/// 1 ≤ replication ≤ nodes (replicas sit on distinct nodes). Errors name the flag.
+pub(crate) fn check_cluster(
+    racks: usize,
+    nodes_per_rack: usize,
+    replication: usize,
+) -> Result<(), DatasetError> {
+    let invalid = |field, message: String| Err(DatasetError::InvalidSpec { field, message });
+    if racks == 0 {
+        return invalid("racks", "must be ≥ 1".into());
+    }
+    if nodes_per_rack == 0 {
+        return invalid("nodes-per-rack", "must be ≥ 1".into());
+    }
+    let nodes = racks.saturating_mul(nodes_per_rack);
+    if replication == 0 || replication > nodes {
+        return invalid(
+            "replication",
+            format!("must be in [1, nodes] = [1, {nodes}], got {replication}"),
+        );
+    }
+    Ok(())
 }
 
 /// `racks` racks `r0..` of `per_rack` nodes `n0..` each (numbered rack by rack), every node

@@ -44,7 +44,8 @@
 
 use crate::error::DatasetError;
 use crate::sampling::{
-    apportion, even_split, log_uniform, poisson_arrivals, uniform_topology, BlockPlacer,
+    apportion, check_cluster, even_split, log_uniform, poisson_arrivals, uniform_topology,
+    BlockPlacer,
 };
 use crate::workload::{JobSpec, MapSpec, PoolSpec, ReduceSpec, Workload};
 use rand::seq::SliceRandom;
@@ -262,21 +263,9 @@ impl ShuffleWatcherSpec {
                 format!("must be finite and > 0, got {}", self.input_scale),
             );
         }
-        if self.racks == 0 {
-            return invalid("racks", "must be ≥ 1".into());
-        }
-        if self.nodes_per_rack == 0 {
-            return invalid("nodes-per-rack", "must be ≥ 1".into());
-        }
+        check_cluster(self.racks, self.nodes_per_rack, self.replication)?;
         if self.block_bytes == 0 {
             return invalid("block-bytes", "must be ≥ 1".into());
-        }
-        let nodes = self.racks.saturating_mul(self.nodes_per_rack);
-        if self.replication == 0 || self.replication > nodes {
-            return invalid(
-                "replication",
-                format!("must be in [1, nodes] = [1, {nodes}], got {}", self.replication),
-            );
         }
         if self.reduce_input_bytes == 0 {
             return invalid("reduce-input-bytes", "must be ≥ 1".into());

@@ -29,7 +29,7 @@
 //! replication + nodes).
 
 use crate::error::DatasetError;
-use crate::sampling::{poisson_arrivals, uniform_topology, BlockPlacer};
+use crate::sampling::{check_cluster, poisson_arrivals, uniform_topology, BlockPlacer};
 use crate::workload::{JobSpec, MapSpec, PoolSpec, Workload};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -110,21 +110,9 @@ impl SmallJobsSpec {
                 format!("must be finite and > 0, got {}", self.mean_interarrival_s),
             );
         }
-        if self.racks == 0 {
-            return invalid("racks", "must be ≥ 1".into());
-        }
-        if self.nodes_per_rack == 0 {
-            return invalid("nodes-per-rack", "must be ≥ 1".into());
-        }
+        check_cluster(self.racks, self.nodes_per_rack, self.replication)?;
         if self.block_bytes == 0 {
             return invalid("block-bytes", "must be ≥ 1".into());
-        }
-        let nodes = self.racks.saturating_mul(self.nodes_per_rack);
-        if self.replication == 0 || self.replication > nodes {
-            return invalid(
-                "replication",
-                format!("must be in [1, nodes] = [1, {nodes}], got {}", self.replication),
-            );
         }
         if !(0.0..=1.0).contains(&self.keep) {
             return invalid("keep", format!("must be in [0, 1], got {}", self.keep));
