@@ -138,6 +138,8 @@ pub(crate) struct Engine<'a> {
     bytes: Bytes,
     busy: [f64; 2],
     events: u64,
+    /// Time of the last event that counted (stale flow and task ends do not).
+    last_event_s: f64,
     ticks: u64,
     epochs: Vec<EpochMetrics>,
     timing: WallTiming,
@@ -219,6 +221,7 @@ impl<'a> Engine<'a> {
             bytes: Bytes::default(),
             busy: [0.0, 0.0],
             events: 0,
+            last_event_s: 0.0,
             ticks: 0,
             epochs: Vec::new(),
             timing: WallTiming::default(),
@@ -241,6 +244,7 @@ impl<'a> Engine<'a> {
                 break;
             }
             self.now = ev.time;
+            let counted = self.events;
             match ev.kind {
                 EventKind::Arrival(j) => {
                     self.events += 1;
@@ -266,6 +270,9 @@ impl<'a> Engine<'a> {
                         break;
                     }
                 }
+            }
+            if self.events > counted {
+                self.last_event_s = self.now;
             }
         }
         if self.cfg.audit {
@@ -812,7 +819,7 @@ impl<'a> Engine<'a> {
             events: self.events,
             epochs: self.epochs.len(),
             ticks: self.ticks,
-            end_time_s: self.now,
+            end_time_s: self.last_event_s,
         };
         let t = &mut self.timing;
         t.total_solve_ms = t.solve_ms.iter().sum();

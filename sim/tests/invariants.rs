@@ -45,6 +45,14 @@ fn check_conservation(w: &Workload, r: &SimReport) {
         assert!(e.offered <= e.pending);
     }
     assert_eq!(r.timing.solve_ms.len(), r.epochs.len());
+    // The run ends with its last job or the epoch tick right after it (3 s epochs here), not
+    // at a stale flow end far later.
+    let last = r.jobs.iter().filter_map(|j| j.finish_s).fold(0.0_f64, f64::max);
+    assert!(
+        r.summary.end_time_s <= last + 3.0,
+        "end {} after last finish {last}",
+        r.summary.end_time_s
+    );
 }
 
 #[test]
