@@ -24,20 +24,27 @@
 //!    cheap, and a bid that cannot lower a potential (f64 rounding, the i64 floor of −2⁶⁰)
 //!    leaves its row to phase 3.
 //! 3. Shortest augmenting paths: for each row still free, Dijkstra over reduced costs on the
-//!    dense rows (no heap). Every scan relaxes the whole row in column order (contiguous and
-//!    vectorised; a finished column's working potential is −inf so that nothing relaxes it
-//!    again), then the columns at the new minimum distance are examined together and a free one
-//!    among them ends the search (JV's tie rule, decisive on cluster matrices); else the first
-//!    one is finished and its row scanned next. Finished columns then move their potentials by
-//!    `d[j] − d_sink` and the path is flipped.
+//!    dense rows (no heap), with JV's sets of columns: finished, ready (at the current minimum
+//!    distance, not yet scanned) and the rest. When no column is ready, one pass moves every
+//!    column at the new minimum distance to ready at once, and a free one among them ends the
+//!    search (JV's tie rule, decisive on cluster matrices). Scanning a ready column relaxes its
+//!    row; a column that reaches the current minimum becomes ready at once (a free one ends the
+//!    search), so a plateau of ties costs one row scan per column on it and no minimum search.
+//!    Scans read the row in column order (contiguous and vectorised; a finished column's
+//!    working potential is −inf so that nothing relaxes it again) until three quarters of the
+//!    columns are finished; the search then packs the unfinished ones (index, distance,
+//!    potential, predecessor, in column order) and scans only them. Finished columns then move
+//!    their potentials by `d[j] − d_sink` and the path is flipped.
 //!
 //! Example: `[[1, 2], [1, 5]]` — column reduction gives v = (1, 2) with both columns offered to
 //! row 0, which keeps column 0. Free row 1 bids for column 0 (u1 = 0, u2 = 3, so v[0] = −2)
 //! and evicts row 0, which bids for the free column 1 at once: 2 + 1 = 3, no phase 3 needed.
 //!
-//! Complexity: O(r · c) for phases 1–2 (bounded bids), O(r² · c) worst case for phase 3, much
-//! less on random and on tie-heavy cluster matrices where phases 1–2 place most rows. Memory:
-//! a dozen O(r + c) vectors besides the matrix, plus a transposed copy for a tall one.
+//! Complexity: O(r · c) for phases 1–2 (bounded bids), O(r · c) per search in phase 3 (each
+//! column is finished once and its row scanned once, over at most c columns), so O(r² · c) in
+//! the worst case, much less on random and cluster matrices where phases 1–2 place most rows
+//! (5,000² cluster matrix: 522 of 5,000 rows reach phase 3). Memory: about fifteen O(r + c)
+//! vectors besides the matrix, plus a transposed copy for a tall one.
 //! Forbidden entries (+inf / `i64::MAX`) are never assigned; a row or (square) column with no
 //! allowed entry, or a search that reaches no free column, is [`SolveError::Infeasible`].
 
@@ -58,29 +65,9 @@ pub(crate) trait JvCost: Cost {
     const DONE: Self;
     /// `x − y − z`, or `INF` when `x` is forbidden or `y` is [`JvCost::DONE`].
     fn minus_done(x: Self, y: Self, z: Self) -> Self;
-    /// Relaxes every column through row i: `d[j] = min(d[j], c[i][j] − w[j] − h)`, `pred[j] =
-    /// i` where lowered; returns the new minimum of d.
-    fn relax(
-        d: &mut [Self],
-        pred: &mut [usize],
-        ri: &[Self],
-        w: &[Self],
-        h: Self,
-        i: usize,
-    ) -> Self;
 }
 
 impl JvCost for i64 {
-    fn relax(
-        d: &mut [Self],
-        pred: &mut [usize],
-        ri: &[Self],
-        w: &[Self],
-        h: Self,
-        i: usize,
-    ) -> Self {
-        relax_generic(d, pred, ri, w, h, i)
-    }
     const FLOOR: Self = -(1i64 << 60);
     const DONE: Self = i64::MIN;
     #[inline(always)]
@@ -102,44 +89,6 @@ impl JvCost for i64 {
 }
 
 impl JvCost for f64 {
-    fn relax(
-        d: &mut [Self],
-        pred: &mut [usize],
-        ri: &[Self],
-        w: &[Self],
-        h: Self,
-        i: usize,
-    ) -> Self {
-        let n = d.len().min(pred.len()).min(ri.len()).min(w.len());
-        let (d, pred, ri, w) = (&mut d[..n], &mut pred[..n], &ri[..n], &w[..n]);
-        let mut lanes = [f64::INFINITY; 4];
-        let mut dc = d.chunks_exact_mut(4);
-        let mut pc = pred.chunks_exact_mut(4);
-        let mut xc = ri.chunks_exact(4);
-        let mut wc = w.chunks_exact(4);
-        for (((dd, pp), xx), ww) in (&mut dc).zip(&mut pc).zip(&mut xc).zip(&mut wc) {
-            for k in 0..4 {
-                let v2 = xx[k] - ww[k] - h;
-                let old = dd[k];
-                let better = v2 < old;
-                let nd = if better { v2 } else { old };
-                dd[k] = nd;
-                pp[k] = if better { i } else { pp[k] };
-                lanes[k] = if nd < lanes[k] { nd } else { lanes[k] };
-            }
-        }
-        let (dr, pr) = (dc.into_remainder(), pc.into_remainder());
-        for (((dj, pj), &x), &wj) in
-            dr.iter_mut().zip(pr.iter_mut()).zip(xc.remainder()).zip(wc.remainder())
-        {
-            let v2 = x - wj - h;
-            if v2 < *dj {
-                *dj = v2;
-                *pj = i;
-            }
-        }
-        lanes_min(lanes, dr)
-    }
     const FLOOR: Self = f64::NEG_INFINITY;
     const DONE: Self = f64::NEG_INFINITY;
     #[inline(always)]
@@ -386,48 +335,56 @@ fn two_smallest<C: JvCost>(r: &[C], v: &[C], row4col: &[usize]) -> (C, usize, C,
     (u1, j1, u2, j2)
 }
 
-/// The first column at distance `min` and the first free column at it (`NONE` if none is free):
-/// JV's "all columns at the minimum distance; a free one ends the search".
-fn find_min<C: JvCost>(d: &[C], min: C, row4col: &[usize]) -> (usize, usize) {
-    let mut first = NONE;
-    let mut chunks = d.chunks_exact(4);
+/// Pushes the start of every block of four columns holding one at distance `level` onto
+/// `hits` (the remainder block always).
+fn blocks_at<C: JvCost>(d: &[C], level: C, hits: &mut Vec<usize>) {
     let mut base = 0;
+    let mut chunks = d.chunks_exact(4);
     for c in &mut chunks {
         // Branch-free test of four lanes, so that the loop vectorises.
-        if (c[0] == min) | (c[1] == min) | (c[2] == min) | (c[3] == min) {
-            for (k, &x) in c.iter().enumerate() {
-                if x == min {
-                    let j = base + k;
-                    if first == NONE {
-                        first = j;
-                    }
-                    if row4col[j] == NONE {
-                        return (first, j);
-                    }
-                }
-            }
+        if (c[0] == level) | (c[1] == level) | (c[2] == level) | (c[3] == level) {
+            hits.push(base);
         }
         base += 4;
     }
-    for (k, &x) in chunks.remainder().iter().enumerate() {
-        if x == min {
-            let j = base + k;
-            if first == NONE {
-                first = j;
-            }
-            if row4col[j] == NONE {
-                return (first, j);
+    if !chunks.remainder().is_empty() {
+        hits.push(base);
+    }
+}
+
+/// Moves the columns at distance `level` in the blocks starting at `hits` to `ready`, marking
+/// them finished (d = `INF`, working potential [`JvCost::DONE`]); returns the first free one,
+/// which ends the search (JV's "all columns at the minimum distance; a free one ends the
+/// search"), or `NONE`.
+fn take_hits<C: JvCost>(
+    d: &mut [C],
+    vw: &mut [C],
+    level: C,
+    row4col: &[usize],
+    hits: &[usize],
+    ready: &mut Vec<usize>,
+) -> usize {
+    let n = d.len();
+    for &base in hits {
+        for j in base..(base + 4).min(n) {
+            if d[j] == level {
+                if row4col[j] == NONE {
+                    return j;
+                }
+                d[j] = C::INF;
+                vw[j] = C::DONE;
+                ready.push(j);
             }
         }
     }
-    (first, NONE)
+    NONE
 }
 
 /// Lane-wise minimum of a slice (4 lanes so that the loop vectorises).
 #[inline(always)]
-fn lanes_min<C: JvCost>(lanes: [C; 4], rest: &[C]) -> C {
+fn lanes_min<C: JvCost>(lanes: [C; 4]) -> C {
     let mut m = lanes[0];
-    for &x in lanes[1..].iter().chain(rest) {
+    for &x in &lanes[1..] {
         if x < m {
             m = x;
         }
@@ -435,33 +392,48 @@ fn lanes_min<C: JvCost>(lanes: [C; 4], rest: &[C]) -> C {
     m
 }
 
-/// Relaxes every column through row i (`d[j] = min(d[j], c[i][j] − w[j] − h)`, pred = i where
-/// lowered) and returns the new minimum of d.
-#[inline(always)]
-fn relax_generic<C: JvCost>(
+/// Relaxes every column through row i: `d[j] = min(d[j], c[i][j] − w[j] − h)`, `pred[j] = i`
+/// where lowered (contiguous, 4 lanes so that the loop vectorises; a finished column's working
+/// potential is [`JvCost::DONE`], so nothing relaxes it). Pushes the start of every block of
+/// four columns holding one now at `level` onto `hits`; returns the minimum of the other
+/// columns' d.
+#[allow(clippy::too_many_arguments)]
+fn relax<C: JvCost>(
     d: &mut [C],
     pred: &mut [usize],
     ri: &[C],
     w: &[C],
     h: C,
     i: usize,
+    level: C,
+    hits: &mut Vec<usize>,
 ) -> C {
     let mut lanes = [C::INF; 4];
     let mut dc = d.chunks_exact_mut(4);
     let mut pc = pred.chunks_exact_mut(4);
     let mut xc = ri.chunks_exact(4);
     let mut wc = w.chunks_exact(4);
+    let mut base = 0;
     for (((dd, pp), xx), ww) in (&mut dc).zip(&mut pc).zip(&mut xc).zip(&mut wc) {
+        let mut hit = false;
         for k in 0..4 {
             let v2 = C::minus_done(xx[k], ww[k], h);
             let better = v2 < dd[k];
             let nd = if better { v2 } else { dd[k] };
             dd[k] = nd;
             pp[k] = if better { i } else { pp[k] };
-            lanes[k] = if nd < lanes[k] { nd } else { lanes[k] };
+            let at = nd == level;
+            hit |= at;
+            let m = if at { C::INF } else { nd };
+            lanes[k] = if m < lanes[k] { m } else { lanes[k] };
         }
+        if hit {
+            hits.push(base);
+        }
+        base += 4;
     }
     let (dr, pr) = (dc.into_remainder(), pc.into_remainder());
+    let mut hit = false;
     for (((dj, pj), &x), &wj) in
         dr.iter_mut().zip(pr.iter_mut()).zip(xc.remainder()).zip(wc.remainder())
     {
@@ -470,8 +442,150 @@ fn relax_generic<C: JvCost>(
             *dj = v2;
             *pj = i;
         }
+        if *dj == level {
+            hit = true;
+        } else if *dj < lanes[0] {
+            lanes[0] = *dj;
+        }
     }
-    lanes_min(lanes, dr)
+    if hit {
+        hits.push(base);
+    }
+    lanes_min(lanes)
+}
+
+/// The unfinished columns of a search packed together (JV's "todo" list): their indices,
+/// distances, working potentials and predecessors, so that a scan reads only them.
+struct Packed<C> {
+    col: Vec<usize>,
+    d: Vec<C>,
+    w: Vec<C>,
+    pred: Vec<usize>,
+    dead: usize,
+}
+
+/// A search packs its unfinished columns once at most 1 / `PACK_WHEN` of them are left: from
+/// then on a scan costs O(unfinished) instead of O(c), at the price of a gather from the row.
+const PACK_WHEN: usize = 4;
+
+impl<C: JvCost> Packed<C> {
+    fn new() -> Self {
+        Self { col: Vec::new(), d: Vec::new(), w: Vec::new(), pred: Vec::new(), dead: 0 }
+    }
+
+    /// Packs the columns whose working potential is not [`JvCost::DONE`].
+    fn fill(&mut self, d: &[C], w: &[C], pred: &[usize]) {
+        self.col.clear();
+        self.d.clear();
+        self.w.clear();
+        self.pred.clear();
+        self.dead = 0;
+        for (j, ((&dj, &wj), &pj)) in d.iter().zip(w).zip(pred).enumerate() {
+            if wj != C::DONE {
+                self.col.push(j);
+                self.d.push(dj);
+                self.w.push(wj);
+                self.pred.push(pj);
+            }
+        }
+    }
+
+    /// [`relax`] over the packed columns (`hits` holds packed positions).
+    fn relax(&mut self, ri: &[C], h: C, i: usize, level: C, hits: &mut Vec<usize>) -> C {
+        let mut lanes = [C::INF; 4];
+        let n = self.col.len();
+        let (col, d, w, pred) =
+            (&self.col[..n], &mut self.d[..n], &self.w[..n], &mut self.pred[..n]);
+        let mut dc = d.chunks_exact_mut(4);
+        let mut pc = pred.chunks_exact_mut(4);
+        let mut cc = col.chunks_exact(4);
+        let mut wc = w.chunks_exact(4);
+        let mut base = 0;
+        for (((dd, pp), jj), ww) in (&mut dc).zip(&mut pc).zip(&mut cc).zip(&mut wc) {
+            let mut hit = false;
+            for k in 0..4 {
+                let v2 = C::minus_done(ri[jj[k]], ww[k], h);
+                let better = v2 < dd[k];
+                let nd = if better { v2 } else { dd[k] };
+                dd[k] = nd;
+                pp[k] = if better { i } else { pp[k] };
+                let at = nd == level;
+                hit |= at;
+                let m = if at { C::INF } else { nd };
+                lanes[k] = if m < lanes[k] { m } else { lanes[k] };
+            }
+            if hit {
+                hits.push(base);
+            }
+            base += 4;
+        }
+        let (dr, pr) = (dc.into_remainder(), pc.into_remainder());
+        let mut hit = false;
+        for (((dj, pj), &j), &wj) in
+            dr.iter_mut().zip(pr.iter_mut()).zip(cc.remainder()).zip(wc.remainder())
+        {
+            let v2 = C::minus_done(ri[j], wj, h);
+            if v2 < *dj {
+                *dj = v2;
+                *pj = i;
+            }
+            if *dj == level {
+                hit = true;
+            } else if *dj < lanes[0] {
+                lanes[0] = *dj;
+            }
+        }
+        if hit {
+            hits.push(base);
+        }
+        lanes_min(lanes)
+    }
+
+    /// [`take_hits`] on packed positions: finished columns get their predecessor back and
+    /// become dead entries (working potential [`JvCost::DONE`], d = `INF`) until the pack is
+    /// compacted (in column order, so that scans read the row forwards).
+    fn take_hits(
+        &mut self,
+        level: C,
+        row4col: &[usize],
+        hits: &[usize],
+        ready: &mut Vec<usize>,
+        pred: &mut [usize],
+    ) -> usize {
+        for &base in hits {
+            for p in base..(base + 4).min(self.col.len()) {
+                if self.d[p] == level {
+                    let j = self.col[p];
+                    pred[j] = self.pred[p];
+                    if row4col[j] == NONE {
+                        return j;
+                    }
+                    ready.push(j);
+                    self.d[p] = C::INF;
+                    self.w[p] = C::DONE;
+                    self.dead += 1;
+                }
+            }
+        }
+        if self.dead * 4 > self.col.len() {
+            let mut out = 0;
+            for p in 0..self.col.len() {
+                if self.w[p] != C::DONE {
+                    self.col[out] = self.col[p];
+                    self.d[out] = self.d[p];
+                    self.w[out] = self.w[p];
+                    self.pred[out] = self.pred[p];
+                    out += 1;
+                }
+            }
+            self.col.truncate(out);
+            self.d.truncate(out);
+            self.w.truncate(out);
+            self.pred.truncate(out);
+            self.dead = 0;
+        }
+        NONE
+    }
 }
 
 /// Phase 3: one Dijkstra shortest augmenting path per free row.
@@ -485,28 +599,70 @@ fn augment<C: JvCost>(
     let mut pred = vec![NONE; nc];
     let mut vw = vec![C::ZERO; nc];
     let mut done: Vec<(usize, C)> = Vec::new();
+    let mut ready: Vec<usize> = Vec::new();
+    let mut hits: Vec<usize> = Vec::new();
+    let mut pack = Packed::new();
     for &f in free {
         vw.copy_from_slice(&s.v);
         done.clear();
+        ready.clear();
+        hits.clear();
         d.fill(C::INF);
-        let mut min = C::relax(&mut d, &mut pred, row_of(a, nc, f), &vw, C::ZERO, f);
-        let (sink, level) = loop {
-            if min.is_forbidden() {
-                return Err(infeasible(format!(
-                    "row {f} cannot be matched without a forbidden pair"
-                )));
+        // No column is at level DONE: the first scan finds no hits.
+        let mut next =
+            relax(&mut d, &mut pred, row_of(a, nc, f), &vw, C::ZERO, f, C::DONE, &mut hits);
+        let mut level = C::DONE;
+        let mut head = 0;
+        let mut finished = 0;
+        let mut packed = false;
+        let sink = loop {
+            if head == ready.len() {
+                // Every column at the current level is scanned: the next level is the minimum
+                // of the unfinished columns' distances.
+                if next.is_forbidden() {
+                    return Err(infeasible(format!(
+                        "row {f} cannot be matched without a forbidden pair"
+                    )));
+                }
+                level = next;
+                ready.clear();
+                head = 0;
+                hits.clear();
+                let jfree = if packed {
+                    blocks_at(&pack.d, level, &mut hits);
+                    pack.take_hits(level, &s.row4col, &hits, &mut ready, &mut pred)
+                } else {
+                    blocks_at(&d, level, &mut hits);
+                    take_hits(&mut d, &mut vw, level, &s.row4col, &hits, &mut ready)
+                };
+                if jfree != NONE {
+                    break jfree;
+                }
+                finished += ready.len();
             }
-            let (j1, jfree) = find_min(&d, min, &s.row4col);
-            if jfree != NONE {
-                break (jfree, min);
-            }
-            done.push((j1, min));
-            d[j1] = C::INF;
-            vw[j1] = C::DONE;
-            let i = s.row4col[j1];
+            let j = ready[head];
+            head += 1;
+            done.push((j, level));
+            let i = s.row4col[j];
             let ri = row_of(a, nc, i);
-            let h = ri[j1] - s.v[j1] - min;
-            min = C::relax(&mut d, &mut pred, ri, &vw, h, i);
+            let h = ri[j] - s.v[j] - level;
+            hits.clear();
+            if !packed && (nc - finished) * PACK_WHEN <= nc {
+                pack.fill(&d, &vw, &pred);
+                packed = true;
+            }
+            let before = ready.len();
+            let jfree = if packed {
+                next = pack.relax(ri, h, i, level, &mut hits);
+                pack.take_hits(level, &s.row4col, &hits, &mut ready, &mut pred)
+            } else {
+                next = relax(&mut d, &mut pred, ri, &vw, h, i, level, &mut hits);
+                take_hits(&mut d, &mut vw, level, &s.row4col, &hits, &mut ready)
+            };
+            if jfree != NONE {
+                break jfree;
+            }
+            finished += ready.len() - before;
         };
         for &(j, dj) in &done {
             s.v[j] = s.v[j] + (dj - level);
@@ -540,9 +696,23 @@ mod tests {
     /// of the rows, reduced costs ≥ 0 and 0 on assigned pairs, v ≤ 0 and v = 0 on unassigned
     /// columns. Returns the objective.
     fn certify(m: &Array2<i64>) -> Result<i64, SolveError> {
-        let (r, c) = m.dim();
         let flat: Vec<i64> = m.iter().copied().collect();
-        let w = wide(&flat, r, c)?;
+        let (r, c) = m.dim();
+        check_certificate(m, &wide(&flat, r, c)?)
+    }
+
+    /// [`certify`] for phase 3 alone: every row free, v = 0 (a valid start for any shape), so
+    /// every row goes through a shortest-path search (plateaus, levels and packing included).
+    fn certify_phase3(m: &Array2<i64>) -> Result<i64, SolveError> {
+        let flat: Vec<i64> = m.iter().copied().collect();
+        let (r, c) = m.dim();
+        let mut w = Wide { col4row: vec![NONE; r], row4col: vec![NONE; c], v: vec![0; c] };
+        augment(&flat, c, &mut w, &(0..r).collect::<Vec<_>>())?;
+        check_certificate(m, &w)
+    }
+
+    fn check_certificate(m: &Array2<i64>, w: &Wide<i64>) -> Result<i64, SolveError> {
+        let (r, c) = m.dim();
         let mut sum = 0;
         for (i, &j) in w.col4row.iter().enumerate() {
             assert_eq!(w.row4col[j], i, "row4col/col4row disagree");
@@ -572,6 +742,15 @@ mod tests {
         (1..=max_r, 1..=max_c).prop_flat_map(move |(a, b)| {
             let (r, c) = (a.min(b), a.max(b));
             proptest::collection::vec(prop_oneof![6 => -values..values, 1 => Just(X)], r * c)
+                .prop_map(move |v| Array2::from_shape_vec((r, c), v).unwrap())
+        })
+    }
+
+    /// Tie-heavy matrices 30–80 columns wide with entries in 0..3 (and a few forbidden).
+    fn tie_heavy(square: bool) -> impl Strategy<Value = Array2<i64>> {
+        (30..=80usize, 0..=50usize).prop_flat_map(move |(c, cut)| {
+            let r = if square { c } else { c - cut * (c - 1) / 50 };
+            proptest::collection::vec(prop_oneof![30 => 0i64..3, 1 => Just(X)], r * c)
                 .prop_map(move |v| Array2::from_shape_vec((r, c), v).unwrap())
         })
     }
@@ -611,6 +790,30 @@ mod tests {
             prop_assert_eq!(f, reference.map(|o| o as f64));
         }
 
+        /// Tie-heavy matrices 30–80 wide with entries in 0..3, square (column reduction and row
+        /// reduction first) and rectangular: certified and equal to the Kuhn–Munkres reference,
+        /// in i64 and f64.
+        #[test]
+        fn plateaus_match_reference(m in tie_heavy(true), w in tie_heavy(false)) {
+            for m in [m, w] {
+                let reference = Hungarian.solve_i64(m.view()).map(|s| s.objective).ok();
+                prop_assert_eq!(certify(&m).ok(), reference);
+                let f = solve_f64(to_f64(&m).view()).map(|s| s.objective).ok();
+                prop_assert_eq!(f, reference.map(|o| o as f64));
+            }
+        }
+
+        /// Phase 3 alone on the same tie-heavy matrices (every row searches from v = 0, so the
+        /// late searches cross plateaus holding most columns and pack them): certified and
+        /// equal to the reference.
+        #[test]
+        fn phase3_alone_on_plateaus(m in tie_heavy(true), w in tie_heavy(false)) {
+            for m in [m, w] {
+                let reference = Hungarian.solve_i64(m.view()).map(|s| s.objective).ok();
+                prop_assert_eq!(certify_phase3(&m).ok(), reference);
+            }
+        }
+
         /// Wide-range entries: certified and equal to the reference.
         #[test]
         fn wide_range_matches_reference(m in wide_matrix(25, 40, 1_000_000_000)) {
@@ -637,6 +840,72 @@ mod tests {
         let s = Jv.solve_i64(arr2(&[[1, 2], [1, 5]]).view()).unwrap();
         assert_eq!(s.objective, 3);
         assert_eq!(s.row_to_col, vec![Some(1), Some(0)]);
+    }
+
+    /// Three rows share three zero columns (a plateau), the other columns cost 1 except one
+    /// 2. Any three rows take columns 0–2 at 0 and two others take columns 3 and 4; cheapest:
+    /// c[a][3] + c[b][4] = 1 + 1 with a ≠ 4 (row 4 pays 2 for column 3), so the optimum is 2.
+    /// Phase 3 alone from v = 0: rows 0–2 take free columns 0–2 at level 0; row 3 finds
+    /// columns 0–2 at level 0, all taken, scans their rows (no hit) and takes the free column
+    /// 3 at level 1 (v[0..3] = −1); row 4 then sees (1, 1, 1, 2, 1) and takes the free column 4.
+    #[test]
+    fn plateau_then_next_level_hand_derived() {
+        let m = arr2(&[
+            [0, 0, 0, 1, 1],
+            [0, 0, 0, 1, 1],
+            [0, 0, 0, 1, 1],
+            [0, 0, 0, 1, 1],
+            [0, 0, 0, 2, 1],
+        ]);
+        assert_eq!(certify(&m).unwrap(), 2);
+        assert_eq!(certify_phase3(&m).unwrap(), 2);
+        let flat: Vec<i64> = m.iter().copied().collect();
+        let mut w = Wide { col4row: vec![NONE; 5], row4col: vec![NONE; 5], v: vec![0; 5] };
+        augment(&flat, 5, &mut w, &[0, 1, 2, 3, 4]).unwrap();
+        assert_eq!(w.col4row, vec![0, 1, 2, 3, 4]);
+        assert_eq!(w.v, vec![-1, -1, -1, 0, 0]);
+        let s = solve_f64(to_f64(&m).view()).unwrap();
+        assert_eq!(s.objective, 2.0);
+    }
+
+    /// A cluster-like matrix (the shape of `placer export-matrix`): 240 tasks × 240 slots on
+    /// 60 nodes of 4 slots in 6 racks; a task costs 0 on its 3 replica nodes, its in-rack
+    /// cost on the other nodes of their racks and its cross-rack cost elsewhere, with only 4
+    /// task classes, so rows and columns tie in thousands of places. Certified (phases 1–3,
+    /// packing included) and equal to the Kuhn–Munkres reference, square and with 30 tasks
+    /// fewer.
+    #[test]
+    fn cluster_like_plateaus_match_reference() {
+        let (nodes, slots, racks) = (60usize, 4usize, 6usize);
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |k: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % k as u64) as usize
+        };
+        let tasks: Vec<([usize; 3], i64)> = (0..nodes * slots)
+            .map(|_| ([next(nodes), next(nodes), next(nodes)], [1, 2, 4, 8][next(4)]))
+            .collect();
+        let rack = |node: usize| node * racks / nodes;
+        let m = Array2::from_shape_fn((tasks.len(), nodes * slots), |(t, col)| {
+            let (replicas, bytes) = tasks[t];
+            let node = col / slots;
+            if replicas.contains(&node) {
+                0
+            } else if replicas.iter().any(|&r| rack(r) == rack(node)) {
+                bytes
+            } else {
+                10 * bytes
+            }
+        });
+        for rows in [m.nrows(), m.nrows() - 30] {
+            let m = Array2::from_shape_fn((rows, m.ncols()), |(i, j)| m[[i, j]]);
+            let reference = Hungarian.solve_i64(m.view()).unwrap().objective;
+            assert_eq!(certify(&m).unwrap(), reference);
+            assert_eq!(certify_phase3(&m).unwrap(), reference);
+            assert_eq!(solve_f64(to_f64(&m).view()).unwrap().objective, reference as f64);
+        }
     }
 
     #[test]
