@@ -42,6 +42,8 @@ use crate::workload_index::{parse_job_id, WorkloadIndex};
 use placer_datasets::Workload;
 use placer_models::{Locality, PlaceRequest, PlaceResponse, StarvationState, TaskKind};
 use placer_solver::PlaceOptions;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
@@ -109,6 +111,8 @@ pub(crate) struct JobRun {
 pub(crate) struct Engine<'a> {
     pub cfg: &'a SimConfig,
     pub workload: &'a Workload,
+    /// Draws each epoch's node order ([`crate::NodeOrder::Shuffled`]).
+    pub order_rng: ChaCha8Rng,
     /// Called once per finished job (a progress bar's tick); never affects the run.
     pub on_job_done: Option<&'a (dyn Fn() + Sync)>,
     pub cluster: SimCluster,
@@ -206,6 +210,8 @@ impl<'a> Engine<'a> {
             cfg,
             workload,
             on_job_done: None,
+            // A stream of its own, so that the replica draws of the same seed do not change.
+            order_rng: ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x6865_6172_7462_6561),
             cluster,
             ix,
             queue,

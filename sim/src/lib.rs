@@ -35,7 +35,7 @@ mod report;
 mod snapshot;
 mod workload_index;
 
-pub use config::{ClusterSource, PendingBound, ReplicaSource, SimConfig};
+pub use config::{ClusterSource, NodeOrder, PendingBound, ReplicaSource, SimConfig};
 pub use error::SimError;
 pub use report::{EpochMetrics, JobMetrics, SimReport, StopReason, Summary, WallTiming};
 

@@ -4,6 +4,9 @@
 //! its echoed delay state, the running tasks, and the pending tasks under
 //! `SimConfig::pending_bound`.
 //!
+//! Node order: a fresh random permutation each epoch unless `SimConfig::node_order` is
+//! `Fixed` (see [`crate::NodeOrder`]): the order heartbeats arrive in.
+//!
 //! Pending bound (documented on [`crate::PendingBound`]): per job and kind at most B tasks, B =
 //! the cluster's free slots of that kind (`FreeSlots`) or all its slots of that kind
 //! (`Capacity`). Maps: first a greedy matching in task order — a task is taken while one of its
@@ -15,13 +18,14 @@
 //! work but only O(offered + running) strings. `All` offers every pending task.
 
 use crate::cluster::SimCluster;
-use crate::config::{PendingBound, SimConfig};
+use crate::config::{NodeOrder, PendingBound, SimConfig};
 use crate::engine::{k, shuffle_split, Engine};
 use crate::workload_index::WorkloadIndex;
 use placer_models::{
     Job, JobId, PendingTask, PlaceRequest, Pool, PoolId, RunningTask, ShuffleSource, TaskKind,
     UserId,
 };
+use rand::seq::SliceRandom;
 
 /// The parts of every snapshot that do not change: cluster, policy, pools (without clocks).
 pub(crate) fn base_request(
@@ -55,6 +59,9 @@ impl Engine<'_> {
     pub(crate) fn fill_snapshot(&mut self) -> usize {
         let mut req = std::mem::take(&mut self.req);
         req.now_s = self.now;
+        if self.cfg.node_order == NodeOrder::Shuffled {
+            req.cluster.nodes.shuffle(&mut self.order_rng);
+        }
         for (pool, clocks) in req.pools.iter_mut().zip(&self.starvation) {
             pool.starvation = *clocks;
         }

@@ -146,3 +146,30 @@ fn synthetic_cluster_and_waves() {
     // Busy 12 slot-seconds over a makespan of 16 s on 1 slot.
     assert!(close(r.summary.map_slot_utilisation, 0.75));
 }
+
+#[test]
+fn heartbeat_order_is_shuffled_each_epoch_unless_fixed() {
+    // 10 nodes n0..n9 in racks of 5, 1 map slot each; 30 one-map jobs, one every 6 s, each
+    // map 1 s of compute with its only replica on n9. fifo launches a job's map on the first
+    // slot offered (FAIR's "standard" scheduling). With the topology's order the first slot is
+    // n0 every epoch: all 30 maps run remote (n9 is in the other rack). With heartbeats in a
+    // fresh random order each epoch, n9 comes first in about 1 epoch in 10; seed 1 must give
+    // some node-local maps (P(none) = 0.9³⁰ ≈ 4%, and the seed is fixed).
+    let jobs = (0..30)
+        .map(|i| {
+            job(&format!("j{i}"), "default", 6.0 * i as f64, vec![map(0, &["n9"], 1.0, 0)], vec![])
+        })
+        .collect();
+    let workload = Workload { jobs, ..Workload::default() };
+    let cluster =
+        ClusterSource::Synthetic { nodes: 10, rack_size: 5, map_slots: 1, reduce_slots: 0 };
+    let local = |order| {
+        let cfg =
+            SimConfig { cluster: cluster.clone(), node_order: order, ..config(Algorithm::Fifo) };
+        let r = simulate(&workload, &cfg).unwrap();
+        r.jobs.iter().map(|j| j.maps_node_local).sum::<usize>()
+    };
+    assert_eq!(local(placer_sim::NodeOrder::Fixed), 0);
+    let shuffled = local(placer_sim::NodeOrder::Shuffled);
+    assert!((1..30).contains(&shuffled), "{shuffled} of 30 node-local");
+}

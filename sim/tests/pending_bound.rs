@@ -48,7 +48,8 @@ fn free_slots_bound_offers_node_local_candidates_first() {
 
 #[test]
 fn auto_resolves_by_algorithm() {
-    assert_eq!(PendingBound::Auto.resolve(Algorithm::Lsap), PendingBound::FreeSlots);
+    assert_eq!(PendingBound::Auto.resolve(Algorithm::Lsap), PendingBound::Capacity);
+    assert_eq!(PendingBound::Auto.resolve(Algorithm::Fifo), PendingBound::FreeSlots);
     assert_eq!(PendingBound::Auto.resolve(Algorithm::DlSched), PendingBound::FreeSlots);
     assert_eq!(PendingBound::Auto.resolve(Algorithm::LsapQuota), PendingBound::Capacity);
     assert_eq!(PendingBound::Auto.resolve(Algorithm::Delay), PendingBound::Capacity);
