@@ -381,13 +381,17 @@ fn locality_plot(reports: &[&SimReport]) -> Plot {
             format: TickFormat::Locality,
         },
         y: Axis {
-            desc: "share of completed maps (%)".to_owned(),
+            desc: "share of completed maps with replicas (%)".to_owned(),
             // Headroom above 100 % for the value labels.
             range: 0.0..110.0,
             ticks: vec![0.0, 20.0, 40.0, 60.0, 80.0, 100.0],
             format: TickFormat::Decimals(0),
         },
-        legend: legend(reports, |r| format!("{} maps", r.summary.map_tasks)),
+        legend: legend(reports, |r| {
+            let scored: usize =
+                r.jobs.iter().map(|j| j.maps_node_local + j.maps_rack_local + j.maps_remote).sum();
+            format!("{scored} of {} maps", r.summary.map_tasks)
+        }),
         body: Body::LocalityBars(bars),
         message,
     }
