@@ -94,15 +94,8 @@ fn runs(args: &RunArgs, base: &SimConfig, points: &[Point]) -> Vec<Run> {
     let mut out = Vec::new();
     for point in points {
         for &algorithm in &args.policies {
-            let mut config = SimConfig::with_algorithm(algorithm);
-            config.cluster = base.cluster.clone();
-            config.replicas = base.replicas;
-            config.rack_mbps = base.rack_mbps;
-            config.cross_rack_mbps = base.cross_rack_mbps;
-            config.disk_mb_s = base.disk_mb_s;
-            config.epoch_s = base.epoch_s;
-            config.seed = base.seed;
-            config.max_time_s = base.max_time_s;
+            let mut config = base.clone();
+            config.policy.algorithm = algorithm;
             sweep::apply(&mut config, point);
             let mut partition = vec![("policy".to_owned(), algorithm.name().to_owned())];
             partition.extend(point.iter().map(|&(k, v)| (k.to_owned(), format!("{v}"))));
