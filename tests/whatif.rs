@@ -200,3 +200,39 @@ fn bad_whatif_input_is_a_clear_error() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("--trace"));
 }
+
+#[test]
+fn swim_pools_by_size_bin() {
+    // The first 50 FB-2009 jobs on 20 nodes, one pool per FAIR Table 2 size bin: every job's
+    // pool is `bin0` … `bin8`, and a bad value of the flag is refused with the choices.
+    let out = fresh("whatif_swim_pools");
+    let (trace, dir) =
+        (data("FB-2009_samples_24_times_1hr_0_first50jobs.tsv"), out.display().to_string());
+    let args = [
+        "whatif",
+        "--trace",
+        &trace,
+        "--format",
+        "swim",
+        "--nodes",
+        "20",
+        "--rack-size",
+        "5",
+        "--policies",
+        "fair",
+        "--swim-pools",
+        "size-bin",
+        "--out",
+        &dir,
+    ];
+    let o = placer(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let jobs = rows(&out.join("jobs/policy=fair/part-0.csv"));
+    assert_eq!(jobs.len(), 50);
+    assert!(jobs.iter().all(|j| j["pool"].starts_with("bin")), "{:?}", jobs[0]);
+    let mut bad = args;
+    bad[12] = "round-robin:0";
+    let o = placer(&bad);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("round-robin:N"));
+}

@@ -40,6 +40,19 @@ pub struct Shape {
     pub reduce_slots: u32,
 }
 
+/// `--swim-pools`: `single` (every job in `default`), `size-bin` (a pool per FAIR Table 2 size
+/// bin, `bin0` … `bin8`) or `round-robin:N` (job i in `pool{i mod N}`).
+pub fn parse_swim_pools(s: &str) -> Result<swim::SwimPools, String> {
+    match s {
+        "single" => Ok(swim::SwimPools::Single),
+        "size-bin" => Ok(swim::SwimPools::BySizeBin),
+        _ => match s.strip_prefix("round-robin:").map(str::parse::<usize>) {
+            Some(Ok(n)) if n >= 1 => Ok(swim::SwimPools::RoundRobin(n)),
+            _ => Err(format!("`{s}`: expected single, size-bin or round-robin:N with N ≥ 1")),
+        },
+    }
+}
+
 /// A loaded what-if input.
 pub struct Input {
     /// The jobs (with the trace's topology, or the synthetic one, attached).
@@ -89,6 +102,7 @@ pub fn load(
     topology: Option<&Path>,
     shape: &Shape,
     seed: u64,
+    swim_pools: swim::SwimPools,
 ) -> Result<Input, CliError> {
     let topo = match topology {
         Some(p) => Some(read_topology(p, format)?),
@@ -106,8 +120,11 @@ pub fn load(
     let input = match format {
         Format::Swim => {
             let cluster_topology = topo.clone().unwrap_or_else(|| synthetic_topology(shape));
-            let mut workload =
-                swim::read_swim(trace, &swim::SwimOptions::new(cluster_topology.clone(), seed))?;
+            let options = swim::SwimOptions {
+                pools: swim_pools,
+                ..swim::SwimOptions::new(cluster_topology.clone(), seed)
+            };
+            let mut workload = swim::read_swim(trace, &options)?;
             workload.topology = Some(cluster_topology);
             let cluster = if topo.is_some() { own } else { synthetic };
             Input { workload, cluster, replicas: ReplicaSource::Workload }

@@ -62,7 +62,11 @@ pub struct RunArgs {
     #[arg(long, value_delimiter = ',', value_parser = crate::parse_algorithm,
           default_value = "fifo,fair,delay,dl_sched,lsap,lsap_quota")]
     pub policies: Vec<Algorithm>,
-    /// Seed of every random choice (replica synthesis).
+    /// SWIM only: how jobs map to pools (SWIM names none): single, size-bin (FAIR Table 2
+    /// bins) or round-robin:N.
+    #[arg(long, default_value = "single", value_parser = load::parse_swim_pools)]
+    pub swim_pools: placer_datasets::swim::SwimPools,
+    /// Seed of every random choice (replica synthesis, heartbeat order).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Output directory (created).
@@ -124,7 +128,8 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         map_slots: args.map_slots,
         reduce_slots: args.reduce_slots,
     };
-    let input = load::load(trace, format, args.topology.as_deref(), &shape, args.seed)?;
+    let input =
+        load::load(trace, format, args.topology.as_deref(), &shape, args.seed, args.swim_pools)?;
     let sweep = match &args.sweep {
         Some(p) => {
             let text = std::fs::read_to_string(p)
