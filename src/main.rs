@@ -68,7 +68,7 @@ enum Command {
         what: GenCommand,
     },
     /// Replay a trace through several policies side by side on a simulated cluster.
-    Whatif(WhatifCommand),
+    Whatif(Box<WhatifCommand>),
     /// Write a snapshot's dense pending-task × free-slot locality cost matrix as `.lsap`.
     ExportMatrix {
         /// The snapshot.
@@ -239,10 +239,12 @@ fn run(command: Command) -> Result<(), CliError> {
             };
             print_json(&lsap_snapshot(&spec)?)
         }
-        Command::Whatif(WhatifCommand {
-            action: Some(WhatifAction::Summarize { dir }), ..
-        }) => whatif::summarize(&dir),
-        Command::Whatif(WhatifCommand { action: None, run }) => whatif::run(&run),
+        Command::Whatif(whatif_command) => match *whatif_command {
+            WhatifCommand { action: Some(WhatifAction::Summarize { dir }), .. } => {
+                whatif::summarize(&dir)
+            }
+            WhatifCommand { action: None, run } => whatif::run(&run),
+        },
         Command::ExportMatrix { file, out, kind } => {
             let req = placer_models::parse_request(&read_input(&file)?)?;
             let kind = match kind {
