@@ -142,6 +142,23 @@ pub struct Capacity {
 }
 
 impl Topology {
+    /// `nodes` nodes `n0..` in racks `r0..` of `rack_size` (the last rack possibly smaller;
+    /// `rack_size` 0 counts as 1), with no slots or capacity stated: lsap-sched §4's synthetic
+    /// cluster, named as `placer gen snapshot` and the simulator's synthetic cluster name it.
+    /// O(nodes).
+    pub fn uniform(nodes: usize, rack_size: usize) -> Self {
+        let k = rack_size.max(1);
+        let racks = (0..nodes.div_ceil(k))
+            .map(|r| RackSpec {
+                id: format!("r{r}"),
+                nodes: (r * k..((r + 1) * k).min(nodes))
+                    .map(|n| NodeSpec { id: format!("n{n}"), ..NodeSpec::default() })
+                    .collect(),
+            })
+            .collect();
+        Self { racks }
+    }
+
     /// All nodes with their rack index, in rack order.
     pub fn nodes(&self) -> impl Iterator<Item = (usize, &NodeSpec)> {
         self.racks.iter().enumerate().flat_map(|(r, rack)| rack.nodes.iter().map(move |n| (r, n)))
@@ -167,5 +184,21 @@ impl Workload {
     /// Sorts jobs by submit time, keeping trace order among equal times.
     pub fn sort_jobs(&mut self) {
         self.jobs.sort_by(|a, b| a.submit_s.total_cmp(&b.submit_s));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uniform_racks_of_k_last_one_smaller() {
+        // 7 nodes in racks of 3: r0 = n0..n2, r1 = n3..n5, r2 = n6.
+        let t = Topology::uniform(7, 3);
+        let names: Vec<Vec<&str>> =
+            t.racks.iter().map(|r| r.nodes.iter().map(|n| n.id.as_str()).collect()).collect();
+        assert_eq!(names, [vec!["n0", "n1", "n2"], vec!["n3", "n4", "n5"], vec!["n6"]]);
+        assert_eq!(t.node_count(), 7);
+        assert_eq!(Topology::uniform(0, 0).node_count(), 0);
     }
 }

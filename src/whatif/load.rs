@@ -10,7 +10,7 @@
 //! `alibaba`, and either of the first two for `swim`; a topology without nodes is an error.
 
 use crate::error::CliError;
-use placer_datasets::{alibaba, rumen, sls, swim, NodeSpec, RackSpec, Topology, Workload};
+use placer_datasets::{alibaba, rumen, sls, swim, Topology, Workload};
 use placer_sim::{ClusterSource, ReplicaSource};
 use std::path::Path;
 
@@ -63,20 +63,6 @@ pub struct Input {
     pub replicas: ReplicaSource,
 }
 
-/// Racks `r0..` of `rack_size` nodes `n0..` (the names `ClusterSource::Synthetic` uses).
-pub fn synthetic_topology(shape: &Shape) -> Topology {
-    let k = shape.rack_size.max(1);
-    let racks = (0..shape.nodes.div_ceil(k))
-        .map(|r| RackSpec {
-            id: format!("r{r}"),
-            nodes: (r * k..((r + 1) * k).min(shape.nodes))
-                .map(|n| NodeSpec { id: format!("n{n}"), ..NodeSpec::default() })
-                .collect(),
-        })
-        .collect();
-    Topology { racks }
-}
-
 fn read_topology(path: &Path, format: Format) -> Result<Topology, CliError> {
     let topology = match format {
         Format::Alibaba => alibaba::read_alibaba_nodes(path)?,
@@ -119,7 +105,8 @@ pub fn load(
     let redraw = ReplicaSource::Synthesize { replication: 3 };
     let input = match format {
         Format::Swim => {
-            let cluster_topology = topo.clone().unwrap_or_else(|| synthetic_topology(shape));
+            let cluster_topology =
+                topo.clone().unwrap_or_else(|| Topology::uniform(shape.nodes, shape.rack_size));
             let options = swim::SwimOptions {
                 pools: swim_pools,
                 ..swim::SwimOptions::new(cluster_topology.clone(), seed)
