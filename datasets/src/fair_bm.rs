@@ -35,9 +35,7 @@
 //! Σ reduces + nodes).
 
 use crate::error::DatasetError;
-use crate::sampling::{
-    check_cluster, even_split, log_uniform, poisson_arrivals, uniform_topology, BlockPlacer,
-};
+use crate::sampling::{check_cluster, even_split, log_uniform, poisson_arrivals, slotted_cluster};
 use crate::workload::{JobSpec, MapSpec, PoolSpec, ReduceSpec, Workload};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -201,14 +199,12 @@ impl FairBmSpec {
 pub fn fair_bm(spec: &FairBmSpec) -> Result<Workload, DatasetError> {
     spec.check()?;
     let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
-    let topology = uniform_topology(
+    let (topology, placer) = slotted_cluster(
         spec.racks,
         spec.nodes_per_rack,
-        Some(spec.map_slots),
-        Some(spec.reduce_slots),
-        None,
+        (spec.map_slots, spec.reduce_slots),
+        spec.replication,
     );
-    let placer = BlockPlacer::new(&topology, spec.replication);
 
     let mut order: Vec<BmBin> =
         spec.bins.iter().flat_map(|b| std::iter::repeat_n(*b, b.jobs)).collect();
@@ -255,14 +251,8 @@ pub fn fair_bm(spec: &FairBmSpec) -> Result<Workload, DatasetError> {
             class: Some(format!("bin{}", bin.bin)),
         });
     }
-    let pools = (0..spec.users.min(jobs.len()))
-        .map(|u| PoolSpec {
-            id: format!("u{u}"),
-            weight: 1.0,
-            min_map_share: 0.0,
-            min_reduce_share: 0.0,
-        })
-        .collect();
+    let pools =
+        (0..spec.users.min(jobs.len())).map(|u| PoolSpec::plain(&format!("u{u}"))).collect();
     Ok(Workload {
         name: format!("fair-bm seed={}", spec.seed),
         jobs,

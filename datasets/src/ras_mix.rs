@@ -363,12 +363,7 @@ pub fn ras_mix(spec: &RasSpec) -> Result<Workload, DatasetError> {
             spec.seed
         ),
         jobs,
-        pools: vec![PoolSpec {
-            id: "default".into(),
-            weight: 1.0,
-            min_map_share: 0.0,
-            min_reduce_share: 0.0,
-        }],
+        pools: vec![PoolSpec::plain("default")],
         topology: Some(topology),
     };
     w.sort_jobs();

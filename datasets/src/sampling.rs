@@ -109,6 +109,19 @@ pub(crate) fn uniform_topology(
     }
 }
 
+/// The cluster of a generator with per-node (map, reduce) slots and no capacities
+/// ([`uniform_topology`]), and its HDFS block placer. O(racks · per_rack).
+pub(crate) fn slotted_cluster(
+    racks: usize,
+    per_rack: usize,
+    (map_slots, reduce_slots): (u32, u32),
+    replication: usize,
+) -> (Topology, BlockPlacer) {
+    let topology = uniform_topology(racks, per_rack, Some(map_slots), Some(reduce_slots), None);
+    let placer = BlockPlacer::new(&topology, replication);
+    (topology, placer)
+}
+
 /// Places blocks on a topology with HDFS's default policy ([`hdfs_replicas`]), naming nodes.
 pub(crate) struct BlockPlacer {
     names: Vec<String>,

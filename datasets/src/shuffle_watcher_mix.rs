@@ -44,8 +44,7 @@
 
 use crate::error::DatasetError;
 use crate::sampling::{
-    apportion, check_cluster, even_split, log_uniform, poisson_arrivals, uniform_topology,
-    BlockPlacer,
+    apportion, check_cluster, even_split, log_uniform, poisson_arrivals, slotted_cluster,
 };
 use crate::workload::{JobSpec, MapSpec, PoolSpec, ReduceSpec, Workload};
 use rand::seq::SliceRandom;
@@ -294,14 +293,12 @@ impl ShuffleWatcherSpec {
 pub fn shuffle_watcher_mix(spec: &ShuffleWatcherSpec) -> Result<Workload, DatasetError> {
     spec.check()?;
     let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
-    let topology = uniform_topology(
+    let (topology, placer) = slotted_cluster(
         spec.racks,
         spec.nodes_per_rack,
-        Some(spec.map_slots),
-        Some(spec.reduce_slots),
-        None,
+        (spec.map_slots, spec.reduce_slots),
+        spec.replication,
     );
-    let placer = BlockPlacer::new(&topology, spec.replication);
     let n = spec.users.saturating_mul(spec.jobs_per_user);
 
     let expand = |counts: Vec<usize>| -> Vec<usize> {
@@ -365,14 +362,7 @@ pub fn shuffle_watcher_mix(spec: &ShuffleWatcherSpec) -> Result<Workload, Datase
             class: Some(b.name.to_string()),
         });
     }
-    let pools = (0..spec.users)
-        .map(|u| PoolSpec {
-            id: format!("u{u}"),
-            weight: 1.0,
-            min_map_share: 0.0,
-            min_reduce_share: 0.0,
-        })
-        .collect();
+    let pools = (0..spec.users).map(|u| PoolSpec::plain(&format!("u{u}"))).collect();
     Ok(Workload {
         name: format!("shuffle-watcher-mix seed={}", spec.seed),
         jobs,

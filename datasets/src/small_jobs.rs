@@ -29,7 +29,7 @@
 //! replication + nodes).
 
 use crate::error::DatasetError;
-use crate::sampling::{check_cluster, poisson_arrivals, uniform_topology, BlockPlacer};
+use crate::sampling::{check_cluster, poisson_arrivals, slotted_cluster};
 use crate::workload::{JobSpec, MapSpec, PoolSpec, Workload};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -132,14 +132,12 @@ impl SmallJobsSpec {
 pub fn small_jobs(spec: &SmallJobsSpec) -> Result<Workload, DatasetError> {
     spec.check()?;
     let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
-    let topology = uniform_topology(
+    let (topology, placer) = slotted_cluster(
         spec.racks,
         spec.nodes_per_rack,
-        Some(spec.map_slots),
-        Some(spec.reduce_slots),
-        None,
+        (spec.map_slots, spec.reduce_slots),
+        spec.replication,
     );
-    let placer = BlockPlacer::new(&topology, spec.replication);
     let submits = poisson_arrivals(&mut rng, spec.jobs, spec.mean_interarrival_s);
     let output_bytes = (spec.keep * spec.block_bytes as f64).round() as u64;
     let jobs = submits
@@ -167,12 +165,7 @@ pub fn small_jobs(spec: &SmallJobsSpec) -> Result<Workload, DatasetError> {
     Ok(Workload {
         name: format!("small-jobs maps={} seed={}", spec.maps_per_job, spec.seed),
         jobs,
-        pools: vec![PoolSpec {
-            id: "default".into(),
-            weight: 1.0,
-            min_map_share: 0.0,
-            min_reduce_share: 0.0,
-        }],
+        pools: vec![PoolSpec::plain("default")],
         topology: Some(topology),
     })
 }

@@ -101,6 +101,13 @@ pub struct PoolSpec {
     pub min_reduce_share: f64,
 }
 
+impl PoolSpec {
+    /// A pool of weight 1 with no min shares (the Fair Scheduler's defaults).
+    pub fn plain(id: &str) -> Self {
+        Self { id: id.to_owned(), weight: 1.0, min_map_share: 0.0, min_reduce_share: 0.0 }
+    }
+}
+
 /// A cluster from a trace: racks of named nodes.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Topology {
