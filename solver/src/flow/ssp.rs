@@ -341,14 +341,11 @@ impl Csr {
                 break;
             }
             // Settled vertices move by d − last; the rest keep their potentials.
-            settled.retain(|&code| {
-                let v = (code & !TOUCHED) as usize;
-                if code & TOUCHED == 0 {
+            for code in settled.iter_mut() {
+                if *code & TOUCHED == 0 {
+                    let v = *code as usize;
                     potential[v] += dist[v] - last;
                 }
-                true
-            });
-            for code in settled.iter_mut() {
                 *code &= !TOUCHED;
             }
             // Blocking flow on zero reduced-cost arcs, from s to any deficit.
