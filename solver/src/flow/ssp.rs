@@ -708,10 +708,10 @@ mod tests {
     }
 
     #[test]
-    fn phased_falls_back_when_the_sink_side_cannot_fill() {
+    fn phased_is_exact_when_the_sink_side_cannot_fill() {
         // One row, two columns of costs 3 and 1: forward, the columns (sink side) cannot both
-        // fill, so the phases' answer is discarded for plain SSP: cost 1, not whichever
-        // column a phase reached first.
+        // fill, so this runs the fallback (the phases' flow is discarded for plain SSP); the
+        // answer must be cost 1 either way.
         let costs = vec![vec![3, 1]];
         assert_eq!(solve_assignment(&costs, 1, false, true), FlowResult { flow: 1, cost: 1 });
         // Reversed the row is the sink side and fills: the phased answer stands.
