@@ -335,6 +335,18 @@ impl TaskKind {
             Self::Reduce => "reduce",
         }
     }
+
+    /// Both kinds in per-kind array order: `[map, reduce]`.
+    pub const ALL: [TaskKind; 2] = [TaskKind::Map, TaskKind::Reduce];
+
+    /// This kind's position in per-kind arrays (`[map, reduce]`): 0 for maps, 1 for reduces.
+    #[inline]
+    pub fn slot(self) -> usize {
+        match self {
+            Self::Map => 0,
+            Self::Reduce => 1,
+        }
+    }
 }
 
 /// A task waiting for a slot.

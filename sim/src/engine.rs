@@ -47,14 +47,6 @@ use rand_chacha::ChaCha8Rng;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
-/// Slot-kind index: 0 map, 1 reduce.
-pub(crate) fn k(kind: TaskKind) -> usize {
-    match kind {
-        TaskKind::Map => 0,
-        TaskKind::Reduce => 1,
-    }
-}
-
 /// Where a task is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Phase {
@@ -315,7 +307,7 @@ impl<'a> Engine<'a> {
 
     fn make_pending(&mut self, t: usize) {
         let task = &self.ix.tasks[t];
-        let kind = k(task.kind);
+        let kind = task.kind.slot();
         let run = &mut self.tasks[t];
         run.phase = Phase::Pending;
         run.pending_since_s = self.now;
@@ -437,7 +429,7 @@ impl<'a> Engine<'a> {
                 TaskKind::Map => self.cluster.map_slots[n],
                 TaskKind::Reduce => self.cluster.reduce_slots[n],
             };
-            if self.used[n][k(kind)] >= slots {
+            if self.used[n][kind.slot()] >= slots {
                 return Err(bad(format!(
                     "task {} assigned to node {} without a free slot",
                     a.task, a.node
@@ -462,7 +454,7 @@ impl<'a> Engine<'a> {
     /// Starts pending task `t` on node `n` (a free slot of its kind).
     fn start(&mut self, t: usize, n: usize) {
         let task = &self.ix.tasks[t];
-        let (j, kind) = (task.job as usize, k(task.kind));
+        let (j, kind) = (task.job as usize, task.kind.slot());
         self.jobs[j].pending[kind].remove(&t);
         self.jobs[j].runs += 1;
         self.pending[kind] -= 1;
@@ -602,7 +594,7 @@ impl<'a> Engine<'a> {
     /// Frees task `t`'s slot (it ran since `started_s`).
     fn release(&mut self, t: usize) {
         let task = &self.ix.tasks[t];
-        let kind = k(task.kind);
+        let kind = task.kind.slot();
         let run = &mut self.tasks[t];
         run.version = run.version.wrapping_add(1);
         self.used[run.node][kind] -= 1;
@@ -692,7 +684,7 @@ impl<'a> Engine<'a> {
     fn audit_slots(&self) -> Result<(), SimError> {
         let mut used = vec![[0u32; 2]; self.cluster.len()];
         for &t in &self.running {
-            used[self.tasks[t].node][k(self.ix.tasks[t].kind)] += 1;
+            used[self.tasks[t].node][self.ix.tasks[t].kind.slot()] += 1;
         }
         for (n, u) in used.iter().enumerate() {
             if *u != self.used[n]

@@ -19,7 +19,7 @@
 
 use crate::cluster::SimCluster;
 use crate::config::{NodeOrder, PendingBound, SimConfig};
-use crate::engine::{k, shuffle_split, Engine};
+use crate::engine::{shuffle_split, Engine};
 use crate::workload_index::WorkloadIndex;
 use placer_models::{
     Job, JobId, PendingTask, PlaceRequest, Pool, PoolId, RunningTask, ShuffleSource, TaskKind,
@@ -120,7 +120,7 @@ impl Engine<'_> {
         stamp: &mut u64,
     ) {
         out.clear();
-        let pending = &self.jobs[j].pending[k(kind)];
+        let pending = &self.jobs[j].pending[kind.slot()];
         let total = match kind {
             TaskKind::Map => self.cluster.total_map_slots,
             TaskKind::Reduce => self.cluster.total_reduce_slots,
@@ -128,7 +128,7 @@ impl Engine<'_> {
         let bound = match self.cfg.pending_bound.resolve(self.cfg.policy.algorithm) {
             PendingBound::All | PendingBound::Auto => u64::MAX,
             PendingBound::Capacity => total,
-            PendingBound::FreeSlots => self.free[k(kind)],
+            PendingBound::FreeSlots => self.free[kind.slot()],
         };
         let bound = usize::try_from(bound).unwrap_or(usize::MAX);
         if bound >= pending.len() {

@@ -7,7 +7,7 @@
 use crate::cost::LocalityCost;
 use crate::fair_shares::FairShares;
 use crate::fairness::fairness_distance;
-use crate::index::{kind_slot, Indexed, KINDS};
+use crate::index::Indexed;
 use crate::policy::Placement;
 use crate::preemption::Victim;
 use crate::PlaceOptions;
@@ -67,8 +67,8 @@ pub fn build(
     stats.free_slots = stats.free_map_slots + stats.free_reduce_slots;
     let per_task = |v: &[f64], t: usize| v.get(t).copied().unwrap_or(0.0);
 
-    for kind in KINDS {
-        let k = kind_slot(kind);
+    for kind in TaskKind::ALL {
+        let k = kind.slot();
         let no_slots = ix.free_slots(kind) == 0;
         for &t in &ix.pending_of_kind[k] {
             let task = &req.pending[t];
@@ -174,7 +174,7 @@ pub fn running_after_placement(ix: &Indexed<'_>, placement: &Placement) -> Vec<[
     for (t, node) in placement.node_of_task.iter().enumerate() {
         if node.is_some() {
             let p = ix.job_pool[ix.pending_job[t] as usize] as usize;
-            after[p][kind_slot(ix.req.pending[t].kind)] += 1.0;
+            after[p][ix.req.pending[t].kind.slot()] += 1.0;
         }
     }
     after
@@ -194,7 +194,7 @@ fn reports(ix: &Indexed<'_>, epoch: &Epoch<'_>) -> (Vec<PoolReport>, Vec<JobRepo
     let mut after = epoch.running_after.to_vec();
     for v in epoch.victims {
         let p = ix.job_pool[ix.running_job[v.running] as usize] as usize;
-        after[p][kind_slot(req.running[v.running].kind)] -= 1.0;
+        after[p][req.running[v.running].kind.slot()] -= 1.0;
     }
 
     let mut pool_running = vec![SlotCounts::default(); req.pools.len()];

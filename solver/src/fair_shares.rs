@@ -6,11 +6,11 @@
 //! is every slot of the kind, busy or free (reducers: `max_reducers` under CPAC).
 //! O((pools + jobs) log(pools + jobs)) per kind.
 
-use crate::index::{Indexed, KINDS};
+use crate::index::Indexed;
 use crate::job_limits::fifo_cmp;
 use crate::schedulable::Schedulable;
 use crate::water_filling::fair_shares;
-use placer_models::{PoolMode, Priority};
+use placer_models::{PoolMode, Priority, TaskKind};
 
 /// Shares in slots (fractional), `[map, reduce]` per pool and per job, in snapshot order.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,7 +41,7 @@ pub fn compute(ix: &Indexed<'_>) -> FairShares {
     for (j, &p) in ix.job_pool.iter().enumerate() {
         jobs_of_pool[p as usize].push(j);
     }
-    for (k, kind) in KINDS.into_iter().enumerate() {
+    for (k, kind) in TaskKind::ALL.into_iter().enumerate() {
         let capacity: f64 = req.cluster.nodes.iter().map(|n| f64::from(n.slots(kind))).sum();
         // A job beyond its running-job limit declares demand 0 (design doc §4.7).
         let demand = |j: usize| {

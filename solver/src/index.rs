@@ -7,18 +7,6 @@ use crate::network::Bandwidths;
 use placer_models::{PlaceRequest, ReducePhase, TaskKind};
 use std::collections::HashMap;
 
-/// Slot kinds in array order: `[map, reduce]`.
-pub const KINDS: [TaskKind; 2] = [TaskKind::Map, TaskKind::Reduce];
-
-/// Position of a kind in per-kind arrays.
-#[inline]
-pub fn kind_slot(kind: TaskKind) -> usize {
-    match kind {
-        TaskKind::Map => 0,
-        TaskKind::Reduce => 1,
-    }
-}
-
 /// The snapshot with every reference resolved.
 #[derive(Debug)]
 pub struct Indexed<'a> {
@@ -79,7 +67,7 @@ impl<'a> Indexed<'a> {
             .map(|n| racks.get(n.rack.as_str()).copied().unwrap_or(0))
             .collect();
         let mut free: [Vec<u32>; 2] =
-            KINDS.map(|kind| req.cluster.nodes.iter().map(|n| n.slots(kind)).collect());
+            TaskKind::ALL.map(|kind| req.cluster.nodes.iter().map(|n| n.slots(kind)).collect());
         let copy_limit: Vec<Option<u32>> = req
             .cluster
             .nodes
@@ -91,7 +79,7 @@ impl<'a> Indexed<'a> {
         for t in &req.running {
             let j = jobs.get(t.job.as_str()).copied().unwrap_or(0);
             if let Some(&n) = nodes.get(t.node.as_str()) {
-                let slot = &mut free[kind_slot(t.kind)][n as usize];
+                let slot = &mut free[t.kind.slot()][n as usize];
                 *slot = slot.saturating_sub(1);
                 let copy_phase = t.phase.unwrap_or_default() == ReducePhase::Copy;
                 if t.kind == TaskKind::Reduce && copy_phase && copy_limit[n as usize].is_some() {
@@ -106,7 +94,7 @@ impl<'a> Indexed<'a> {
         let mut shuffle = Vec::with_capacity(req.pending.len());
         let mut pending_job = Vec::with_capacity(req.pending.len());
         for (i, t) in req.pending.iter().enumerate() {
-            pending_of_kind[kind_slot(t.kind)].push(i);
+            pending_of_kind[t.kind.slot()].push(i);
             pending_job.push(jobs.get(t.job.as_str()).copied().unwrap_or(0));
             replicas
                 .push(t.replicas.iter().filter_map(|r| nodes.get(r.as_str()).copied()).collect());
@@ -130,21 +118,21 @@ impl<'a> Indexed<'a> {
             req.jobs.iter().map(|j| pools.get(j.pool.as_str()).copied().unwrap_or(0)).collect();
         let mut job_running = [vec![0; req.jobs.len()], vec![0; req.jobs.len()]];
         for (t, task) in req.running.iter().enumerate() {
-            if let Some(c) = job_running[kind_slot(task.kind)].get_mut(running_job[t] as usize) {
+            if let Some(c) = job_running[task.kind.slot()].get_mut(running_job[t] as usize) {
                 *c += 1;
             }
         }
         let mut job_pending = [vec![0; req.jobs.len()], vec![0; req.jobs.len()]];
         for (t, task) in req.pending.iter().enumerate() {
-            if let Some(c) = job_pending[kind_slot(task.kind)].get_mut(pending_job[t] as usize) {
+            if let Some(c) = job_pending[task.kind.slot()].get_mut(pending_job[t] as usize) {
                 *c += 1;
             }
         }
         let active: Vec<bool> = (0..req.jobs.len())
             .map(|j| {
-                KINDS
+                TaskKind::ALL
                     .iter()
-                    .any(|&k| job_running[kind_slot(k)][j] + job_pending[kind_slot(k)][j] > 0)
+                    .any(|&k| job_running[k.slot()][j] + job_pending[k.slot()][j] > 0)
             })
             .collect();
         let runnable = job_limits::runnable(req, &active, &job_pool);
@@ -204,6 +192,6 @@ impl<'a> Indexed<'a> {
 
     /// Total free slots of a kind.
     pub fn free_slots(&self, kind: TaskKind) -> u64 {
-        self.free[kind_slot(kind)].iter().map(|&f| u64::from(f)).sum()
+        self.free[kind.slot()].iter().map(|&f| u64::from(f)).sum()
     }
 }

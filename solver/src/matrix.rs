@@ -11,7 +11,7 @@
 
 use crate::cost::{CostRow, LocalityCost};
 use crate::error::SolveError;
-use crate::index::{kind_slot, Indexed};
+use crate::index::Indexed;
 use ndarray::Array2;
 use placer_models::TaskKind;
 
@@ -41,10 +41,10 @@ impl CostMatrix {
         kind: TaskKind,
         cap_columns: bool,
     ) -> Result<Self, SolveError> {
-        let tasks = ix.eligible_of_kind[kind_slot(kind)].clone();
+        let tasks = ix.eligible_of_kind[kind.slot()].clone();
         let cap =
             if cap_columns { u32::try_from(tasks.len()).unwrap_or(u32::MAX) } else { u32::MAX };
-        let free: Vec<u32> = ix.free[kind_slot(kind)].iter().map(|&f| f.min(cap)).collect();
+        let free: Vec<u32> = ix.free[kind.slot()].iter().map(|&f| f.min(cap)).collect();
         let cols: u64 = free.iter().map(|&f| u64::from(f)).sum();
         let cells = (tasks.len() as u64).saturating_mul(cols);
         if cells > MAX_DENSE_CELLS {

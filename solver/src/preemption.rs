@@ -14,7 +14,7 @@
 //! O(running log running) per kind.
 
 use crate::fair_shares::FairShares;
-use crate::index::{kind_slot, Indexed};
+use crate::index::Indexed;
 use crate::starvation::Starvation;
 use placer_models::PreemptionReason;
 
@@ -69,7 +69,7 @@ pub fn plan(
             .filter(|&t| {
                 let task = &req.running[t];
                 let p = ix.job_pool[ix.running_job[t] as usize] as usize;
-                kind_slot(task.kind) == k && !is_starved(p) && count[p] > shares.pool[p][k]
+                task.kind.slot() == k && !is_starved(p) && count[p] > shares.pool[p][k]
             })
             .collect();
         let started = |t: usize| req.running[t].started_s.unwrap_or(req.now_s);

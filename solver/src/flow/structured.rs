@@ -27,7 +27,7 @@ use super::ssp::MinCostFlow;
 use super::zero_matching::max_matching;
 use crate::cost::{LocalityCost, SparseRow};
 use crate::error::SolveError;
-use crate::index::{kind_slot, Indexed};
+use crate::index::Indexed;
 use crate::policy::lsap::shifted;
 use crate::quantum::Quantum;
 use placer_models::TaskKind;
@@ -134,7 +134,7 @@ pub fn solve(
     quotas: Option<&Quotas>,
     node_of_task: &mut [Option<u32>],
 ) -> Result<(), SolveError> {
-    let k = kind_slot(kind);
+    let k = kind.slot();
     let tasks = &ix.eligible_of_kind[k];
     let free = &ix.free[k];
     let cap = tasks.len() as i64;

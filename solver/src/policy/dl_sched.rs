@@ -24,7 +24,7 @@
 use super::queue::{heartbeat_rounds, Offer, Queue};
 use super::Placement;
 use crate::cpac::Copies;
-use crate::index::{kind_slot, Indexed};
+use crate::index::Indexed;
 use placer_models::{Status, TaskKind};
 
 /// Places maps and reduces greedily in the order documented above.
@@ -34,7 +34,7 @@ pub fn place(ix: &Indexed<'_>) -> Placement {
     let mut node_of_task = vec![None; pending];
     let mut placed = vec![false; pending];
 
-    let maps = &ix.eligible_of_kind[kind_slot(TaskKind::Map)];
+    let maps = &ix.eligible_of_kind[TaskKind::Map.slot()];
     let mut by_node = vec![Queue::default(); nodes];
     let mut by_rack = vec![Queue::default(); ix.racks()];
     for &t in maps {
@@ -49,7 +49,7 @@ pub fn place(ix: &Indexed<'_>) -> Placement {
         }
     }
     let mut any_map = Queue::new(maps.clone());
-    heartbeat_rounds(&ix.free[kind_slot(TaskKind::Map)], |n| {
+    heartbeat_rounds(&ix.free[TaskKind::Map.slot()], |n| {
         let rack = ix.node_rack[n] as usize;
         let pick = by_node[n]
             .first_unplaced(&placed)
@@ -62,8 +62,8 @@ pub fn place(ix: &Indexed<'_>) -> Placement {
     });
 
     let mut copies = Copies::default();
-    let mut any_reduce = Queue::new(ix.eligible_of_kind[kind_slot(TaskKind::Reduce)].clone());
-    heartbeat_rounds(&ix.free[kind_slot(TaskKind::Reduce)], |n| {
+    let mut any_reduce = Queue::new(ix.eligible_of_kind[TaskKind::Reduce.slot()].clone());
+    heartbeat_rounds(&ix.free[TaskKind::Reduce.slot()], |n| {
         // Hadoop places reduces without locality; CPAC caps a job's copy-phase reducers.
         if any_reduce.first_unplaced(&placed).is_none() {
             return Offer::Done;

@@ -31,7 +31,7 @@ use super::Placement;
 use crate::cpac::Copies;
 use crate::fair_order::{fair_cmp, Standing};
 use crate::fair_shares::priority_weight;
-use crate::index::{Indexed, KINDS};
+use crate::index::Indexed;
 use crate::job_limits::fifo_cmp;
 use crate::starvation::Starvation;
 use placer_models::{DelayState, PoolMode, Status, TaskKind, WaitReason};
@@ -154,7 +154,7 @@ pub fn place(ix: &Indexed<'_>, starvation: &Starvation, mode: Mode) -> Placement
         members[ix.job_pool[j] as usize].push(j);
     }
 
-    for (k, kind) in KINDS.into_iter().enumerate() {
+    for (k, kind) in TaskKind::ALL.into_iter().enumerate() {
         let tasks = &ix.eligible_of_kind[k];
         if tasks.is_empty() {
             continue;

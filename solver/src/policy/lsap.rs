@@ -22,7 +22,7 @@ use super::Placement;
 use crate::cost::LocalityCost;
 use crate::error::SolveError;
 use crate::flow::{ssp::MinCostFlow, structured};
-use crate::index::{kind_slot, Indexed, KINDS};
+use crate::index::Indexed;
 use crate::lsap::{hungarian::Hungarian, jv::Jv, DenseSolver};
 use crate::matrix::{CostMatrix, MAX_DENSE_CELLS};
 use crate::quantum::Quantum;
@@ -45,7 +45,7 @@ pub fn place(
     engine: SolverEngine,
 ) -> Result<Placement, SolveError> {
     let mut node_of_task = vec![None; ix.req.pending.len()];
-    for kind in KINDS {
+    for kind in TaskKind::ALL {
         solve_kind(ix, model, kind, engine, &|_| 0.0, &mut node_of_task)?;
     }
     Ok(Placement::new(node_of_task, Status::Optimal))
@@ -106,8 +106,8 @@ fn solve_capped_reduces(
     offset: &dyn Fn(usize) -> f64,
     node_of_task: &mut [Option<u32>],
 ) -> Result<(), SolveError> {
-    let tasks = &ix.eligible_of_kind[kind_slot(TaskKind::Reduce)];
-    let free = &ix.free[kind_slot(TaskKind::Reduce)];
+    let tasks = &ix.eligible_of_kind[TaskKind::Reduce.slot()];
+    let free = &ix.free[TaskKind::Reduce.slot()];
     let nodes: Vec<u32> = (0..free.len() as u32).filter(|&n| free[n as usize] > 0).collect();
     if tasks.is_empty() || nodes.is_empty() {
         return Ok(());

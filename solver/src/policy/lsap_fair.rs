@@ -25,7 +25,7 @@ use super::lsap::solve_kind;
 use super::Placement;
 use crate::cost::LocalityCost;
 use crate::error::SolveError;
-use crate::index::{Indexed, KINDS};
+use crate::index::Indexed;
 use placer_models::{SolverEngine, Status, TaskKind};
 
 /// The per-pool quantities of one kind (eqs. 4–9).
@@ -48,8 +48,8 @@ pub fn fairness_costs(ix: &Indexed<'_>) -> (Vec<f64>, [Vec<PoolQuota>; 2]) {
     let beta = req.policy.beta;
     let pools = req.pools.len();
     let mut fc = vec![0.0; req.pending.len()];
-    let quotas = KINDS.map(|kind| {
-        let k = crate::index::kind_slot(kind);
+    let quotas = TaskKind::ALL.map(|kind| {
+        let k = kind.slot();
         let slots: f64 = req.cluster.nodes.iter().map(|n| f64::from(n.slots(kind))).sum();
         let mut rt = vec![0u64; pools];
         let mut ut = vec![0u64; pools];
@@ -132,7 +132,7 @@ pub fn place(
     let (fairness, _) = fairness_costs(ix);
     let aging = aging_credits(ix);
     let mut node_of_task = vec![None; ix.req.pending.len()];
-    for kind in KINDS {
+    for kind in TaskKind::ALL {
         solve_kind(ix, model, kind, engine, &|t| fairness[t] - aging[t], &mut node_of_task)?;
     }
     let mut placement = Placement::new(node_of_task, Status::Optimal);

@@ -56,7 +56,7 @@ use crate::error::SolveError;
 use crate::fair_shares::FairShares;
 use crate::fairness::fairness_distance;
 use crate::flow::structured::{self, Quotas};
-use crate::index::{kind_slot, Indexed, KINDS};
+use crate::index::Indexed;
 use crate::starvation::Starvation;
 use placer_models::{DelayState, Locality, SolverEngine, Status, TaskKind};
 
@@ -227,7 +227,7 @@ fn delay_levels(ix: &Indexed<'_>, starvation: &Starvation) -> (Vec<u8>, Vec<Dela
 /// The quotas of one kind: pool counts, job shares, delay levels.
 fn quotas(ix: &Indexed<'_>, shares: &FairShares, kind: TaskKind, levels: &[u8]) -> Quotas {
     let req = ix.req;
-    let k = kind_slot(kind);
+    let k = kind.slot();
     let pools = req.pools.len();
     let mut running = vec![0u64; pools];
     let mut pending = vec![0u64; pools];
@@ -279,7 +279,7 @@ pub fn place(
     }
     let (levels, mut delay) = delay_levels(ix, starvation);
     let mut node_of_task = vec![None; ix.req.pending.len()];
-    for kind in KINDS {
+    for kind in TaskKind::ALL {
         if kind == TaskKind::Reduce && ix.has_cpac() {
             solve_kind(ix, model, kind, engine, &|_| 0.0, &mut node_of_task)?;
             continue;
@@ -289,7 +289,7 @@ pub fn place(
     }
     // Delay state after the epoch (maps only).
     let mut launched: Vec<Option<u8>> = vec![None; ix.req.jobs.len()];
-    for &t in &ix.eligible_of_kind[kind_slot(TaskKind::Map)] {
+    for &t in &ix.eligible_of_kind[TaskKind::Map.slot()] {
         let j = ix.pending_job[t] as usize;
         if let Some(n) = node_of_task[t] {
             let class = match model.locality(t, n) {
