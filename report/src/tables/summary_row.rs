@@ -5,7 +5,7 @@ use std::path::Path;
 
 use placer_sim::SimReport;
 
-use super::csv_records::{parse_csv, Field};
+use super::csv_records::read_records;
 use super::encode::{int, Cells, Column, Table};
 use super::hive::emit;
 use crate::manifest::FileEntry;
@@ -258,14 +258,15 @@ pub fn read_summary_csv(path: &Path) -> Result<Vec<SummaryRow>, ReportError> {
 /// Parses `summary.csv` text; `origin` names it in errors. See [`read_summary_csv`].
 pub fn parse_summary_csv(text: &str, origin: &str) -> Result<Vec<SummaryRow>, ReportError> {
     let bad = |message: String| ReportError::Format { path: origin.to_owned(), message };
-    let records = parse_csv(text).map_err(bad)?;
+    let records = read_records(text).map_err(bad)?;
     let Some((header, body)) = records.split_first() else {
         return Err(bad("empty file, no header".to_owned()));
     };
     let index = |name: &str| {
         header
+            .fields
             .iter()
-            .position(|f| f.text == name)
+            .position(|f| f == name)
             .ok_or_else(|| bad(format!("missing column `{name}`")))
     };
     let mut at = [0usize; 32];
@@ -273,27 +274,26 @@ pub fn parse_summary_csv(text: &str, origin: &str) -> Result<Vec<SummaryRow>, Re
         *slot = index(name)?;
     }
     let mut rows = Vec::with_capacity(body.len());
-    for (line, record) in body.iter().enumerate() {
-        let line = line + 2;
-        let cell = |c: usize| -> Result<&Field, ReportError> {
+    for record in body {
+        let line = record.line;
+        let cell = |c: usize| -> Result<(&str, bool), ReportError> {
             record.get(at[c]).ok_or_else(|| {
                 bad(format!("line {line}: {} fields, header has {}", record.len(), header.len()))
             })
         };
-        let s = |c: usize| cell(c).map(|f| f.text.clone());
+        let s = |c: usize| cell(c).map(|(text, _)| text.to_owned());
         let n = |c: usize| {
             cell(c)?
-                .text
+                .0
                 .parse::<u64>()
                 .map_err(|e| bad(format!("line {line}, column `{}`: {e}", SUMMARY_COLUMNS[c])))
         };
         let o = |c: usize| {
-            let f = cell(c)?;
-            if f.text.is_empty() && !f.quoted {
+            let (text, quoted) = cell(c)?;
+            if text.is_empty() && !quoted {
                 return Ok(None);
             }
-            f.text
-                .parse::<f64>()
+            text.parse::<f64>()
                 .map(Some)
                 .map_err(|e| bad(format!("line {line}, column `{}`: {e}", SUMMARY_COLUMNS[c])))
         };
