@@ -67,6 +67,18 @@ pub enum SolverEngine {
     Hungarian,
 }
 
+impl SolverEngine {
+    /// The wire name (`auto`, `flow`, `jv`, `hungarian`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Flow => "flow",
+            Self::Jv => "jv",
+            Self::Hungarian => "hungarian",
+        }
+    }
+}
+
 /// Which algorithm runs and how. Omitted in the snapshot → all defaults.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]

@@ -158,7 +158,7 @@ mod tests {
         let unsupported = ServerError::Solve(SolveError::UnsupportedAlgorithm {
             path: "policy.algorithm".to_owned(),
             algorithm: "ras",
-            available: "lsap",
+            available: "lsap".to_owned(),
         });
         assert_eq!(unsupported.status_code(), StatusCode::UNPROCESSABLE_ENTITY);
         assert_eq!(unsupported.code(), "unsupported_algorithm");

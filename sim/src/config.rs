@@ -8,6 +8,8 @@
 
 use crate::error::SimError;
 use placer_models::{Algorithm, Policy};
+use placer_solver::policy::Candidates;
+use placer_solver::PolicyOf;
 use serde::{Deserialize, Serialize};
 
 /// Where the simulated cluster comes from.
@@ -80,21 +82,23 @@ pub enum PendingBound {
     /// `lsap_quota`, and a pool with no free slot to offer shows no demand and never preempts.
     /// Exact when no job has more pending tasks of a kind than there are free slots of it.
     FreeSlots,
-    /// `FreeSlots` for the greedy algorithms that ignore fair shares (`fifo`, `dl_sched`),
-    /// `Capacity` for the others: the exact ones must see more candidates than slots to choose
-    /// the best-placed (on the Mumak trace with 2 slots per node, `FreeSlots` showed `lsap` 222
-    /// of a 3,204-map job's maps and cost it 11 GB more cross-rack traffic). The default.
+    /// What the policy says it needs ([`placer_solver::Policy::candidates`]): `FreeSlots` for
+    /// the greedy algorithms that ignore fair shares (`fifo`, `dl_sched`), `Capacity` for the
+    /// others: the exact ones must see more candidates than slots to choose the best-placed
+    /// (on the Mumak trace with 2 slots per node, `FreeSlots` showed `lsap` 222 of a
+    /// 3,204-map job's maps and cost it 11 GB more cross-rack traffic). The default.
     #[default]
     Auto,
 }
 
 impl PendingBound {
-    /// The bound this resolves to for `algorithm` (`Auto` → `FreeSlots` or `Capacity`).
+    /// The bound this resolves to for `algorithm` (`Auto` → what its registered policy needs;
+    /// `Capacity` for an algorithm this build does not implement, whose first epoch fails).
     pub fn resolve(self, algorithm: Algorithm) -> Self {
         match self {
-            Self::Auto => match algorithm {
-                Algorithm::Fifo | Algorithm::DlSched => Self::FreeSlots,
-                _ => Self::Capacity,
+            Self::Auto => match algorithm.policy().map(|p| p.candidates()) {
+                Some(Candidates::FreeSlots) => Self::FreeSlots,
+                Some(Candidates::Capacity) | None => Self::Capacity,
             },
             other => other,
         }
@@ -106,8 +110,8 @@ impl PendingBound {
 pub struct SimConfig {
     /// A label for reports (the policy name when `placer whatif` compares policies).
     pub name: String,
-    /// The policy block of every snapshot (algorithm, engine, α, β, delays). Default: wire
-    /// defaults with `lsap`.
+    /// The policy block of every snapshot (algorithm, engine, α, β, delays). Default: the wire
+    /// defaults (`lsap_quota`, the service's default).
     pub policy: Policy,
     /// The cluster; default the workload's topology.
     pub cluster: ClusterSource,
@@ -166,8 +170,8 @@ pub enum NodeOrder {
 impl Default for SimConfig {
     fn default() -> Self {
         Self {
-            name: "lsap".to_owned(),
-            policy: Policy { algorithm: Algorithm::Lsap, ..Policy::default() },
+            name: Policy::default().algorithm.name().to_owned(),
+            policy: Policy::default(),
             cluster: ClusterSource::default(),
             rack_mbps: 1000.0,
             cross_rack_mbps: 100.0,
@@ -244,11 +248,11 @@ impl SimConfig {
         Ok(())
     }
 
-    /// Whether the run's algorithm may preempt at all (it is a fair-sharing one and some pool
+    /// Whether the run's algorithm may preempt at all (its policy preempts and some pool
     /// timeout is set); when it may not, an epoch without a free slot for any pending task is
     /// skipped without calling the solver (its answer would be empty).
     pub fn may_preempt(&self) -> bool {
-        matches!(self.policy.algorithm, Algorithm::Fair | Algorithm::Delay | Algorithm::LsapFair)
+        self.policy.algorithm.policy().is_some_and(|p| p.preempts())
             && (self.min_share_timeout_s.is_some() || self.fair_share_timeout_s.is_some())
     }
 }

@@ -10,16 +10,22 @@ use crate::fairness::fairness_distance;
 use crate::index::Indexed;
 use crate::policy::Placement;
 use crate::preemption::Victim;
-use crate::PlaceOptions;
 use placer_models::{
     Assignment, CostBreakdown, JobReport, Locality, PlaceResponse, PoolReport, Preemption,
     SlotCounts, StarvationState, Stats, TaskKind, WaitReason, Waiting, SCHEMA_VERSION,
 };
 use std::collections::HashMap;
 
+/// Caller-side options of one `place` call that are not part of the snapshot.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PlaceOptions {
+    /// List waiting tasks one by one instead of aggregated per (job, kind, reason).
+    pub explain: bool,
+}
+
 /// What the pipeline decided this epoch, ready to be written out.
 #[derive(Debug)]
-pub struct Epoch<'a> {
+pub struct Outcome<'a> {
     /// The policy's placement.
     pub placement: &'a Placement,
     /// Running tasks to kill.
@@ -39,11 +45,11 @@ pub struct Epoch<'a> {
 pub fn build(
     ix: &Indexed<'_>,
     model: &LocalityCost<'_, '_>,
-    epoch: &Epoch<'_>,
+    outcome: &Outcome<'_>,
     opts: &PlaceOptions,
 ) -> PlaceResponse {
     let req = ix.req;
-    let placement = epoch.placement;
+    let placement = outcome.placement;
     let mut assignments = Vec::new();
     let mut waiting: Vec<Waiting> = Vec::new();
     let mut waiting_at: HashMap<(u32, TaskKind, WaitReason), usize> = HashMap::new();
@@ -59,7 +65,7 @@ pub fn build(
         no_preference: 0,
         locality_cost: 0.0,
         fairness_distance: 0.0,
-        preempted: epoch.victims.len() as u64,
+        preempted: outcome.victims.len() as u64,
         objective: 0.0,
         status: placement.status,
         solve_ms: 0.0,
@@ -132,7 +138,7 @@ pub fn build(
         }
     }
 
-    let preemptions = epoch
+    let preemptions = outcome
         .victims
         .iter()
         .map(|v| {
@@ -146,7 +152,7 @@ pub fn build(
         })
         .collect();
 
-    let (pools, jobs) = reports(ix, epoch);
+    let (pools, jobs) = reports(ix, outcome);
     let weights: Vec<f64> = req.pools.iter().map(|p| p.weight).collect();
     let running_maps: Vec<f64> = pools.iter().map(|p| p.running_after.map).collect();
     let active: Vec<bool> =
@@ -181,9 +187,9 @@ pub fn running_after_placement(ix: &Indexed<'_>, placement: &Placement) -> Vec<[
 }
 
 /// Per pool and per job: running, demand, fair share, running after the answer, echoed state.
-fn reports(ix: &Indexed<'_>, epoch: &Epoch<'_>) -> (Vec<PoolReport>, Vec<JobReport>) {
+fn reports(ix: &Indexed<'_>, outcome: &Outcome<'_>) -> (Vec<PoolReport>, Vec<JobReport>) {
     let req = ix.req;
-    let shares = epoch.shares;
+    let shares = outcome.shares;
     let counts = |c: [u32; 2]| SlotCounts { map: f64::from(c[0]), reduce: f64::from(c[1]) };
     let add = |a: SlotCounts, b: SlotCounts| SlotCounts {
         map: a.map + b.map,
@@ -191,8 +197,8 @@ fn reports(ix: &Indexed<'_>, epoch: &Epoch<'_>) -> (Vec<PoolReport>, Vec<JobRepo
     };
     let slots = |s: [f64; 2]| SlotCounts { map: s[0], reduce: s[1] };
 
-    let mut after = epoch.running_after.to_vec();
-    for v in epoch.victims {
+    let mut after = outcome.running_after.to_vec();
+    for v in outcome.victims {
         let p = ix.job_pool[ix.running_job[v.running] as usize] as usize;
         after[p][req.running[v.running].kind.slot()] -= 1.0;
     }
@@ -216,7 +222,7 @@ fn reports(ix: &Indexed<'_>, epoch: &Epoch<'_>) -> (Vec<PoolReport>, Vec<JobRepo
                 running,
                 demand,
                 runnable: ix.runnable[j],
-                delay: match &epoch.placement.delay {
+                delay: match &outcome.placement.delay {
                     Some(d) => d.get(j).copied(),
                     None => job.delay,
                 },
@@ -233,7 +239,7 @@ fn reports(ix: &Indexed<'_>, epoch: &Epoch<'_>) -> (Vec<PoolReport>, Vec<JobRepo
             running: pool_running[p],
             demand: pool_demand[p],
             running_after: after.get(p).map_or_else(SlotCounts::default, |&a| slots(a)),
-            starvation: epoch.clocks.get(p).copied().unwrap_or_default(),
+            starvation: outcome.clocks.get(p).copied().unwrap_or_default(),
         })
         .collect();
     (pools, jobs)

@@ -20,7 +20,7 @@ pub enum SolveError {
         /// The algorithm asked for.
         algorithm: &'static str,
         /// The algorithms this build implements, comma-separated.
-        available: &'static str,
+        available: String,
     },
     /// The engine is part of the schema but cannot run the asked algorithm (HTTP 422).
     #[error("{path}: solver {engine:?} cannot run this algorithm (available: {available})")]
@@ -29,8 +29,8 @@ pub enum SolveError {
         path: String,
         /// The engine asked for.
         engine: &'static str,
-        /// The engines this build implements, comma-separated.
-        available: &'static str,
+        /// The engines the asked algorithm accepts, comma-separated.
+        available: String,
     },
     /// A dense assignment problem has no complete assignment: the smaller side cannot be
     /// matched entirely without a forbidden pair.

@@ -2,6 +2,7 @@
 //! This build uses it where an assignment has side capacities a dense LSAP cannot express:
 //! copy-compute splitting's per-(job, node) reducer caps (FAIR §5.2).
 
+pub mod dense_adapter;
 pub mod ssp;
 pub mod structured;
 pub mod zero_matching;

@@ -8,12 +8,17 @@
 //!                   ─(1, base)────────→ cluster ─(∞, 0)→ every rack
 //! ```
 //!
-//! where a task's [`SparseRow`] gives the exact cost on the nodes holding its data, on the
+//! where a task's [`TaskArcs`] give the exact cost on the nodes holding its data, on the
 //! racks where it is cheaper than its largest per-rack cost (`base`), and `base` everywhere
 //! else; o_t ≥ 0 is a per-task offset (`lsap_fair`'s FC − ageing, shifted). Every path from a
 //! task to a node costs at least the true cost of that pair, and the true cost is the cheapest
 //! path, so a minimum-cost maximum flow is an optimal rectangular assignment: the same
 //! objective as the dense LSAP on `placer export-matrix`, without padding.
+//!
+//! This is an engine: it knows integer costs, nodes, racks and (for `lsap_quota`) pools and
+//! jobs, never a snapshot, a cost model or a policy. [`crate::exact`] turns a snapshot's
+//! seconds into [`TaskArcs`]; [`crate::flow::dense_adapter`] turns a dense matrix into them
+//! (every column a node of its own, no rack or cluster arc) for the conformance suite.
 //!
 //! Solve: a maximum matching over zero-cost node-local pairs and the no-preference tasks are
 //! pushed first (a flow of cost 0 is optimal for its value), then
@@ -25,12 +30,60 @@
 
 use super::ssp::MinCostFlow;
 use super::zero_matching::max_matching;
-use crate::cost::{LocalityCost, SparseRow};
-use crate::error::SolveError;
-use crate::index::Indexed;
-use crate::policy::lsap::shifted;
-use crate::quantum::Quantum;
-use placer_models::TaskKind;
+use placer_models::Status;
+
+/// The slot side of the network: nodes, their racks and free slots.
+#[derive(Clone, Copy, Debug)]
+pub struct Slots<'a> {
+    /// Rack of each node.
+    pub node_rack: &'a [u32],
+    /// Free slots of each node (a node with 0 is left out of the network).
+    pub free: &'a [u32],
+    /// Number of racks (every `node_rack` entry is below it).
+    pub racks: usize,
+}
+
+/// One task's arcs, in integer cost units (all ≥ 0).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TaskArcs {
+    /// Cost of entering the task (S → task, or job → task under quotas).
+    pub offset: i64,
+    /// (node, cost) for the nodes holding its data.
+    pub on_node: Vec<(u32, i64)>,
+    /// (rack, cost) for the racks where it is cheaper than `base`.
+    pub racks: Vec<(u32, i64)>,
+    /// The cost on any other node; `None`: no other node may take it.
+    pub base: Option<i64>,
+    /// Its job (the pool → job → task arcs under [`Quotas`]; ignored without).
+    pub job: u32,
+}
+
+/// What stands between the source and the tasks for `lsap_quota` (see
+/// [`crate::policy::lsap_quota`]): S → pool (its `must` units), S → flex group g (`groups[g]`
+/// units) → pool (its `flex` units), pool → job (`job_share` units free, any more at a cost of
+/// one unit each), job → task.
+#[derive(Clone, Debug)]
+pub struct Quotas {
+    /// Per pool: units it must receive.
+    pub must: Vec<u64>,
+    /// Per pool: (units it may receive beyond `must`, its flex group 0 or 1).
+    pub flex: Vec<(u64, usize)>,
+    /// Units through each flex group.
+    pub groups: [u64; 2],
+    /// Per job: its pool.
+    pub job_pool: Vec<u32>,
+    /// Per job: units within its fair share.
+    pub job_share: Vec<u64>,
+}
+
+/// The answer of [`solve`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StructuredSolution {
+    /// The node of each task (by position in the `tasks` given), or `None`.
+    pub node_of_task: Vec<Option<u32>>,
+    /// Always `optimal`: a minimum-cost maximum flow.
+    pub status: Status,
+}
 
 /// lsap_quota's arcs between the source and the jobs.
 struct Front {
@@ -44,13 +97,7 @@ struct Front {
 
 impl Front {
     /// Adds the arcs; `at` = (S, first pool vertex, first job vertex, first group vertex).
-    fn build(
-        g: &mut MinCostFlow,
-        q: &Quotas,
-        ix: &Indexed<'_>,
-        cap: i64,
-        at: (usize, usize, usize, usize),
-    ) -> Self {
+    fn build(g: &mut MinCostFlow, q: &Quotas, cap: i64, at: (usize, usize, usize, usize)) -> Self {
         let (s, pool_v0, job_v0, group_v0) = at;
         let units = |x: u64| i64::try_from(x).unwrap_or(i64::MAX).min(cap);
         let groups = [0, 1].map(|x| g.add_arc(s, group_v0 + x, units(q.groups[x]), 0));
@@ -64,10 +111,13 @@ impl Front {
                 }),
             );
         }
-        let share = (0..ix.req.jobs.len())
-            .map(|j| {
-                let p = ix.job_pool[j] as usize;
-                let within = units(q.job_share[j]);
+        let share = q
+            .job_share
+            .iter()
+            .enumerate()
+            .map(|(j, &within)| {
+                let p = q.job_pool[j] as usize;
+                let within = units(within);
                 let arc = (within > 0).then(|| g.add_arc(pool_v0 + p, job_v0 + j, within, 0));
                 g.add_arc(pool_v0 + p, job_v0 + j, cap, 1);
                 (p, arc)
@@ -102,55 +152,38 @@ enum Out {
     Cluster,
 }
 
-/// What stands between the source and the tasks for `lsap_quota` (see
-/// [`crate::policy::lsap_quota`]): S → pool (its `must` units), S → flex group g (`groups[g]`
-/// units) → pool (its `flex` units), pool → job (`job_share` units free, any more at a
-/// surcharge), job → task; and a surcharge on every arc more remote than the task's delay
-/// level allows (0: node-local only, 1: up to rack-local, 2: any). Surcharges are one unit
-/// each and locality costs are scaled by 2 · tasks + 1, so they decide only among placements
-/// of equal locality cost (lexicographic: locality first).
-#[derive(Clone, Debug)]
-pub struct Quotas {
-    /// Per pool: units it must receive.
-    pub must: Vec<u64>,
-    /// Per pool: (units it may receive beyond `must`, its flex group 0 or 1).
-    pub flex: Vec<(u64, usize)>,
-    /// Units through each flex group.
-    pub groups: [u64; 2],
-    /// Per job: units within its fair share.
-    pub job_share: Vec<u64>,
-    /// Per pending task (by position in `pending`): its delay level.
-    pub level: Vec<u8>,
+/// The number of vertices of the network for `tasks` tasks (for the caller's integer range:
+/// a path visits each vertex at most once). O(nodes).
+pub fn vertex_count(slots: Slots<'_>, tasks: usize, quotas: Option<&Quotas>) -> usize {
+    let nodes = slots.free.iter().filter(|&&f| f > 0).count();
+    let front = quotas.map_or(0, |q| q.must.len() + q.job_share.len() + 2);
+    3 + slots.racks + nodes + tasks + front
 }
 
-/// Solves one kind on the structured network, writing each placed task's node into
-/// `node_of_task`. `offset(t)` (seconds, any sign) is added to every placement of task t;
-/// `quotas` (lsap_quota) puts pools and jobs between the source and the tasks.
-pub fn solve(
-    ix: &Indexed<'_>,
-    model: &LocalityCost<'_, '_>,
-    kind: TaskKind,
-    offset: &dyn Fn(usize) -> f64,
-    quotas: Option<&Quotas>,
-    node_of_task: &mut [Option<u32>],
-) -> Result<(), SolveError> {
-    let k = kind.slot();
-    let tasks = &ix.eligible_of_kind[k];
-    let free = &ix.free[k];
+/// A minimum-cost maximum flow of `tasks` into `slots`: the node of each placed task.
+///
+/// The placed count is min(tasks, free slots) whenever every task may reach every node (a
+/// `base` for each), and the maximum possible otherwise; among placements of that count the
+/// total cost (offsets + arcs, + quota surcharges) is least.
+///
+/// # Complexity
+/// Time O(F · E log V) in the worst case for the F units left after the zero-cost seed (far
+/// fewer phases in practice, see [`MinCostFlow::solve_fixed_sink`]); memory O(V + E) with
+/// E = Σ (listed nodes + listed racks + 2) + nodes + racks.
+///
+/// # Errors
+/// None: costs must be ≥ 0 and their sums must fit in i64 (the caller's quantum sees to it).
+pub fn solve(slots: Slots<'_>, tasks: &[TaskArcs], quotas: Option<&Quotas>) -> StructuredSolution {
+    let free = slots.free;
+    let mut node_of_task = vec![None; tasks.len()];
     let cap = tasks.len() as i64;
     let nodes: Vec<u32> = (0..free.len() as u32).filter(|&n| free[n as usize] > 0).collect();
     if tasks.is_empty() || nodes.is_empty() {
-        return Ok(());
+        return StructuredSolution { node_of_task, status: Status::Optimal };
     }
-    let rows: Vec<SparseRow> = tasks.iter().map(|&t| model.sparse_row(t)).collect();
-    let offsets = shifted(tasks, offset);
-    let max_cost = rows.iter().map(|r| r.base).fold(0.0, f64::max)
-        + offsets.iter().copied().fold(0.0, f64::max);
-    // lsap_quota: locality first, then the unit surcharges (at most 2 per placed task).
-    let scale: i64 = if quotas.is_some() { 2 * cap + 1 } else { 1 };
 
     // Vertices: S, T, cluster, racks, nodes, tasks.
-    let racks = ix.racks();
+    let racks = slots.racks;
     let (s, t_sink, cluster) = (0usize, 1usize, 2usize);
     let rack_v = |q: u32| 3 + q as usize;
     let mut node_v = vec![usize::MAX; free.len()];
@@ -160,19 +193,16 @@ pub fn solve(
     let task_v0 = 3 + racks + nodes.len();
     // lsap_quota's pools, jobs and two flex groups follow the tasks.
     let pool_v0 = task_v0 + tasks.len();
-    let job_v0 = pool_v0 + ix.req.pools.len();
-    let group_v0 = job_v0 + ix.req.jobs.len();
-    let vertices = if quotas.is_some() { group_v0 + 2 } else { pool_v0 };
-    let quantum = Quantum::for_matrix(max_cost * scale as f64, vertices, 0)?;
-    let to_units = |seconds: f64| quantum.to_units(seconds) * scale;
-    let mut g = MinCostFlow::new(vertices);
+    let job_v0 = pool_v0 + quotas.map_or(0, |q| q.must.len());
+    let group_v0 = job_v0 + quotas.map_or(0, |q| q.job_share.len());
+    let mut g = MinCostFlow::new(vertex_count(slots, tasks.len(), quotas));
 
     let mut rack_has_node = vec![false; racks];
     let mut node_arc = vec![usize::MAX; free.len()];
     let mut rack_node_arc = vec![usize::MAX; free.len()];
     let mut rack_node_arcs: Vec<Vec<(usize, u32)>> = vec![Vec::new(); racks];
     for &n in &nodes {
-        let q = ix.node_rack[n as usize];
+        let q = slots.node_rack[n as usize];
         rack_has_node[q as usize] = true;
         node_arc[n as usize] =
             g.add_arc(node_v[n as usize], t_sink, i64::from(free[n as usize]).min(cap), 0);
@@ -192,29 +222,21 @@ pub fn solve(
     // Cursor over nodes with room, for seeding tasks that cost 0 anywhere.
     let mut anywhere = 0usize;
 
-    let front = quotas.map(|q| Front::build(&mut g, q, ix, cap, (s, pool_v0, job_v0, group_v0)));
+    let front = quotas.map(|q| Front::build(&mut g, q, cap, (s, pool_v0, job_v0, group_v0)));
     let mut task_arcs: Vec<Vec<(usize, Out)>> = Vec::with_capacity(tasks.len());
     let mut zero_pairs: Vec<Vec<u32>> = vec![Vec::new(); tasks.len()];
     let mut source_arcs = Vec::with_capacity(tasks.len());
-    for (i, row) in rows.iter().enumerate() {
+    for (i, task) in tasks.iter().enumerate() {
         let v = task_v0 + i;
-        let o = to_units(offsets[i]);
-        let t = tasks[i];
+        let o = task.offset;
         let from = match quotas {
-            Some(_) => job_v0 + ix.pending_job[t] as usize,
+            Some(_) => job_v0 + task.job as usize,
             None => s,
         };
-        let source_arc = g.add_arc(from, v, 1, o);
-        source_arcs.push(source_arc);
-        // lsap_quota's surcharge on arcs beyond the task's delay level.
-        let late = |class: u8| match quotas {
-            Some(q) if class > q.level[t] => 1,
-            _ => 0,
-        };
-        let mut out = Vec::with_capacity(row.on_node.len() + row.racks.len() + 1);
-        for &(n, c) in &row.on_node {
+        source_arcs.push(g.add_arc(from, v, 1, o));
+        let mut out = Vec::with_capacity(task.on_node.len() + task.racks.len() + 1);
+        for &(n, units) in &task.on_node {
             if node_v[n as usize] != usize::MAX {
-                let units = to_units(c);
                 let a = g.add_arc(v, node_v[n as usize], 1, units);
                 if o == 0 && units == 0 {
                     zero_pairs[i].push(n);
@@ -222,22 +244,21 @@ pub fn solve(
                 out.push((a, Out::Node(n)));
             }
         }
-        for &(q, c) in &row.racks {
+        for &(q, units) in &task.racks {
             if rack_has_node[q as usize] {
-                let holds = ix.replicas[t].iter().any(|&r| ix.node_rack[r as usize] == q);
-                let units = to_units(c) + late(if holds { 1 } else { 2 });
                 out.push((g.add_arc(v, rack_v(q), 1, units), Out::Rack(q)));
             }
         }
-        let a = g.add_arc(v, cluster, 1, to_units(row.base) + late(2));
-        out.push((a, Out::Cluster));
+        if let Some(base) = task.base {
+            out.push((g.add_arc(v, cluster, 1, base), Out::Cluster));
+        }
         task_arcs.push(out);
     }
     // Seed 1: a maximum matching over zero-cost node-local pairs.
     let seeded =
         max_matching(&zero_pairs, |n| free[n as usize].min(u32::try_from(cap).unwrap_or(u32::MAX)));
     let enter = |g: &mut MinCostFlow, i: usize| match &front {
-        Some(f) => f.enter(g, ix.pending_job[tasks[i]] as usize),
+        Some(f) => f.enter(g, tasks[i].job as usize),
         None => true,
     };
     for (i, node) in seeded.iter().enumerate() {
@@ -255,29 +276,28 @@ pub fn solve(
         g.push(node_arc[n as usize], 1);
     }
     // Seed 2: a task that costs 0 on any node (no preference) takes any slot left.
-    for (i, row) in rows.iter().enumerate() {
+    for (i, task) in tasks.iter().enumerate() {
         let source_arc = source_arcs[i];
-        let o = to_units(offsets[i]);
-        let base = to_units(row.base);
+        if task.offset != 0 || task.base != Some(0) || g.residual(source_arc) == 0 {
+            continue;
+        }
         let Some(&(a, _)) = task_arcs[i].last() else { continue };
-        if o == 0 && base == 0 && g.residual(source_arc) > 0 {
-            while anywhere < nodes.len() && g.residual(node_arc[nodes[anywhere] as usize]) == 0 {
-                anywhere += 1;
+        while anywhere < nodes.len() && g.residual(node_arc[nodes[anywhere] as usize]) == 0 {
+            anywhere += 1;
+        }
+        if let Some(&n) = nodes.get(anywhere) {
+            if !enter(&mut g, i) {
+                continue;
             }
-            if let Some(&n) = nodes.get(anywhere) {
-                if !enter(&mut g, i) {
-                    continue;
-                }
-                let q = ix.node_rack[n as usize] as usize;
-                for arc in [
-                    source_arc,
-                    a,
-                    cluster_rack_arc[q],
-                    rack_node_arc[n as usize],
-                    node_arc[n as usize],
-                ] {
-                    g.push(arc, 1);
-                }
+            let q = slots.node_rack[n as usize] as usize;
+            for arc in [
+                source_arc,
+                a,
+                cluster_rack_arc[q],
+                rack_node_arc[n as usize],
+                node_arc[n as usize],
+            ] {
+                g.push(arc, 1);
             }
         }
     }
@@ -285,6 +305,7 @@ pub fn solve(
     // node; lsap_quota's pool and group capacities only bound the source side), so search
     // from the other side with the full side as the fixed sink: from S when the tasks the
     // source can still send cover the free slots, else on the reversed network from T.
+    // (When some task cannot reach some node, `solve_fixed_sink` notices and falls back.)
     let supply: i64 = g.residual_out(s);
     let slots_left: i64 = nodes.iter().map(|&n| g.residual(node_arc[n as usize])).sum();
     if supply >= slots_left {
@@ -312,17 +333,16 @@ pub fn solve(
     let mut cluster_tasks = Vec::new();
     for (i, out) in task_arcs.iter().enumerate() {
         let Some((_, to)) = out.iter().find(|(a, _)| g.flow(*a) > 0) else { continue };
-        let t = tasks[i];
         match *to {
-            Out::Node(n) => node_of_task[t] = Some(n),
-            Out::Rack(q) => node_of_task[t] = supply[q as usize].pop(),
-            Out::Cluster => cluster_tasks.push(t),
+            Out::Node(n) => node_of_task[i] = Some(n),
+            Out::Rack(q) => node_of_task[i] = supply[q as usize].pop(),
+            Out::Cluster => cluster_tasks.push(i),
         }
     }
-    for t in cluster_tasks {
+    for i in cluster_tasks {
         if let Some(q) = via_cluster.pop() {
-            node_of_task[t] = supply[q as usize].pop();
+            node_of_task[i] = supply[q as usize].pop();
         }
     }
-    Ok(())
+    StructuredSolution { node_of_task, status: Status::Optimal }
 }

@@ -22,10 +22,34 @@
 //! slots are all offered.
 
 use super::queue::{heartbeat_rounds, Offer, Queue};
-use super::Placement;
+use super::{Candidates, Epoch, Placement, Policy};
 use crate::cpac::Copies;
+use crate::error::SolveError;
+use crate::exact::ANY_ENGINE;
 use crate::index::Indexed;
-use placer_models::{Status, TaskKind};
+use placer_models::{SolverEngine, Status, TaskKind};
+
+/// The lsap paper's greedy data-locality baseline.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DlSched;
+
+impl Policy for DlSched {
+    fn name(&self) -> &'static str {
+        "dl_sched"
+    }
+
+    fn candidates(&self) -> Candidates {
+        Candidates::FreeSlots
+    }
+
+    fn engines(&self) -> &'static [SolverEngine] {
+        ANY_ENGINE
+    }
+
+    fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
+        Ok(place(epoch.ix))
+    }
+}
 
 /// Places maps and reduces greedily in the order documented above.
 pub fn place(ix: &Indexed<'_>) -> Placement {

@@ -1,6 +1,7 @@
-//! Hadoop's heartbeat schedulers: `fifo` (Hadoop's default `JobQueueTaskScheduler`), `fair` (the
-//! Hadoop Fair Scheduler, design doc §4.4) and `delay` (fair sharing with delay scheduling,
-//! FAIR Alg. 1). Free slots are offered one per heartbeat in rounds over the nodes (see
+//! The heartbeat mechanism shared by Hadoop's schedulers: `fifo` (Hadoop's default
+//! `JobQueueTaskScheduler`), `fair` (the Hadoop Fair Scheduler, design doc §4.4) and `delay`
+//! (fair sharing with delay scheduling, FAIR Alg. 1); each policy is its own file and picks a
+//! [`Mode`] here. Free slots are offered one per heartbeat in rounds over the nodes (see
 //! [`heartbeat_rounds`]); each offer goes to the first job in the policy's order that takes it:
 //! - `fifo`: jobs by priority, then submit time, then snapshot order (pools ignored);
 //! - `fair`/`delay`: pools by [`fair_cmp`] (needy below min share first, then running/weight),
@@ -37,7 +38,8 @@ use crate::starvation::Starvation;
 use placer_models::{DelayState, PoolMode, Status, TaskKind, WaitReason};
 use std::collections::HashMap;
 
-/// Which heartbeat scheduler.
+/// Which heartbeat scheduler (the order in which jobs are asked, and whether they wait for
+/// locality).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     /// Hadoop's FIFO scheduler.

@@ -21,10 +21,9 @@
 //!
 //! Cost: O(tasks + pools) for FC on top of lsap-sched's solve.
 
-use super::lsap::solve_kind;
-use super::Placement;
-use crate::cost::LocalityCost;
+use super::{Candidates, Epoch, Placement, Policy};
 use crate::error::SolveError;
+use crate::exact::{self, Objective, ANY_ENGINE};
 use crate::index::Indexed;
 use placer_models::{SolverEngine, Status, TaskKind};
 
@@ -123,20 +122,48 @@ pub fn aging_credits(ix: &Indexed<'_>) -> Vec<f64> {
         .collect()
 }
 
-/// Places every kind by lsap-fair-sched with `engine`.
-pub fn place(
-    ix: &Indexed<'_>,
-    model: &LocalityCost<'_, '_>,
-    engine: SolverEngine,
-) -> Result<Placement, SolveError> {
-    let (fairness, _) = fairness_costs(ix);
-    let aging = aging_credits(ix);
-    let mut node_of_task = vec![None; ix.req.pending.len()];
-    for kind in TaskKind::ALL {
-        solve_kind(ix, model, kind, engine, &|t| fairness[t] - aging[t], &mut node_of_task)?;
+/// lsap-fair-sched.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LsapFair;
+
+impl Policy for LsapFair {
+    fn name(&self) -> &'static str {
+        "lsap_fair"
     }
-    let mut placement = Placement::new(node_of_task, Status::Optimal);
-    placement.fairness = fairness;
-    placement.aging = aging;
-    Ok(placement)
+
+    fn preempts(&self) -> bool {
+        true
+    }
+
+    fn candidates(&self) -> Candidates {
+        Candidates::Capacity
+    }
+
+    fn engines(&self) -> &'static [SolverEngine] {
+        ANY_ENGINE
+    }
+
+    /// Places every kind by lsap-fair-sched with `epoch.engine`: C(t, s) = FC_t + DLC(t, N(s))
+    /// − A_t (seconds), exact per kind.
+    fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
+        let ix = epoch.ix;
+        let (fairness, _) = fairness_costs(ix);
+        let aging = aging_credits(ix);
+        let offsets: Vec<f64> = fairness.iter().zip(&aging).map(|(f, a)| f - a).collect();
+        let mut node_of_task = vec![None; ix.req.pending.len()];
+        for kind in TaskKind::ALL {
+            exact::solve_kind(
+                ix,
+                epoch.model,
+                kind,
+                epoch.engine,
+                Objective::Offset(&offsets),
+                &mut node_of_task,
+            )?;
+        }
+        let mut placement = Placement::new(node_of_task, Status::Optimal);
+        placement.fairness = fairness;
+        placement.aging = aging;
+        Ok(placement)
+    }
 }

@@ -49,13 +49,12 @@
 //! splitting caps keep `lsap`'s capped flow (no quotas).
 //! Cost: O(pools log pools · |feasible totals|) for the counts, plus the structured solve.
 
-use super::lsap::solve_kind;
-use super::Placement;
-use crate::cost::LocalityCost;
+use super::{Candidates, Epoch, Placement, Policy};
 use crate::error::SolveError;
+use crate::exact::{self, Objective, FLOW_ONLY};
 use crate::fair_shares::FairShares;
 use crate::fairness::fairness_distance;
-use crate::flow::structured::{self, Quotas};
+use crate::flow::structured::Quotas;
 use crate::index::Indexed;
 use crate::starvation::Starvation;
 use placer_models::{DelayState, Locality, SolverEngine, Status, TaskKind};
@@ -224,8 +223,8 @@ fn delay_levels(ix: &Indexed<'_>, starvation: &Starvation) -> (Vec<u8>, Vec<Dela
         .unzip()
 }
 
-/// The quotas of one kind: pool counts, job shares, delay levels.
-fn quotas(ix: &Indexed<'_>, shares: &FairShares, kind: TaskKind, levels: &[u8]) -> Quotas {
+/// The quotas of one kind: pool counts and job shares.
+fn quotas(ix: &Indexed<'_>, shares: &FairShares, kind: TaskKind) -> Quotas {
     let req = ix.req;
     let k = kind.slot();
     let pools = req.pools.len();
@@ -250,42 +249,45 @@ fn quotas(ix: &Indexed<'_>, shares: &FairShares, kind: TaskKind, levels: &[u8]) 
             share.saturating_sub(u64::from(ix.job_running[k][j]))
         })
         .collect();
-    let level = (0..req.pending.len())
-        .map(|t| if kind == TaskKind::Map { levels[ix.pending_job[t] as usize] } else { 2 })
-        .collect();
-    Quotas { groups: b.groups, must: b.must, flex, job_share, level }
+    Quotas { groups: b.groups, must: b.must, flex, job_pool: ix.job_pool.clone(), job_share }
 }
 
-/// Places every kind by `lsap_quota` (structured flow only: the quota network has no dense
-/// form).
-pub fn place(
-    ix: &Indexed<'_>,
-    model: &LocalityCost<'_, '_>,
-    shares: &FairShares,
-    starvation: &Starvation,
-    engine: SolverEngine,
-) -> Result<Placement, SolveError> {
-    let dense = match engine {
-        SolverEngine::Jv => Some("jv"),
-        SolverEngine::Hungarian => Some("hungarian"),
-        SolverEngine::Auto | SolverEngine::Flow => None,
-    };
-    if let Some(engine) = dense {
-        return Err(SolveError::UnsupportedEngine {
-            path: "policy.solver".to_owned(),
-            engine,
-            available: "auto, flow",
-        });
+/// placer's default: D-optimal pool counts, then locality, then job shares and delay levels.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LsapQuota;
+
+impl Policy for LsapQuota {
+    fn name(&self) -> &'static str {
+        "lsap_quota"
     }
-    let (levels, mut delay) = delay_levels(ix, starvation);
+
+    fn candidates(&self) -> Candidates {
+        Candidates::Capacity
+    }
+
+    /// The quota network has no dense form.
+    fn engines(&self) -> &'static [SolverEngine] {
+        FLOW_ONLY
+    }
+
+    fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
+        place(epoch)
+    }
+}
+
+/// Places every kind by `lsap_quota` on the structured flow.
+fn place(epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
+    let (ix, model) = (epoch.ix, epoch.model);
+    let (levels, mut delay) = delay_levels(ix, epoch.starvation);
     let mut node_of_task = vec![None; ix.req.pending.len()];
     for kind in TaskKind::ALL {
-        if kind == TaskKind::Reduce && ix.has_cpac() {
-            solve_kind(ix, model, kind, engine, &|_| 0.0, &mut node_of_task)?;
-            continue;
-        }
-        let q = quotas(ix, shares, kind, &levels);
-        structured::solve(ix, model, kind, &|_| 0.0, Some(&q), &mut node_of_task)?;
+        let q = quotas(ix, epoch.shares, kind);
+        // Delay levels apply to maps; reduces ignore locality levels (level 2: any).
+        let task_levels: Vec<u8> = (0..ix.req.pending.len())
+            .map(|t| if kind == TaskKind::Map { levels[ix.pending_job[t] as usize] } else { 2 })
+            .collect();
+        let objective = Objective::Quota { quotas: &q, levels: &task_levels };
+        exact::solve_kind(ix, model, kind, epoch.engine, objective, &mut node_of_task)?;
     }
     // Delay state after the epoch (maps only).
     let mut launched: Vec<Option<u8>> = vec![None; ix.req.jobs.len()];

@@ -1,45 +1,28 @@
-//! Placement policies (DESIGN.md §The epoch pipeline, step 5): each maps an indexed snapshot to
-//! a node for some pending tasks. A [`Placement`] is data, not an answer: `answer` turns it into
-//! the response.
+//! Placement policies (DESIGN.md §The epoch pipeline, step 5), one file per policy, each a
+//! [`Policy`] placing one [`Epoch`]: `fifo`, `fair` and `delay` (Hadoop's heartbeat schedulers
+//! and FAIR Alg. 1, over [`heartbeat`]), `dl_sched` (the lsap paper's greedy baseline), `lsap`,
+//! `lsap_fair` (lsap-sched and lsap-fair-sched) and `lsap_quota` (placer's default), the exact
+//! ones through the front door [`crate::exact`]. The [`registry`] is the one place that maps
+//! an [`placer_models::Algorithm`] to its policy.
+//!
+//! Adding a policy: its file here (a unit struct implementing [`Policy`]), one line in
+//! [`registry::REGISTRY`], one variant of `Algorithm` in `placer-models`.
 
+mod contract;
+pub mod delay;
 pub mod dl_sched;
+mod epoch;
+pub mod fair;
+pub mod fifo;
 pub mod heartbeat;
 pub mod lsap;
 pub mod lsap_fair;
 pub mod lsap_quota;
+mod placement;
 pub mod queue;
+pub mod registry;
 
-use placer_models::{DelayState, Status, WaitReason};
-
-/// The node chosen for each pending task (by position in `pending`), or `None` to wait, with
-/// what the policy knows about its choice.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Placement {
-    /// One entry per pending task.
-    pub node_of_task: Vec<Option<u32>>,
-    /// `optimal` for exact policies, `heuristic` for greedy ones.
-    pub status: Status,
-    /// Fairness cost FC of each pending task (`lsap_fair`); empty = 0 for all.
-    pub fairness: Vec<f64>,
-    /// Ageing credit of each pending task (`lsap_fair`); empty = 0 for all.
-    pub aging: Vec<f64>,
-    /// Per job and kind (`[map, reduce]`), why its unplaced tasks wait when the policy knows
-    /// better than "slots taken" (delay scheduling, CPAC); empty = no such knowledge.
-    pub job_reason: Vec<[Option<WaitReason>; 2]>,
-    /// The updated delay-scheduling state per job (`delay` only).
-    pub delay: Option<Vec<DelayState>>,
-}
-
-impl Placement {
-    /// A placement without costs beyond locality or per-job reasons.
-    pub fn new(node_of_task: Vec<Option<u32>>, status: Status) -> Self {
-        Self {
-            node_of_task,
-            status,
-            fairness: Vec::new(),
-            aging: Vec::new(),
-            job_reason: Vec::new(),
-            delay: None,
-        }
-    }
-}
+pub use contract::{Candidates, Policy};
+pub use epoch::Epoch;
+pub use placement::Placement;
+pub use registry::{lookup, PolicyOf, REGISTRY};

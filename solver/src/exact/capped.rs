@@ -1,0 +1,99 @@
+//! Reduces under copy-compute splitting (FAIR §5.2, CPAC) carry per-(job, node) caps a dense
+//! LSAP cannot express; they are solved exactly as a min-cost max-flow instead: source → task
+//! (1) → node, or → (job, node) (cap: the job's copy room there) → node, → sink (cap: free
+//! reducer slots). Without binding caps its optimum equals the dense LSAP's.
+
+use super::quantum::{shifted, Quantum};
+use crate::cost::LocalityCost;
+use crate::error::SolveError;
+use crate::flow::ssp::MinCostFlow;
+use crate::index::Indexed;
+use crate::matrix::MAX_DENSE_CELLS;
+use placer_models::TaskKind;
+use std::collections::HashMap;
+
+/// Places the runnable pending reduces under CPAC caps; `offsets` (seconds by pending
+/// position, any sign) are added to every placement of their task.
+///
+/// # Complexity
+/// O(T · nodes) arcs, O(T · E log V) time.
+///
+/// # Errors
+/// [`SolveError::ProblemTooLarge`] beyond [`MAX_DENSE_CELLS`] arcs,
+/// [`SolveError::CostOverflow`] for costs beyond the exact range.
+pub fn solve(
+    ix: &Indexed<'_>,
+    model: &LocalityCost<'_, '_>,
+    offsets: Option<&[f64]>,
+    node_of_task: &mut [Option<u32>],
+) -> Result<(), SolveError> {
+    let tasks = &ix.eligible_of_kind[TaskKind::Reduce.slot()];
+    let free = &ix.free[TaskKind::Reduce.slot()];
+    let nodes: Vec<u32> = (0..free.len() as u32).filter(|&n| free[n as usize] > 0).collect();
+    if tasks.is_empty() || nodes.is_empty() {
+        return Ok(());
+    }
+    let arcs = (tasks.len() as u64).saturating_mul(nodes.len() as u64);
+    if arcs > MAX_DENSE_CELLS {
+        return Err(SolveError::ProblemTooLarge {
+            path: "pending".to_owned(),
+            message: format!(
+                "{} reduce tasks × {} nodes = {arcs} arcs under copy-compute caps; the limit is \
+                 {MAX_DENSE_CELLS}",
+                tasks.len(),
+                nodes.len()
+            ),
+        });
+    }
+    let rows: Vec<_> = tasks.iter().map(|&t| model.row(t)).collect();
+    let offsets = shifted(tasks, |t| offsets.map_or(0.0, |o| o[t]));
+    let max_cost = rows.iter().map(|r| r.max()).fold(0.0, f64::max)
+        + offsets.iter().copied().fold(0.0, f64::max);
+    let quantum = Quantum::for_matrix(max_cost, tasks.len(), nodes.len())?;
+
+    let (source, sink) = (0, 1);
+    let mut g = MinCostFlow::new(2);
+    let node_vertex: Vec<usize> = nodes
+        .iter()
+        .map(|&n| {
+            let v = g.add_node();
+            g.add_arc(v, sink, i64::from(free[n as usize]), 0);
+            v
+        })
+        .collect();
+    // (job, node position) → vertex capped by the job's copy room on that node.
+    let mut capped: HashMap<(u32, usize), usize> = HashMap::new();
+    let mut task_arcs: Vec<Vec<(usize, u32)>> = Vec::with_capacity(tasks.len());
+    for (i, &t) in tasks.iter().enumerate() {
+        let v = g.add_node();
+        g.add_arc(source, v, 1, 0);
+        let j = ix.pending_job[t];
+        let o = offsets[i];
+        let mut out = Vec::with_capacity(nodes.len());
+        for (pos, &n) in nodes.iter().enumerate() {
+            let room = ix.copy_room(j, n);
+            if room == 0 {
+                continue;
+            }
+            let to = if room == u32::MAX {
+                node_vertex[pos]
+            } else {
+                *capped.entry((j, pos)).or_insert_with(|| {
+                    let c = g.add_node();
+                    g.add_arc(c, node_vertex[pos], i64::from(room), 0);
+                    c
+                })
+            };
+            let cost = quantum.to_units(rows[i].at(n, ix.node_rack[n as usize]) + o);
+            out.push((g.add_arc(v, to, 1, cost), n));
+        }
+        task_arcs.push(out);
+    }
+    g.solve(source, sink);
+    for (i, &t) in tasks.iter().enumerate() {
+        if let Some(&(_, n)) = task_arcs[i].iter().find(|&&(a, _)| g.flow(a) > 0) {
+            node_of_task[t] = Some(n);
+        }
+    }
+    Ok(())
+}

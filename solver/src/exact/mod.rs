@@ -1,0 +1,19 @@
+//! The exact front door (DESIGN.md §The epoch pipeline, step 5): "solve this exact assignment
+//! of one slot kind with this engine". Policies ([`crate::policy`]) say what to minimise (an
+//! [`Objective`]: lsap-sched's locality cost, plus lsap-fair-sched's per-task offsets, or
+//! under `lsap_quota`'s pool and job capacities); this layer owns everything between that and
+//! an engine: the integer cost [`quantum`] and the offsets' shift, the dense matrix for the
+//! dense engines ([`dense`]), the structured network's arcs ([`structured`]), and the
+//! copy-compute capped reduces ([`capped`], FAIR §5.2). Engines ([`crate::flow`],
+//! [`crate::lsap`]) never see a snapshot or a policy.
+
+pub mod capped;
+pub mod dense;
+pub mod engines;
+pub mod quantum;
+pub mod solve;
+pub mod structured;
+
+pub use engines::{EngineChoice, ANY_ENGINE, FLOW_ONLY};
+pub use quantum::Quantum;
+pub use solve::{solve_kind, Objective};

@@ -1,0 +1,102 @@
+//! The front door's one call (DESIGN.md §The epoch pipeline, step 5): place the runnable
+//! pending tasks of one kind on that kind's free slots, exactly, with the engine asked for.
+//! lsap-sched (Guo, Fox, Zhou §3.2) minimises Σ C(i, φ(i)) over the rectangular task × slot
+//! matrix as it is (no padding); lsap-fair-sched (§3.3) adds a per-task term; `lsap_quota`
+//! puts pool and job capacities in front. When tasks outnumber slots every slot is filled with
+//! the cheapest set of tasks; when slots outnumber tasks every task is placed.
+
+use super::engines::EngineChoice;
+use super::{capped, dense, structured};
+use crate::cost::LocalityCost;
+use crate::error::SolveError;
+use crate::flow::structured::Quotas;
+use crate::index::Indexed;
+use placer_models::{SolverEngine, TaskKind};
+
+/// What one kind's exact assignment minimises.
+#[derive(Clone, Copy, Debug)]
+pub enum Objective<'q> {
+    /// lsap-sched: the locality cost alone, C(i, j) = DLC(i, N(j)) (seconds × α).
+    Locality,
+    /// lsap-fair-sched: C(i, j) = o_i + DLC(i, N(j)) with o indexed by pending position
+    /// (seconds, any sign: FC − ageing).
+    Offset(&'q [f64]),
+    /// `lsap_quota`: the locality cost under the pools' and jobs' capacities, then one unit of
+    /// surcharge per job unit beyond its share and per placement more remote than the task's
+    /// delay level (`levels`, by pending position: 0 node-local, 1 rack-local, 2 any).
+    Quota {
+        /// The pool and job capacities.
+        quotas: &'q Quotas,
+        /// Delay level per pending task.
+        levels: &'q [u8],
+    },
+}
+
+/// Places `kind`'s runnable pending tasks optimally under `objective` with `engine`, writing
+/// the chosen node of each placed task (by pending position) into `node_of_task`.
+///
+/// Reduces under copy-compute caps (FAIR §5.2) go to [`capped::solve`] whatever the engine
+/// (their per-(job, node) caps have no dense form; a quota objective keeps its locality part
+/// there). Otherwise `auto`/`flow` run the structured network ([`structured::solve`]) and
+/// `jv`/`hungarian` the dense matrix ([`dense::solve`]).
+///
+/// # Complexity
+/// That of the engine: the structured flow O(F · E log V) worst case on a network linear in
+/// the snapshot; the dense engines O(T · S) memory and O(T² · S) time for T tasks, S slots.
+///
+/// # Errors
+/// [`SolveError::UnsupportedEngine`] for a dense engine with a quota objective,
+/// [`SolveError::ProblemTooLarge`] for a dense problem over the size limit,
+/// [`SolveError::CostOverflow`] for costs beyond the exact integer range.
+///
+/// # Examples
+/// lsap-sched's Fig. 1: T1's block is on nodes A and B, T2's only on A, one idle map slot on
+/// each. dl-sched's greedy T1 → A forces T2 to read remotely; the exact answer is T1 → B,
+/// T2 → A, both node-local.
+/// ```
+/// use placer_solver::{cost::LocalityCost, exact, index::Indexed};
+/// use placer_models::{SolverEngine, TaskKind};
+/// let req = placer_models::parse_request(br#"{"schema_version": 1, "cluster": {"racks": [{"id": "r"}],
+///   "nodes": [{"id": "A", "rack": "r", "map_slots": 1}, {"id": "B", "rack": "r", "map_slots": 1}]},
+///   "pools": [{"id": "p"}], "jobs": [{"id": "j", "pool": "p"}],
+///   "pending": [{"id": "T1", "job": "j", "kind": "map", "input_bytes": 1000000, "replicas": ["A", "B"]},
+///               {"id": "T2", "job": "j", "kind": "map", "input_bytes": 1000000, "replicas": ["A"]}]}"#).unwrap();
+/// let ix = Indexed::new(&req);
+/// let model = LocalityCost::new(&ix);
+/// let mut node_of_task = vec![None; 2];
+/// for engine in [SolverEngine::Flow, SolverEngine::Jv, SolverEngine::Hungarian] {
+///     exact::solve_kind(&ix, &model, TaskKind::Map, engine, exact::Objective::Locality,
+///                       &mut node_of_task).unwrap();
+///     assert_eq!(node_of_task, vec![Some(1), Some(0)]); // T1 → B, T2 → A
+/// }
+/// ```
+pub fn solve_kind(
+    ix: &Indexed<'_>,
+    model: &LocalityCost<'_, '_>,
+    kind: TaskKind,
+    engine: SolverEngine,
+    objective: Objective<'_>,
+    node_of_task: &mut [Option<u32>],
+) -> Result<(), SolveError> {
+    if kind == TaskKind::Reduce && ix.has_cpac() {
+        let offsets = match objective {
+            Objective::Offset(o) => Some(o),
+            Objective::Locality | Objective::Quota { .. } => None,
+        };
+        return capped::solve(ix, model, offsets, node_of_task);
+    }
+    match (EngineChoice::of(engine), objective) {
+        (EngineChoice::Flow, _) => structured::solve(ix, model, kind, objective, node_of_task),
+        (EngineChoice::Dense(_), Objective::Quota { .. }) => Err(SolveError::UnsupportedEngine {
+            path: "policy.solver".to_owned(),
+            engine: engine.name(),
+            available: super::engines::engine_list(super::FLOW_ONLY),
+        }),
+        (EngineChoice::Dense(solver), Objective::Offset(o)) => {
+            dense::solve(ix, model, kind, solver, Some(o), node_of_task)
+        }
+        (EngineChoice::Dense(solver), Objective::Locality) => {
+            dense::solve(ix, model, kind, solver, None, node_of_task)
+        }
+    }
+}

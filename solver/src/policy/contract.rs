@@ -1,0 +1,46 @@
+//! The one interface every placement policy implements (DESIGN.md §The epoch pipeline: "one
+//! `Policy` trait (name, preempts?, pending bound for the simulator, engines accepted,
+//! place(&Epoch) -> Placement)"). The pipeline, the simulator, the server's errors, the tests
+//! and the benches ask a policy these questions instead of matching on algorithm names.
+
+use super::{Epoch, Placement};
+use crate::error::SolveError;
+use placer_models::SolverEngine;
+
+/// How many pending tasks per job and kind a snapshot must carry for a policy's answer to be
+/// the one it would give on the whole queue (the what-if simulator bounds its snapshots by it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Candidates {
+    /// At most the free slots of the kind: enough for a greedy policy that ignores fair shares
+    /// and takes each job's tasks in queue order.
+    FreeSlots,
+    /// At most the cluster's slots of the kind: fair shares and demands are exactly those of
+    /// the whole queue, and an exact policy sees more candidates than slots.
+    Capacity,
+}
+
+/// A placement policy.
+pub trait Policy: Sync {
+    /// The wire name (`policy.algorithm`), e.g. `lsap_quota`.
+    fn name(&self) -> &'static str;
+
+    /// Whether the pipeline plans preemptions for starved pools after this policy's placement
+    /// (design doc §3.3; FAIR §3.2).
+    fn preempts(&self) -> bool {
+        false
+    }
+
+    /// The pending tasks a snapshot must carry for this policy (see [`Candidates`]).
+    fn candidates(&self) -> Candidates;
+
+    /// The values of `policy.solver` it accepts; a greedy policy ignores the engine and
+    /// accepts all.
+    fn engines(&self) -> &'static [SolverEngine];
+
+    /// Places one epoch.
+    ///
+    /// # Errors
+    /// What the exact front door refuses ([`crate::exact::solve_kind`]): a problem too large
+    /// for a dense engine, costs beyond the exact integer range.
+    fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError>;
+}

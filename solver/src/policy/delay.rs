@@ -1,0 +1,36 @@
+//! `delay`: fair sharing with delay scheduling (Zaharia et al., FAIR Alg. 1): the Fair
+//! Scheduler's order, but a job at locality level 0 launches only node-local maps and waits
+//! T1 (then T2) before it may launch rack-local (then any) ones ([`super::heartbeat`]);
+//! preemption as `fair`.
+
+use super::heartbeat::{self, Mode};
+use super::{Candidates, Epoch, Placement, Policy};
+use crate::error::SolveError;
+use crate::exact::ANY_ENGINE;
+use placer_models::SolverEngine;
+
+/// The Fair Scheduler with delay scheduling.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Delay;
+
+impl Policy for Delay {
+    fn name(&self) -> &'static str {
+        "delay"
+    }
+
+    fn preempts(&self) -> bool {
+        true
+    }
+
+    fn candidates(&self) -> Candidates {
+        Candidates::Capacity
+    }
+
+    fn engines(&self) -> &'static [SolverEngine] {
+        ANY_ENGINE
+    }
+
+    fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
+        Ok(heartbeat::place(epoch.ix, epoch.starvation, Mode::Delay))
+    }
+}

@@ -1,0 +1,25 @@
+//! One epoch as a policy sees it (DESIGN.md §The epoch pipeline, steps 1–4 done): the indexed
+//! snapshot, the locality cost model (lsap-sched eq. 1), the water-filling fair shares (FAIR
+//! App. A), the pools' starvation (design doc §3.3) and the exact engine asked for. Typed data,
+//! computed once by the pipeline and shared by every policy.
+
+use crate::cost::LocalityCost;
+use crate::fair_shares::FairShares;
+use crate::index::Indexed;
+use crate::starvation::Starvation;
+use placer_models::SolverEngine;
+
+/// The context of one `place` call.
+#[derive(Clone, Copy, Debug)]
+pub struct Epoch<'e, 'a> {
+    /// The validated snapshot with every reference resolved.
+    pub ix: &'e Indexed<'a>,
+    /// The locality cost of every pending task on every node.
+    pub model: &'e LocalityCost<'e, 'a>,
+    /// Fair shares per pool and job and kind.
+    pub shares: &'e FairShares,
+    /// Starvation of every pool before this epoch's placement.
+    pub starvation: &'e Starvation,
+    /// `policy.solver`.
+    pub engine: SolverEngine,
+}

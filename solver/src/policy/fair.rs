@@ -1,0 +1,36 @@
+//! `fair`: the Hadoop Fair Scheduler (design doc §4.4; FAIR §3): pools by need (below min
+//! share first, then running / weight), jobs inside a pool by its mode, the head job's closest
+//! map for each offered slot ([`super::heartbeat`]); min-share and fair-share preemption for
+//! starved pools (design doc §3.3).
+
+use super::heartbeat::{self, Mode};
+use super::{Candidates, Epoch, Placement, Policy};
+use crate::error::SolveError;
+use crate::exact::ANY_ENGINE;
+use placer_models::SolverEngine;
+
+/// The Fair Scheduler without delay scheduling.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Fair;
+
+impl Policy for Fair {
+    fn name(&self) -> &'static str {
+        "fair"
+    }
+
+    fn preempts(&self) -> bool {
+        true
+    }
+
+    fn candidates(&self) -> Candidates {
+        Candidates::Capacity
+    }
+
+    fn engines(&self) -> &'static [SolverEngine] {
+        ANY_ENGINE
+    }
+
+    fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
+        Ok(heartbeat::place(epoch.ix, epoch.starvation, Mode::Fair))
+    }
+}

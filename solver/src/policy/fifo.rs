@@ -1,0 +1,31 @@
+//! `fifo`: Hadoop's default `JobQueueTaskScheduler` (FAIR §2; design doc §1): free slots
+//! offered heartbeat by heartbeat go to the first job by priority, then submit time, pools
+//! ignored; the head-of-line job launches its closest map ([`super::heartbeat`]).
+
+use super::heartbeat::{self, Mode};
+use super::{Candidates, Epoch, Placement, Policy};
+use crate::error::SolveError;
+use crate::exact::ANY_ENGINE;
+use placer_models::SolverEngine;
+
+/// Hadoop's FIFO scheduler.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Fifo;
+
+impl Policy for Fifo {
+    fn name(&self) -> &'static str {
+        "fifo"
+    }
+
+    fn candidates(&self) -> Candidates {
+        Candidates::FreeSlots
+    }
+
+    fn engines(&self) -> &'static [SolverEngine] {
+        ANY_ENGINE
+    }
+
+    fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
+        Ok(heartbeat::place(epoch.ix, epoch.starvation, Mode::Fifo))
+    }
+}
