@@ -9,7 +9,7 @@
 use placer_datasets::{fig9_snapshot, multi_pool_snapshot, Fig9Spec, MultiPoolSpec};
 use placer_models::{Algorithm, DelayState, PlaceRequest, PlaceResponse};
 use placer_solver::fairness::fairness_distance;
-use placer_solver::{place, PlaceOptions};
+use placer_solver::{place, registry, PlaceOptions};
 use std::collections::BTreeMap;
 
 const SEEDS: std::ops::RangeInclusive<u64> = 1..=5;
@@ -47,57 +47,69 @@ fn placed_per_pool(req: &PlaceRequest, resp: &PlaceResponse) -> Vec<f64> {
 }
 
 struct Row {
-    label: &'static str,
-    set: fn(&mut PlaceRequest),
+    label: String,
+    set: Box<dyn Fn(&mut PlaceRequest)>,
 }
 
+/// The registered algorithm named `name`.
+fn algorithm(name: &str) -> Algorithm {
+    registry::by_name(name).expect("a registered policy").0
+}
+
+/// One row per registered policy on the wire defaults, each followed by the settings of it
+/// the table also shows (delay scheduling's waits, lsap_fair's α).
 fn rows() -> Vec<Row> {
-    vec![
-        Row { label: "fifo", set: |r| r.policy.algorithm = Algorithm::Fifo },
-        Row { label: "fair", set: |r| r.policy.algorithm = Algorithm::Fair },
-        Row {
-            label: "delay (first epoch: level 0, wait 0)",
-            set: |r| r.policy.algorithm = Algorithm::Delay,
-        },
-        Row {
-            label: "delay (wait elapsed: 10 s ≥ T1 + T2 = 9 s)",
-            set: |r| {
-                r.policy.algorithm = Algorithm::Delay;
-                for j in &mut r.jobs {
-                    j.delay = Some(DelayState { level: 0, wait_s: 10.0, skipped_at_s: None });
-                }
+    let default = placer_models::Policy::default().algorithm;
+    let mut rows = Vec::new();
+    for &(a, policy) in registry::REGISTRY {
+        let label = match policy.name() {
+            "delay" => "delay (first epoch: level 0, wait 0)".to_owned(),
+            "lsap_fair" => "lsap_fair (α = 1, β = 10)".to_owned(),
+            name if a == default => format!("{name} (default)"),
+            name => name.to_owned(),
+        };
+        rows.push(Row { label, set: Box::new(move |r| r.policy.algorithm = a) });
+        rows.extend(variants(policy.name()));
+    }
+    rows
+}
+
+/// The extra rows of one policy.
+fn variants(name: &str) -> Vec<Row> {
+    let delay = algorithm("delay");
+    let lsap_fair = algorithm("lsap_fair");
+    match name {
+        "delay" => vec![
+            Row {
+                label: "delay (wait elapsed: 10 s ≥ T1 + T2 = 9 s)".to_owned(),
+                set: Box::new(move |r| {
+                    r.policy.algorithm = delay;
+                    for j in &mut r.jobs {
+                        j.delay = Some(DelayState { level: 0, wait_s: 10.0, skipped_at_s: None });
+                    }
+                }),
             },
-        },
-        Row {
-            label: "delay (T1 = T2 = 0)",
-            set: |r| {
-                r.policy.algorithm = Algorithm::Delay;
-                r.policy.locality_delay_node_s = Some(0.0);
-                r.policy.locality_delay_rack_s = Some(0.0);
+            Row {
+                label: "delay (T1 = T2 = 0)".to_owned(),
+                set: Box::new(move |r| {
+                    r.policy.algorithm = delay;
+                    r.policy.locality_delay_node_s = Some(0.0);
+                    r.policy.locality_delay_rack_s = Some(0.0);
+                }),
             },
-        },
-        Row { label: "dl_sched", set: |r| r.policy.algorithm = Algorithm::DlSched },
-        Row { label: "lsap", set: |r| r.policy.algorithm = Algorithm::Lsap },
-        Row { label: "lsap_quota (default)", set: |r| r.policy.algorithm = Algorithm::LsapQuota },
-        Row {
-            label: "lsap_fair (α = 1, β = 10)",
-            set: |r| r.policy.algorithm = Algorithm::LsapFair,
-        },
-        Row {
-            label: "lsap_fair (α = 10, β = 10)",
-            set: |r| {
-                r.policy.algorithm = Algorithm::LsapFair;
-                r.policy.alpha = 10.0;
-            },
-        },
-        Row {
-            label: "lsap_fair (α = 100, β = 10)",
-            set: |r| {
-                r.policy.algorithm = Algorithm::LsapFair;
-                r.policy.alpha = 100.0;
-            },
-        },
-    ]
+        ],
+        "lsap_fair" => [10.0, 100.0]
+            .into_iter()
+            .map(|alpha| Row {
+                label: format!("lsap_fair (α = {alpha}, β = 10)"),
+                set: Box::new(move |r: &mut PlaceRequest| {
+                    r.policy.algorithm = lsap_fair;
+                    r.policy.alpha = alpha;
+                }),
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 fn policies_table() {
@@ -171,7 +183,7 @@ fn fig9_table() {
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|");
     let base = |seed: u64| {
         let mut req = fig9_snapshot(&Fig9Spec::paper(seed)).expect("spec");
-        req.policy.algorithm = Algorithm::LsapFair;
+        req.policy.algorithm = algorithm("lsap_fair");
         req.policy.beta = FIG9_BETA;
         req
     };
@@ -224,7 +236,7 @@ fn fig9_table() {
 
     // References on the same snapshot: lsap (no fairness cost), and the smallest D any
     // placement filling the free slots can reach (brute force over per-group counts).
-    req.policy.algorithm = Algorithm::Lsap;
+    req.policy.algorithm = algorithm("lsap");
     req.policy.alpha = 1.0;
     let lsap = solve(&req);
     let weight: Vec<f64> = req.pools.iter().map(|p| p.weight).collect();

@@ -2,16 +2,16 @@
 //! solver at 1 s for 2,900²): one `place` call (validate, index, cost, assign, answer) on
 //! `gen snapshot` with racks of 20, 4 map slots, replication 3, rack-aware, seed 1, at the
 //! three sizes of issue 4: 500 nodes / 50% idle / 1,000 tasks, 2,500 / 50% / 5,000 and
-//! 12,500 / 25% / 20,000. Algorithms: `dl_sched` (greedy baseline), `lsap` and `lsap_quota`
-//! on `policy.solver = auto` (the structured flow), and `lsap` on the dense `jv` engine at
+//! 12,500 / 25% / 20,000. Algorithms: every registered policy on `policy.solver = auto` (the
+//! structured flow for the exact ones), and those that accept it on the dense `jv` engine at
 //! 500 nodes (at 2,500 it needs ≈ 10 s, see BENCHMARKS.md). Run:
-//! `cargo bench --bench solver_speed`.
+//! `cargo bench --bench solver_speed` (one policy: `cargo bench --bench solver_speed -- lsap/`).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use placer_datasets::{lsap_snapshot, LsapSnapshotSpec};
-use placer_models::{Algorithm, PlaceRequest, SolverEngine};
-use placer_solver::{place, PlaceOptions};
+use placer_models::{PlaceRequest, SolverEngine};
+use placer_solver::{place, registry::REGISTRY, PlaceOptions};
 use std::time::Duration;
 
 fn snapshot(nodes: usize, idle: f64, tasks: usize) -> PlaceRequest {
@@ -24,13 +24,14 @@ fn bench(c: &mut Criterion) {
     group.sample_size(20).warm_up_time(Duration::from_secs(1));
     for (nodes, idle, tasks) in [(500, 0.5, 1000), (2500, 0.5, 5000), (12500, 0.25, 20000)] {
         let base = snapshot(nodes, idle, tasks);
-        let mut runs = vec![
-            (Algorithm::DlSched, SolverEngine::Auto),
-            (Algorithm::Lsap, SolverEngine::Auto),
-            (Algorithm::LsapQuota, SolverEngine::Auto),
-        ];
-        if nodes == 500 {
-            runs.push((Algorithm::Lsap, SolverEngine::Jv));
+        // Every registered policy on `auto`, and on the small size every other engine it
+        // accepts (the dense ones are O(T · S) memory: too big for the larger sizes).
+        let mut runs = Vec::new();
+        for &(algorithm, policy) in REGISTRY {
+            runs.push((algorithm, SolverEngine::Auto));
+            if nodes == 500 && policy.engines().contains(&SolverEngine::Jv) {
+                runs.push((algorithm, SolverEngine::Jv));
+            }
         }
         for (algorithm, engine) in runs {
             let mut req = base.clone();

@@ -141,6 +141,17 @@ pub(crate) fn parse_algorithm(s: &str) -> Result<Algorithm, String> {
     serde_json::from_value(serde_json::Value::String(s.to_owned())).map_err(|e| e.to_string())
 }
 
+/// A policy this build implements (for `whatif --policies`, where an unimplemented one would
+/// fail only at its first epoch).
+pub(crate) fn parse_policy(s: &str) -> Result<Algorithm, String> {
+    placer_solver::registry::by_name(s).map(|(a, _)| a).ok_or_else(|| {
+        format!(
+            "{s:?} is not a policy of this build (available: {})",
+            placer_solver::registry::available()
+        )
+    })
+}
+
 fn parse_engine(s: &str) -> Result<SolverEngine, String> {
     serde_json::from_value(serde_json::Value::String(s.to_owned())).map_err(|e| e.to_string())
 }

@@ -1,10 +1,14 @@
 //! One conformance suite for every exact assignment engine (DESIGN.md §Style): each named case
-//! is solved by placer's JV (i64 and f64), pathfinding's Kuhn–Munkres and the brute-force
-//! oracle, and must give the hand-derived optimum. Cases come from the lsap paper (Guo, Fox,
-//! Zhou: Fig. 1, Fig. 2) and from textbook matrices; expected values are derived by hand in the
-//! comments.
+//! is solved by placer's structured min-cost flow (the engine that serves `/place`, through
+//! its dense-matrix adapter), placer's JV (i64 and f64), pathfinding's Kuhn–Munkres and the
+//! brute-force oracle, and must give the known optimum. Cases come from the lsap paper (Guo,
+//! Fox, Zhou: Fig. 1, Fig. 2), from textbook matrices derived by hand in the comments, and
+//! from the published test suites of scipy (`test_linear_sum_assignment`), pathfinding
+//! (`tests/kuhn_munkres.rs`, maximisations negated) and lap (`test_lap.py`, Balas and Toth's
+//! 8 × 8 matrix); their optima were checked by exhaustive search as well.
 
 use ndarray::{arr2, Array2};
+use placer_solver::flow::dense_adapter::FlowOnDense;
 use placer_solver::lsap::{brute::Brute, hungarian::Hungarian, jv, jv::Jv, DenseSolver};
 use placer_solver::SolveError;
 
@@ -62,13 +66,140 @@ fn cases() -> Vec<Case> {
             costs: arr2(&[[1, 10, 10], [1, 10, 10], [1, 10, 10]]),
             optimum: Some(21),
         },
+        // scipy: square, 150 + 400 + 300.
+        Case {
+            name: "scipy_square_400",
+            costs: arr2(&[[400, 150, 400], [400, 450, 600], [300, 225, 300]]),
+            optimum: Some(850),
+        },
+        // scipy: its rectangular variant, 150 + 2 + 300.
+        Case {
+            name: "scipy_rectangular_400",
+            costs: arr2(&[[400, 150, 400, 1], [400, 450, 600, 2], [300, 225, 300, 3]]),
+            optimum: Some(452),
+        },
+        // scipy: square, 10 + 1 + 7.
+        Case {
+            name: "scipy_square_10",
+            costs: arr2(&[[10, 10, 8], [9, 8, 1], [9, 7, 4]]),
+            optimum: Some(18),
+        },
+        // scipy: its rectangular variant, 10 + 1 + 4.
+        Case {
+            name: "scipy_rectangular_10",
+            costs: arr2(&[[10, 10, 8, 11], [9, 8, 1, 1], [9, 7, 4, 10]]),
+            optimum: Some(15),
+        },
+        // scipy: square with positive infinities (forbidden), 10 + 1 + 7.
+        Case {
+            name: "scipy_square_infinities",
+            costs: arr2(&[[10, X, X], [X, X, 1], [X, 7, X]]),
+            optimum: Some(18),
+        },
+        // scipy: n = 2, m = 0.
+        Case { name: "scipy_2x0", costs: Array2::zeros((2, 0)), optimum: Some(0) },
+        // pathfinding (tryalgo): maximise [[1]] = 1.
+        Case { name: "pathfinding_tryalgo_1x1", costs: arr2(&[[-1]]), optimum: Some(-1) },
+        // pathfinding (tryalgo): maximise [[1, 2], [1, 1]] = 2 + 1.
+        Case {
+            name: "pathfinding_tryalgo_2x2",
+            costs: arr2(&[[-1, -2], [-1, -1]]),
+            optimum: Some(-3),
+        },
+        // pathfinding (tryalgo): maximise [[-1, -2, -3], [-6, -5, -4], [-1, -1, -1]] = −6.
+        Case {
+            name: "pathfinding_tryalgo_negative",
+            costs: arr2(&[[1, 2, 3], [6, 5, 4], [1, 1, 1]]),
+            optimum: Some(6),
+        },
+        // pathfinding (tryalgo): maximise [[1, 2, 3], [6, 5, 4], [1, 1, 1]] = 3 + 6 + 1.
+        Case {
+            name: "pathfinding_tryalgo_3x3",
+            costs: arr2(&[[-1, -2, -3], [-6, -5, -4], [-1, -1, -1]]),
+            optimum: Some(-10),
+        },
+        // pathfinding (tryalgo, Project Euler 345's example): maximise = 3315.
+        Case {
+            name: "pathfinding_tryalgo_5x5",
+            costs: arr2(&[
+                [-7, -53, -183, -439, -863],
+                [-497, -383, -563, -79, -973],
+                [-287, -63, -343, -169, -583],
+                [-627, -343, -773, -959, -943],
+                [-767, -473, -103, -699, -303],
+            ]),
+            optimum: Some(-3315),
+        },
+        // pathfinding: cranes, minimise = 275.
+        Case {
+            name: "pathfinding_cranes",
+            costs: arr2(&[
+                [90, 75, 75, 80],
+                [35, 85, 55, 65],
+                [125, 95, 90, 105],
+                [45, 110, 95, 115],
+            ]),
+            optimum: Some(275),
+        },
+        // pathfinding: murray, minimise = 10.
+        Case {
+            name: "pathfinding_murray",
+            costs: arr2(&[[1, 2, 3], [2, 4, 6], [3, 6, 9]]),
+            optimum: Some(10),
+        },
+        // pathfinding: hungarian, minimise = 140.
+        Case {
+            name: "pathfinding_hungarian",
+            costs: arr2(&[[82, 83, 69, 92], [77, 37, 49, 92], [11, 69, 5, 86], [8, 9, 98, 23]]),
+            optimum: Some(140),
+        },
+        // pathfinding: non_square 4 × 5, maximise = 376.
+        Case {
+            name: "pathfinding_non_square",
+            costs: arr2(&[
+                [-62, -78, -50, -101, -82],
+                [-71, -84, -61, -73, -59],
+                [-87, -92, -111, -71, -81],
+                [-48, -64, -87, -77, -80],
+            ]),
+            optimum: Some(-376),
+        },
+        // lap: Balas and Toth's 8 × 8 (1000 on the diagonal), optimum 17.
+        Case { name: "lap_balas_toth_8x8", costs: balas_toth(8, 8), optimum: Some(17) },
+        // lap: its top-left 3 × 3, optimum 8 (2 + 1 + 5).
+        Case { name: "lap_balas_toth_3x3", costs: balas_toth(3, 3), optimum: Some(8) },
+        // lap: its top-left 2 × 4 (lap's `extend_cost`; solved natively here), 2 + 1.
+        Case { name: "lap_balas_toth_2x4", costs: balas_toth(2, 4), optimum: Some(3) },
+        // The 2 × 4 transposed: 4 × 2, every column matched, 2 + 1 again.
+        Case {
+            name: "lap_balas_toth_4x2",
+            costs: balas_toth(2, 4).reversed_axes(),
+            optimum: Some(3),
+        },
     ]
+}
+
+/// lap's `test_lap.py` matrix (Balas and Toth, 1985), its top-left rows × cols.
+fn balas_toth(rows: usize, cols: usize) -> Array2<i64> {
+    const L: i64 = 1000;
+    let full = arr2(&[
+        [L, 2, 11, 10, 8, 7, 6, 5],
+        [6, L, 1, 8, 8, 4, 6, 7],
+        [5, 12, L, 11, 8, 12, 3, 11],
+        [11, 9, 10, L, 1, 9, 8, 10],
+        [11, 11, 9, 4, L, 2, 10, 9],
+        [12, 8, 5, 2, 11, L, 11, 9],
+        [10, 11, 12, 10, 9, 12, L, 3],
+        [10, 10, 10, 10, 6, 3, 1, L],
+    ]);
+    Array2::from_shape_fn((rows, cols), |(i, j)| full[[i, j]])
 }
 
 type Engine = (&'static str, fn(&Array2<i64>) -> Result<(Vec<Option<usize>>, f64), SolveError>);
 
 fn engines() -> Vec<Engine> {
     vec![
+        ("flow", |m| FlowOnDense.solve_i64(m.view()).map(|s| (s.row_to_col, s.objective as f64))),
         ("jv_i64", |m| Jv.solve_i64(m.view()).map(|s| (s.row_to_col, s.objective as f64))),
         ("jv_f64", |m| {
             let f = m.mapv(|x| if x == X { f64::INFINITY } else { x as f64 });

@@ -20,8 +20,10 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
-const ALGORITHMS: [&str; 7] =
-    ["fifo", "fair", "delay", "dl_sched", "lsap", "lsap_fair", "lsap_quota"];
+/// Every registered policy's wire name.
+fn algorithms() -> impl Iterator<Item = &'static str> {
+    placer_solver::registry::REGISTRY.iter().map(|(_, p)| p.name())
+}
 
 /// Node: (rack, map slots, reduce slots, CPAC (max_reducers, max_computing)?, busy maps,
 /// busy reduces).
@@ -315,7 +317,7 @@ proptest! {
 
     #[test]
     fn every_fair_family_placement_is_valid(req in snapshot()) {
-        for algorithm in ALGORITHMS {
+        for algorithm in algorithms() {
             let r = place(&with_algorithm(&req, algorithm), &PlaceOptions::default()).expect("places");
             check_valid(&req, &r, algorithm)?;
             let again = place(&with_algorithm(&req, algorithm), &PlaceOptions::default()).unwrap();

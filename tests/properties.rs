@@ -8,6 +8,7 @@ mod common;
 
 use ndarray::Array2;
 use placer_models::{PlaceRequest, TaskKind};
+use placer_solver::flow::dense_adapter::FlowOnDense;
 use placer_solver::lsap::{brute, hungarian::Hungarian, jv, jv::Jv, DenseSolver};
 use placer_solver::{cost_matrix, place, PlaceOptions};
 use proptest::prelude::*;
@@ -39,6 +40,7 @@ proptest! {
         let oracle = objective_or_infeasible(brute::solve(m.view()).map(|s| s.objective as f64));
         let f = m.mapv(|x| if x == X { f64::INFINITY } else { x as f64 });
         let results = [
+            ("flow", FlowOnDense.solve_i64(m.view()).map(|s| (s.objective as f64, s.row_to_col))),
             ("jv_i64", Jv.solve_i64(m.view()).map(|s| (s.objective as f64, s.row_to_col))),
             ("jv_f64", jv::solve_f64(f.view()).map(|s| (s.objective, s.row_to_col))),
             ("hungarian", Hungarian.solve_i64(m.view()).map(|s| (s.objective as f64, s.row_to_col))),

@@ -6,12 +6,12 @@
 //!
 //! ```no_run
 //! use placer_sim::{simulate, simulate_many, ClusterSource, SimConfig};
-//! use placer_models::Algorithm;
 //! # let workload = placer_datasets::Workload::default();
 //! let cluster = ClusterSource::Synthetic { nodes: 100, rack_size: 20, map_slots: 4, reduce_slots: 2 };
-//! let configs: Vec<SimConfig> = [Algorithm::DlSched, Algorithm::Lsap]
-//!     .into_iter()
-//!     .map(|a| SimConfig { cluster: cluster.clone(), ..SimConfig::with_algorithm(a) })
+//! // Every policy this build implements, side by side.
+//! let configs: Vec<SimConfig> = placer_solver::registry::REGISTRY
+//!     .iter()
+//!     .map(|&(a, _)| SimConfig { cluster: cluster.clone(), ..SimConfig::with_algorithm(a) })
 //!     .collect();
 //! for report in simulate_many(&workload, &configs) {
 //!     let report = report?;

@@ -14,15 +14,10 @@ use placer_sim::{
 };
 use proptest::prelude::*;
 
-const ALGORITHMS: [Algorithm; 7] = [
-    Algorithm::Fifo,
-    Algorithm::Fair,
-    Algorithm::Delay,
-    Algorithm::DlSched,
-    Algorithm::Lsap,
-    Algorithm::LsapFair,
-    Algorithm::LsapQuota,
-];
+/// Every registered policy's algorithm.
+fn algorithms() -> Vec<Algorithm> {
+    placer_solver::registry::REGISTRY.iter().map(|&(a, _)| a).collect()
+}
 
 /// Conservation checks every completed run must pass.
 fn check_conservation(w: &Workload, r: &SimReport) {
@@ -60,7 +55,7 @@ fn random_workloads_conserve_tasks_under_every_algorithm() {
     let w = random_workload(7, 12, 25, 12, 4, 120.0);
     let cluster =
         ClusterSource::Synthetic { nodes: 12, rack_size: 4, map_slots: 2, reduce_slots: 1 };
-    for algorithm in ALGORITHMS {
+    for algorithm in algorithms() {
         for bound in
             [PendingBound::All, PendingBound::Capacity, PendingBound::FreeSlots, PendingBound::Auto]
         {
@@ -205,7 +200,7 @@ proptest! {
         map_slots in 0u32..3,
         reduce_slots in 0u32..3,
         jobs in 1usize..6,
-        algorithm in 0usize..ALGORITHMS.len(),
+        algorithm in 0usize..algorithms().len(),
         bound in 0usize..4,
         preempt in any::<bool>(),
         epoch_s in 0.5f64..5.0,
@@ -219,7 +214,7 @@ proptest! {
             epoch_s,
             stall_epochs: 20,
             audit: true,
-            ..SimConfig::with_algorithm(ALGORITHMS[algorithm])
+            ..SimConfig::with_algorithm(algorithms()[algorithm])
         };
         let r = simulate(&w, &cfg).unwrap();
         let needs_maps = w.jobs.iter().any(|j| !j.maps.is_empty());

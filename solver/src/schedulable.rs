@@ -6,7 +6,7 @@
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Schedulable {
     /// Relative weight (≥ 0). Zero: entitled to its min share only, unless every contender
-    /// with unmet demand has weight zero (see [`crate::water_filling`]).
+    /// with unmet demand has weight zero (see `water_filling`).
     pub weight: f64,
     /// Guaranteed slots (≥ 0), capped by the demand.
     pub min_share: f64,

@@ -59,7 +59,7 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 3.0)]
     pub epoch_s: f64,
     /// Policies to compare, comma-separated.
-    #[arg(long, value_delimiter = ',', value_parser = crate::parse_algorithm,
+    #[arg(long, value_delimiter = ',', value_parser = crate::parse_policy,
           default_value = "fifo,fair,delay,dl_sched,lsap,lsap_quota")]
     pub policies: Vec<Algorithm>,
     /// SWIM only: how jobs map to pools (SWIM names none): single, size-bin (FAIR Table 2

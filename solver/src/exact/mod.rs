@@ -1,5 +1,5 @@
 //! The exact front door (DESIGN.md §The epoch pipeline, step 5): "solve this exact assignment
-//! of one slot kind with this engine". Policies ([`crate::policy`]) say what to minimise (an
+//! of one slot kind with this engine". Policies (`policy`) say what to minimise (an
 //! [`Objective`]: lsap-sched's locality cost, plus lsap-fair-sched's per-task offsets, or
 //! under `lsap_quota`'s pool and job capacities); this layer owns everything between that and
 //! an engine: the integer cost [`quantum`] and the offsets' shift, the dense matrix for the
@@ -14,6 +14,7 @@ pub mod quantum;
 pub mod solve;
 pub mod structured;
 
+pub use crate::flow::structured::Quotas;
 pub use engines::{EngineChoice, ANY_ENGINE, FLOW_ONLY};
 pub use quantum::Quantum;
 pub use solve::{solve_kind, Objective};

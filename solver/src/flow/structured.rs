@@ -16,7 +16,7 @@
 //! objective as the dense LSAP on `placer export-matrix`, without padding.
 //!
 //! This is an engine: it knows integer costs, nodes, racks and (for `lsap_quota`) pools and
-//! jobs, never a snapshot, a cost model or a policy. [`crate::exact`] turns a snapshot's
+//! jobs, never a snapshot, a cost model or a policy. `exact` turns a snapshot's
 //! seconds into [`TaskArcs`]; [`crate::flow::dense_adapter`] turns a dense matrix into them
 //! (every column a node of its own, no rack or cluster arc) for the conformance suite.
 //!
@@ -59,7 +59,7 @@ pub struct TaskArcs {
 }
 
 /// What stands between the source and the tasks for `lsap_quota` (see
-/// [`crate::policy::lsap_quota`]): S → pool (its `must` units), S → flex group g (`groups[g]`
+/// `policy::lsap_quota`): S → pool (its `must` units), S → flex group g (`groups[g]`
 /// units) → pool (its `flex` units), pool → job (`job_share` units free, any more at a cost of
 /// one unit each), job → task.
 #[derive(Clone, Debug)]

@@ -51,10 +51,9 @@
 
 use super::{Candidates, Epoch, Placement, Policy};
 use crate::error::SolveError;
-use crate::exact::{self, Objective, FLOW_ONLY};
+use crate::exact::{self, Objective, Quotas, FLOW_ONLY};
 use crate::fair_shares::FairShares;
 use crate::fairness::fairness_distance;
-use crate::flow::structured::Quotas;
 use crate::index::Indexed;
 use crate::starvation::Starvation;
 use placer_models::{DelayState, Locality, SolverEngine, Status, TaskKind};

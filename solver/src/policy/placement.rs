@@ -1,6 +1,6 @@
 //! What a policy decides for one epoch (DESIGN.md §The epoch pipeline, step 5): the node of
 //! each pending task or `None`, with what the policy knows about its choice. A [`Placement`]
-//! is data, not an answer: [`crate::answer`] turns it into the response (step 6).
+//! is data, not an answer: `answer` turns it into the response (step 6).
 
 use placer_models::{DelayState, Status, WaitReason};
 
