@@ -29,23 +29,25 @@ use placer_models::{PlaceRequest, PlaceResponse, TaskKind};
 /// [`SolveError::CostOverflow`] / [`SolveError::ProblemTooLarge`] from the exact engines.
 ///
 /// # Examples
-/// FAIR Fig. 3's water-filling, through the answer's fair shares: pools of weight 1 and 1
-/// with demands 2 and 10 on 8 map slots share them 2 and 6 (the small pool's unused share goes
-/// to the other).
+/// lsap-sched's Fig. 1 (Guo, Fox, Zhou): nodes A and B with one idle map slot each; T1's
+/// block is on A and B, T2's only on A. dl-sched, offering A first, gives it T1 and T2 must
+/// read remotely; lsap-sched places both node-local.
 /// ```
-/// let req = placer_models::parse_request(br#"{"schema_version": 1, "cluster": {"racks": [{"id": "r"}],
-///   "nodes": [{"id": "n", "rack": "r", "map_slots": 8}]},
-///   "pools": [{"id": "a"}, {"id": "b"}],
-///   "jobs": [{"id": "ja", "pool": "a"}, {"id": "jb", "pool": "b"}],
-///   "pending": [{"id": "a0", "job": "ja", "kind": "map"}, {"id": "a1", "job": "ja", "kind": "map"},
-///     {"id": "b0", "job": "jb", "kind": "map"}, {"id": "b1", "job": "jb", "kind": "map"}, {"id": "b2", "job": "jb", "kind": "map"},
-///     {"id": "b3", "job": "jb", "kind": "map"}, {"id": "b4", "job": "jb", "kind": "map"}, {"id": "b5", "job": "jb", "kind": "map"},
-///     {"id": "b6", "job": "jb", "kind": "map"}, {"id": "b7", "job": "jb", "kind": "map"}, {"id": "b8", "job": "jb", "kind": "map"},
-///     {"id": "b9", "job": "jb", "kind": "map"}]}"#).unwrap();
-/// let answer = placer_solver::place(&req, &Default::default()).unwrap();
-/// let shares: Vec<f64> = answer.pools.iter().map(|p| p.fair_share.unwrap().map).collect();
-/// assert_eq!(shares, [2.0, 6.0]);
-/// assert_eq!(answer.stats.assigned, 8);
+/// use placer_models::Algorithm;
+/// let mut req = placer_models::parse_request(br#"{"schema_version": 1,
+///   "cluster": {"racks": [{"id": "r"}], "network": {"rack_mbps": 1000},
+///     "nodes": [{"id": "A", "rack": "r", "map_slots": 1}, {"id": "B", "rack": "r", "map_slots": 1}]},
+///   "pools": [{"id": "p"}], "jobs": [{"id": "j", "pool": "p"}],
+///   "pending": [{"id": "T1", "job": "j", "kind": "map", "input_bytes": 125000000, "replicas": ["A", "B"]},
+///               {"id": "T2", "job": "j", "kind": "map", "input_bytes": 125000000, "replicas": ["A"]}]}"#).unwrap();
+/// let opts = placer_solver::PlaceOptions::default();
+/// req.policy.algorithm = placer_solver::registry::by_name("dl_sched").unwrap().0;
+/// let greedy = placer_solver::place(&req, &opts).unwrap();
+/// assert_eq!((greedy.stats.node_local, greedy.stats.rack_local), (1, 1));
+/// assert_eq!(greedy.stats.objective, 1.0); // 125 MB · 8 / 1,000 Mbit/s = 1 s
+/// req.policy.algorithm = placer_solver::registry::by_name("lsap").unwrap().0;
+/// let exact = placer_solver::place(&req, &opts).unwrap();
+/// assert_eq!((exact.stats.node_local, exact.stats.objective), (2, 0.0));
 /// ```
 pub fn place(req: &PlaceRequest, opts: &PlaceOptions) -> Result<PlaceResponse, SolveError> {
     placer_models::validate(req)?;

@@ -21,7 +21,27 @@
 
 use crate::schedulable::Schedulable;
 
-/// The fair share of each schedulable, in slots (fractional), in input order.
+/// The fair share of each schedulable, in slots (fractional), in input order:
+/// share_i = min(d_i, max(r · w_i, m_i)) with the water level r (slots per unit weight) that
+/// makes Σ share_i = min(`total`, Σ d_i), under the rules of the module docs.
+///
+/// # Complexity
+/// O(n log n) time (one sort of the 2n breakpoints), O(n) space.
+///
+/// # Errors
+/// None: negative totals count as 0; weights, min shares and demands are validated upstream.
+///
+/// # Examples
+/// FAIR §3.1, Fig. 3: 100 slots among four pools with (min share, demand) = (50, 46),
+/// (10, 18), (25, 28), (15, 16). Pool 1 is filled (its mark is above its demand), the others
+/// up to their marks (96 slots so far), and the last 4 go to the emptiest bucket, pool 2.
+/// ```
+/// use placer_solver::schedulable::Schedulable;
+/// use placer_solver::water_filling::fair_shares;
+/// let pool = |min_share, demand| Schedulable { weight: 1.0, min_share, demand };
+/// let pools = [pool(50.0, 46.0), pool(10.0, 18.0), pool(25.0, 28.0), pool(15.0, 16.0)];
+/// assert_eq!(fair_shares(&pools, 100.0), vec![46.0, 14.0, 25.0, 15.0]);
+/// ```
 pub fn fair_shares(items: &[Schedulable], total: f64) -> Vec<f64> {
     let total = total.max(0.0);
     let usable: f64 = items.iter().map(Schedulable::usable_min).sum();

@@ -110,7 +110,42 @@ impl MapQueues {
     }
 }
 
-/// Places maps and reduces with the heartbeat scheduler `mode`.
+/// Places maps and reduces with the heartbeat scheduler `mode`: free slots offered one per
+/// heartbeat in rounds over the nodes, each to the first job in the mode's order that takes
+/// it (see the module docs).
+///
+/// # Complexity
+/// O(offers · (pools log pools + jobs log jobs)) time for the orders plus amortised
+/// O(Σ replicas) for the task queues; O(pending + jobs + Σ replicas) space.
+///
+/// # Errors
+/// None: a task not placed is data (`job_reason`, the echoed delay state).
+///
+/// # Examples
+/// FAIR Alg. 1, two heartbeats: node n1 (rack r1) has a free slot; job j's only map has its
+/// block on n2 in rack r2. With the default T1 = T2 = 1.5 × 3 s, at level 0 and wait 0 the job
+/// is skipped (`j.skipped = true`); ten seconds later its wait (10 s ≥ T1 + T2 = 9 s) lets it
+/// launch the map off-rack, at level 2.
+/// ```
+/// let snapshot = |now: f64, delay: &str| format!(r#"{{"schema_version": 1, "now_s": {now},
+///   "cluster": {{"racks": [{{"id": "r1"}}, {{"id": "r2"}}],
+///     "nodes": [{{"id": "n1", "rack": "r1", "map_slots": 1}}, {{"id": "n2", "rack": "r2"}}]}},
+///   "pools": [{{"id": "p"}}], "jobs": [{{"id": "j", "pool": "p"{delay}}}],
+///   "pending": [{{"id": "j-m-0", "job": "j", "kind": "map", "input_bytes": 1000, "replicas": ["n2"]}}],
+///   "policy": {{"algorithm": "delay"}}}}"#);
+/// let opts = placer_solver::PlaceOptions::default();
+/// let req = placer_models::parse_request(snapshot(100.0, "").as_bytes()).unwrap();
+/// let first = placer_solver::place(&req, &opts).unwrap();
+/// assert!(first.assignments.is_empty());
+/// let state = first.jobs[0].delay.unwrap();
+/// assert_eq!((state.level, state.wait_s, state.skipped_at_s), (0, 0.0, Some(100.0)));
+/// // The master echoes the state; the next heartbeat comes 10 s later.
+/// let echo = r#", "delay": {"level": 0, "wait_s": 0.0, "skipped_at_s": 100.0}"#;
+/// let req = placer_models::parse_request(snapshot(110.0, echo).as_bytes()).unwrap();
+/// let second = placer_solver::place(&req, &opts).unwrap();
+/// assert_eq!(second.assignments[0].node.as_str(), "n1");
+/// assert_eq!(second.jobs[0].delay.unwrap().level, 2);
+/// ```
 pub fn place(ix: &Indexed<'_>, starvation: &Starvation, mode: Mode) -> Placement {
     let req = ix.req;
     let jobs = req.jobs.len();
