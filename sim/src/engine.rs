@@ -27,17 +27,16 @@
 //! cost nothing. A tick whose pending tasks have no free slot of their kind skips the solver
 //! (its answer would be empty) unless the policy may preempt. Per event the work is
 //! O(log events) plus O(flows on the touched links); per solver call O(snapshot), and the
-//! snapshot is O(active jobs + offered pending + running) (see `snapshot.rs`).
+//! snapshot is O(active jobs + offered pending + running) (see `snapshot.rs`). What the run
+//! measures, and the report built from it, is in `metrics.rs`.
 
 use crate::cluster::{parse_node_id, SimCluster};
 use crate::config::SimConfig;
 use crate::error::SimError;
-use crate::ideal::ideal_time_s;
+use crate::metrics::{EpochStart, Metrics};
 use crate::network::{FlowEnd, Network};
 use crate::queue::{EventKind, EventQueue};
-use crate::report::{
-    mean, quantile, EpochMetrics, JobMetrics, SimReport, StopReason, Summary, WallTiming,
-};
+use crate::report::{SimReport, StopReason};
 use crate::workload_index::{parse_job_id, WorkloadIndex};
 use placer_datasets::Workload;
 use placer_models::{Locality, PlaceRequest, PlaceResponse, StarvationState, TaskKind};
@@ -73,7 +72,6 @@ pub(crate) struct TaskRun {
     pub pending_since_s: f64,
     flows_left: usize,
     local_done_s: f64,
-    locality: Locality,
     completions: u32,
     flows: Vec<usize>,
 }
@@ -86,17 +84,12 @@ pub(crate) struct JobRun {
     reduces_left: usize,
     /// Pending tasks by kind, in task order.
     pub pending: [BTreeSet<usize>; 2],
-    pub finish_s: Option<f64>,
     /// Echoed delay-scheduling state.
     pub delay: Option<placer_models::DelayState>,
     /// Map output bytes and map count per node, of finished maps.
     map_output: BTreeMap<usize, (u64, u64)>,
     /// Shuffle sources (node, weight), fixed when the reduces became pending.
     pub shuffle: Vec<(usize, u64)>,
-    /// Completed maps by locality: node, rack, remote, none.
-    locality: [usize; 4],
-    runs: usize,
-    preempted: usize,
 }
 
 /// One run's whole state.
@@ -131,23 +124,8 @@ pub(crate) struct Engine<'a> {
     pub now: f64,
     /// Reused snapshot buffer.
     pub req: PlaceRequest,
-    bytes: Bytes,
-    busy: [f64; 2],
-    events: u64,
-    /// Time of the last event that counted (stale flow and task ends do not).
-    last_event_s: f64,
-    ticks: u64,
-    epochs: Vec<EpochMetrics>,
-    timing: WallTiming,
-}
-
-#[derive(Clone, Copy, Debug, Default)]
-struct Bytes {
-    in_rack: f64,
-    cross_rack: f64,
-    local: f64,
-    in_rack_recorded: f64,
-    cross_rack_recorded: f64,
+    /// What the run measures; read only by the report.
+    metrics: Metrics,
 }
 
 impl<'a> Engine<'a> {
@@ -165,7 +143,6 @@ impl<'a> Engine<'a> {
                 pending_since_s: 0.0,
                 flows_left: 0,
                 local_done_s: 0.0,
-                locality: Locality::None,
                 completions: 0,
                 flows: Vec::new(),
             };
@@ -179,13 +156,9 @@ impl<'a> Engine<'a> {
                 maps_left: j.maps,
                 reduces_left: j.reduces,
                 pending: [BTreeSet::new(), BTreeSet::new()],
-                finish_s: None,
                 delay: None,
                 map_output: BTreeMap::new(),
                 shuffle: Vec::new(),
-                locality: [0; 4],
-                runs: 0,
-                preempted: 0,
             })
             .collect();
         let mut queue = EventQueue::default();
@@ -193,6 +166,7 @@ impl<'a> Engine<'a> {
             queue.push(job.submit_s, EventKind::Arrival(j));
         }
         let req = crate::snapshot::base_request(cfg, &cluster, &ix);
+        let metrics = Metrics::new(ix.jobs.len(), ix.tasks.len());
         Ok(Self {
             net: Network::new(cluster.len(), cfg.rack_mbps, cfg.cross_rack_mbps),
             used: vec![[0, 0]; cluster.len()],
@@ -216,13 +190,7 @@ impl<'a> Engine<'a> {
             stall: 0,
             now: 0.0,
             req,
-            bytes: Bytes::default(),
-            busy: [0.0, 0.0],
-            events: 0,
-            last_event_s: 0.0,
-            ticks: 0,
-            epochs: Vec::new(),
-            timing: WallTiming::default(),
+            metrics,
         })
     }
 
@@ -242,42 +210,47 @@ impl<'a> Engine<'a> {
                 break;
             }
             self.now = ev.time;
-            let counted = self.events;
-            match ev.kind {
+            // Stale flow and task ends do not count.
+            let counted = match ev.kind {
                 EventKind::Arrival(j) => {
-                    self.events += 1;
                     self.arrive(j);
+                    true
                 }
                 EventKind::FlowDone { flow, version } => {
-                    if let Some(end) = self.net.finish(flow, version, self.now, &mut self.queue) {
-                        self.events += 1;
-                        self.flow_done(end);
+                    match self.net.finish(flow, version, self.now, &mut self.queue) {
+                        Some(end) => {
+                            self.flow_done(end);
+                            true
+                        }
+                        None => false,
                     }
                 }
                 EventKind::TaskDone { task, version } => {
                     let t = &self.tasks[task];
-                    if t.version == version && t.phase == Phase::Running {
-                        self.events += 1;
+                    let current = t.version == version && t.phase == Phase::Running;
+                    if current {
                         self.task_done(task)?;
                     }
+                    current
                 }
                 EventKind::Tick(tick) => {
-                    self.events += 1;
                     if !self.tick(tick)? {
+                        self.metrics.stalling_tick();
                         stop = StopReason::Stalled;
                         break;
                     }
+                    true
                 }
-            }
-            if self.events > counted {
-                self.last_event_s = self.now;
+            };
+            if counted {
+                self.metrics.event(self.now);
             }
         }
         if self.cfg.audit {
             self.audit_end(stop)?;
         }
-        self.timing.wall_s = wall.elapsed().as_secs_f64();
-        Ok(self.report(stop))
+        let wall_s = wall.elapsed().as_secs_f64();
+        Ok(self.metrics.report(stop, wall_s, self.cfg, self.workload, &self.ix, &self.cluster))
     }
 
     fn arrive(&mut self, j: usize) {
@@ -285,8 +258,7 @@ impl<'a> Engine<'a> {
         self.jobs[j].arrived = true;
         let spec = self.ix.jobs[j].clone();
         if spec.maps + spec.reduces == 0 {
-            self.jobs[j].finish_s = Some(self.now);
-            self.job_done();
+            self.job_done(j);
             return;
         }
         self.active_jobs.insert(j);
@@ -332,7 +304,7 @@ impl<'a> Engine<'a> {
     /// One epoch tick; false when the run has stalled.
     fn tick(&mut self, tick: u64) -> Result<bool, SimError> {
         self.tick_scheduled = false;
-        self.ticks += 1;
+        self.metrics.tick();
         if self.pending == [0, 0] {
             return Ok(true);
         }
@@ -370,31 +342,15 @@ impl<'a> Engine<'a> {
         let answer = placer_solver::place(&self.req, &PlaceOptions::default())
             .map_err(|source| SimError::Solver { time_s: self.now, source })?;
         let solve_ms = built.elapsed().as_secs_f64() * 1e3;
-        self.timing.snapshot_ms += built.duration_since(before).as_secs_f64() * 1e3;
-        let pending = self.pending[0] + self.pending[1];
-        let running = self.running.len();
-        let free = self.free;
-        self.apply(&answer)?;
-        let s = &answer.stats;
-        self.epochs.push(EpochMetrics {
-            time_s: self.now,
-            pending,
+        let snapshot_ms = built.duration_since(before).as_secs_f64() * 1e3;
+        let start = EpochStart {
+            pending: self.pending[0] + self.pending[1],
             offered,
-            running,
-            free_map_slots: free[0],
-            free_reduce_slots: free[1],
-            assigned: answer.assignments.len() as u64,
-            node_local: s.node_local,
-            rack_local: s.rack_local,
-            remote: s.remote,
-            preempted: answer.preemptions.len() as u64,
-            fairness_distance: s.fairness_distance,
-            bytes_in_rack: self.bytes.in_rack - self.bytes.in_rack_recorded,
-            bytes_cross_rack: self.bytes.cross_rack - self.bytes.cross_rack_recorded,
-        });
-        self.bytes.in_rack_recorded = self.bytes.in_rack;
-        self.bytes.cross_rack_recorded = self.bytes.cross_rack;
-        self.timing.solve_ms.push(solve_ms);
+            running: self.running.len(),
+            free: self.free,
+        };
+        self.apply(&answer)?;
+        self.metrics.epoch_solved(self.now, start, &answer, snapshot_ms, solve_ms);
         if self.cfg.audit {
             self.audit_slots()?;
         }
@@ -456,7 +412,6 @@ impl<'a> Engine<'a> {
         let task = &self.ix.tasks[t];
         let (j, kind) = (task.job as usize, task.kind.slot());
         self.jobs[j].pending[kind].remove(&t);
-        self.jobs[j].runs += 1;
         self.pending[kind] -= 1;
         self.used[n][kind] += 1;
         self.free[kind] -= 1;
@@ -515,14 +470,14 @@ impl<'a> Engine<'a> {
                 }
             }
         }
-        self.bytes.local += local_bytes as f64;
+        self.metrics.task_started(j, t, locality);
+        self.metrics.read_local(local_bytes);
         let compute_s = task.compute_s;
         let run = &mut self.tasks[t];
         run.phase = Phase::Running;
         run.version = run.version.wrapping_add(1);
         run.node = n;
         run.started_s = self.now;
-        run.locality = locality;
         run.local_done_s = self.now + local_bytes as f64 / disk;
         run.flows_left = flows.len();
         run.flows = flows;
@@ -571,7 +526,7 @@ impl<'a> Engine<'a> {
     }
 
     fn flow_done(&mut self, end: FlowEnd) {
-        self.count_bytes(end);
+        self.metrics.flow_ended(&end);
         let t = end.task;
         let compute_s = self.ix.tasks[t].compute_s;
         let run = &mut self.tasks[t];
@@ -583,14 +538,6 @@ impl<'a> Engine<'a> {
         }
     }
 
-    fn count_bytes(&mut self, end: FlowEnd) {
-        if end.cross_rack {
-            self.bytes.cross_rack += end.moved;
-        } else {
-            self.bytes.in_rack += end.moved;
-        }
-    }
-
     /// Frees task `t`'s slot (it ran since `started_s`).
     fn release(&mut self, t: usize) {
         let task = &self.ix.tasks[t];
@@ -599,7 +546,7 @@ impl<'a> Engine<'a> {
         run.version = run.version.wrapping_add(1);
         self.used[run.node][kind] -= 1;
         self.free[kind] += 1;
-        self.busy[kind] += self.now - run.started_s;
+        self.metrics.slot_freed(kind, self.now - run.started_s);
         self.running.remove(&t);
     }
 
@@ -608,12 +555,12 @@ impl<'a> Engine<'a> {
         let flows = std::mem::take(&mut self.tasks[t].flows);
         for &f in &flows {
             if let Some(end) = self.net.cancel(f, t, self.now, &mut self.queue) {
-                self.count_bytes(end);
+                self.metrics.flow_ended(&end);
             }
         }
         self.tasks[t].flows = flows;
         self.release(t);
-        self.jobs[self.ix.tasks[t].job as usize].preempted += 1;
+        self.metrics.task_preempted(self.ix.tasks[t].job as usize);
         self.make_pending(t);
     }
 
@@ -632,17 +579,11 @@ impl<'a> Engine<'a> {
                 message: format!("task {} completed twice", self.ix.task_id(t)),
             });
         }
-        let (node, locality) = (run.node, run.locality);
+        let node = run.node;
         let job = &mut self.jobs[j];
         match kind {
             TaskKind::Map => {
-                let slot = match locality {
-                    Locality::Node => 0,
-                    Locality::Rack => 1,
-                    Locality::Remote => 2,
-                    Locality::None => 3,
-                };
-                job.locality[slot] += 1;
+                self.metrics.map_finished(j, t);
                 let e = job.map_output.entry(node).or_insert((0, 0));
                 e.0 += output;
                 e.1 += 1;
@@ -665,16 +606,17 @@ impl<'a> Engine<'a> {
             }
             TaskKind::Reduce => job.reduces_left -= 1,
         }
-        let job = &mut self.jobs[j];
+        let job = &self.jobs[j];
         if job.maps_left == 0 && job.reduces_left == 0 {
-            job.finish_s = Some(self.now);
             self.active_jobs.remove(&j);
-            self.job_done();
+            self.job_done(j);
         }
         Ok(())
     }
 
-    fn job_done(&self) {
+    /// Job `j` finished now.
+    fn job_done(&mut self, j: usize) {
+        self.metrics.job_finished(j, self.now);
         if let Some(f) = self.on_job_done {
             f();
         }
@@ -722,116 +664,6 @@ impl<'a> Engine<'a> {
             }
         }
         Ok(())
-    }
-
-    fn report(mut self, stop: StopReason) -> SimReport {
-        let (map_slots, reduce_slots) =
-            (self.cluster.total_map_slots, self.cluster.total_reduce_slots);
-        let jobs: Vec<JobMetrics> = self
-            .workload
-            .jobs
-            .iter()
-            .zip(&self.jobs)
-            .zip(&self.ix.jobs)
-            .map(|((spec, run), index)| {
-                let ideal_s = ideal_time_s(
-                    spec,
-                    map_slots,
-                    reduce_slots,
-                    self.cfg.disk_mb_s,
-                    self.cfg.rack_mbps,
-                );
-                let response_s = run.finish_s.map(|f| f - index.submit_s);
-                let slowdown = response_s
-                    .filter(|_| ideal_s > 0.0 && ideal_s.is_finite())
-                    .map(|r| r / ideal_s);
-                JobMetrics {
-                    id: spec.id.clone(),
-                    class: spec.class.clone(),
-                    pool: self.ix.pools[index.pool].name.clone(),
-                    submit_s: index.submit_s,
-                    finish_s: run.finish_s,
-                    response_s,
-                    ideal_s,
-                    slowdown,
-                    maps: index.maps,
-                    reduces: index.reduces,
-                    maps_node_local: run.locality[0],
-                    maps_rack_local: run.locality[1],
-                    maps_remote: run.locality[2],
-                    maps_no_preference: run.locality[3],
-                    task_runs: run.runs,
-                    preempted: run.preempted,
-                }
-            })
-            .collect();
-        let responses: Vec<f64> = jobs.iter().filter_map(|j| j.response_s).collect();
-        let first_submit = jobs.iter().map(|j| j.submit_s).fold(f64::INFINITY, f64::min);
-        let last_finish = jobs.iter().filter_map(|j| j.finish_s).fold(f64::NEG_INFINITY, f64::max);
-        let makespan_s =
-            if last_finish.is_finite() { (last_finish - first_submit).max(0.0) } else { 0.0 };
-        let [node, rack, remote, _] = jobs.iter().fold([0usize; 4], |mut acc, j| {
-            acc[0] += j.maps_node_local;
-            acc[1] += j.maps_rack_local;
-            acc[2] += j.maps_remote;
-            acc[3] += j.maps_no_preference;
-            acc
-        });
-        let with_pref = (node + rack + remote).max(1) as f64;
-        let per = |busy: f64, slots: u64| {
-            if slots == 0 || makespan_s <= 0.0 {
-                0.0
-            } else {
-                busy / (slots as f64 * makespan_s)
-            }
-        };
-        let summary = Summary {
-            jobs: jobs.len(),
-            jobs_finished: responses.len(),
-            map_tasks: jobs
-                .iter()
-                .map(|j| {
-                    j.maps_node_local + j.maps_rack_local + j.maps_remote + j.maps_no_preference
-                })
-                .sum(),
-            node_local: node as f64 / with_pref,
-            rack_local: rack as f64 / with_pref,
-            remote: remote as f64 / with_pref,
-            mean_response_s: mean(responses.iter().copied()),
-            p95_response_s: quantile(&responses, 0.95),
-            mean_slowdown: mean(jobs.iter().filter_map(|j| j.slowdown)),
-            makespan_s,
-            throughput_jobs_per_h: if makespan_s > 0.0 {
-                responses.len() as f64 * 3600.0 / makespan_s
-            } else {
-                0.0
-            },
-            in_rack_gb: self.bytes.in_rack / 1e9,
-            cross_rack_gb: self.bytes.cross_rack / 1e9,
-            local_read_gb: self.bytes.local / 1e9,
-            fairness_distance: mean(self.epochs.iter().map(|e| e.fairness_distance)),
-            map_slot_utilisation: per(self.busy[0], map_slots),
-            reduce_slot_utilisation: per(self.busy[1], reduce_slots),
-            task_runs: jobs.iter().map(|j| j.task_runs).sum(),
-            preemptions: jobs.iter().map(|j| j.preempted).sum(),
-            events: self.events,
-            epochs: self.epochs.len(),
-            ticks: self.ticks,
-            end_time_s: self.last_event_s,
-        };
-        let t = &mut self.timing;
-        t.total_solve_ms = t.solve_ms.iter().sum();
-        t.mean_solve_ms = mean(t.solve_ms.iter().copied());
-        t.max_solve_ms = t.solve_ms.iter().copied().fold(0.0, f64::max);
-        SimReport {
-            name: self.cfg.name.clone(),
-            algorithm: self.cfg.policy.algorithm,
-            stop,
-            jobs,
-            epochs: self.epochs,
-            summary,
-            timing: self.timing,
-        }
     }
 }
 

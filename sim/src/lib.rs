@@ -29,6 +29,7 @@ mod config;
 mod engine;
 mod error;
 pub mod ideal;
+mod metrics;
 mod network;
 mod queue;
 mod report;
