@@ -22,7 +22,7 @@
 //!
 //! Where the decisions are documented: the link model in `network.rs`, task times and reduce
 //! start in `engine.rs`, the slowdown's denominator in [`ideal`], the pending bound on
-//! [`PendingBound`], event order in `queue.rs`.
+//! [`PendingBound`], event order in `queue.rs`, what each metric counts in `metrics.rs`.
 
 mod cluster;
 mod config;
