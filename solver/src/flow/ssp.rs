@@ -102,6 +102,39 @@ impl MinCostFlow {
     /// residual out-arcs in a persistent heap keyed by c − π(head), re-keyed only when a head's
     /// potential moves. Settling a hub then costs O(log) per arc actually used, not
     /// O(out-degree): a round is O(Σ degree of the non-hub vertices settled · log V).
+    ///
+    /// The answer maximises the flow value and, among maximum flows, minimises Σ_a c(a) · f(a)
+    /// in the caller's integer cost units; [`MinCostFlow::flow`] then reads each arc's flow.
+    ///
+    /// # Complexity
+    /// Time O(F · E log V) worst case for F units sent (one Dijkstra per augmenting path);
+    /// space O(V + E) plus the hub heaps' stale entries.
+    ///
+    /// # Errors
+    /// None: an unreachable `t` gives flow 0. The caller's contract, not checked: arc costs
+    /// ≥ 0, any flow pushed beforehand leaves no residual arc of negative cost, and costs along
+    /// a path fit in i64; outside it the answer is not guaranteed to be of least cost.
+    ///
+    /// # Examples
+    /// lsap-sched's Fig. 1 as a flow: S → T1, T2 (capacity 1, cost 0); T1 → A, T1 → B and
+    /// T2 → A cost 0 (the node holds the task's block), T2 → B costs 1 (a remote read); A → T
+    /// and B → T have capacity 1 (one idle slot each). Both tasks are placed (flow 2), both
+    /// node-local (cost 0): T1 → B and T2 → A.
+    /// ```
+    /// use placer_solver::flow::ssp::{FlowResult, MinCostFlow};
+    /// let (s, t, t1, t2, a, b) = (0, 1, 2, 3, 4, 5);
+    /// let mut g = MinCostFlow::new(6);
+    /// g.add_arc(s, t1, 1, 0);
+    /// g.add_arc(s, t2, 1, 0);
+    /// let t1_a = g.add_arc(t1, a, 1, 0);
+    /// let t1_b = g.add_arc(t1, b, 1, 0);
+    /// let t2_a = g.add_arc(t2, a, 1, 0);
+    /// let t2_b = g.add_arc(t2, b, 1, 1);
+    /// g.add_arc(a, t, 1, 0);
+    /// g.add_arc(b, t, 1, 0);
+    /// assert_eq!(g.solve(s, t), FlowResult { flow: 2, cost: 0 });
+    /// assert_eq!([g.flow(t1_a), g.flow(t1_b), g.flow(t2_a), g.flow(t2_b)], [0, 1, 1, 0]);
+    /// ```
     pub fn solve(&mut self, s: usize, t: usize) -> FlowResult {
         let mut csr = Csr::new(self);
         let result = csr.run(s, t);
@@ -113,9 +146,9 @@ impl MinCostFlow {
 
     /// Like [`MinCostFlow::solve`], fastest where a maximum flow fills every arc into `t` (in
     /// the structured placement network every task reaches every node, so with at least as
-    /// many unplaced tasks as free slots every slot fills). The flows into `t` are then fixed, so the cost of reaching `t` through one slot or
-    /// another differs by a constant and `t` can be dropped: each vertex with a residual arc
-    /// into `t` is a deficit of its own.
+    /// many unplaced tasks as free slots every slot fills). The flows into `t` are then fixed,
+    /// so the cost of reaching `t` through one slot or another differs by a constant and `t`
+    /// can be dropped: each vertex with a residual arc into `t` is a deficit of its own.
     ///
     /// Primal–dual in phases (Ahuja, Magnanti, Orlin §9.8): one Dijkstra from `s` on reduced
     /// costs (stopped once every deficit is settled) moves the potentials so that every
@@ -130,6 +163,39 @@ impl MinCostFlow {
     /// Whether the arcs into `t` do all fill is checked at the end, not assumed: if one is left
     /// with room (the supply ran out first, or a deficit was unreachable), the phases' flow is
     /// discarded and [`MinCostFlow::solve`] runs instead, so the answer is exact either way.
+    ///
+    /// # Complexity
+    /// Time O(P · E log V) for P phases when the arcs into `t` fill (P ≤ F, the units sent),
+    /// plus a run of [`MinCostFlow::solve`] when they do not; space O(V + E).
+    ///
+    /// # Errors
+    /// None, under [`MinCostFlow::solve`]'s contract (costs ≥ 0, no negative residual arc
+    /// left by flow pushed beforehand, sums within i64).
+    ///
+    /// # Examples
+    /// lsap-sched's Fig. 1 (the network of [`MinCostFlow::solve`]'s example) seeded with
+    /// dl-sched's greedy choice: T1 → A is pushed first (a zero-cost path, so a valid seed).
+    /// The one phase left sends T2's unit to B's slot along S → T2 → A, back over the seed
+    /// A → T1, then T1 → B, all at reduced cost 0: T1 moves to B and T2 gets A. (`flow`
+    /// counts the units this call sends: 1.)
+    /// ```
+    /// use placer_solver::flow::ssp::{FlowResult, MinCostFlow};
+    /// let (s, t, t1, t2, a, b) = (0, 1, 2, 3, 4, 5);
+    /// let mut g = MinCostFlow::new(6);
+    /// let s_t1 = g.add_arc(s, t1, 1, 0);
+    /// g.add_arc(s, t2, 1, 0);
+    /// let t1_a = g.add_arc(t1, a, 1, 0);
+    /// let t1_b = g.add_arc(t1, b, 1, 0);
+    /// let t2_a = g.add_arc(t2, a, 1, 0);
+    /// let t2_b = g.add_arc(t2, b, 1, 1);
+    /// let a_t = g.add_arc(a, t, 1, 0);
+    /// g.add_arc(b, t, 1, 0);
+    /// for arc in [s_t1, t1_a, a_t] {
+    ///     g.push(arc, 1); // the greedy seed: T1 → A
+    /// }
+    /// assert_eq!(g.solve_fixed_sink(s, t), FlowResult { flow: 1, cost: 0 });
+    /// assert_eq!([g.flow(t1_a), g.flow(t1_b), g.flow(t2_a), g.flow(t2_b)], [0, 1, 1, 0]);
+    /// ```
     pub fn solve_fixed_sink(&mut self, s: usize, t: usize) -> FlowResult {
         let mut csr = Csr::new(self);
         let mut result = csr.run_phased(s, t);

@@ -152,8 +152,25 @@ enum Out {
     Cluster,
 }
 
-/// The number of vertices of the network for `tasks` tasks (for the caller's integer range:
-/// a path visits each vertex at most once). O(nodes).
+/// The number of vertices V of the network for `tasks` tasks: V = 3 (S, T, the cluster
+/// aggregator) + racks + nodes with a free slot + tasks, plus pools + jobs + 2 flex groups
+/// under [`Quotas`]. The caller sizes its integer costs with it: a path visits each vertex at
+/// most once, so no path costs more than V × the largest arc cost.
+///
+/// # Complexity
+/// O(nodes) time (counting the nodes with a free slot), O(1) space.
+///
+/// # Errors
+/// None: a count.
+///
+/// # Examples
+/// lsap-sched's Fig. 1: nodes A and B in one rack, one free slot each, tasks T1 and T2:
+/// V = 3 + 1 rack + 2 nodes + 2 tasks = 8.
+/// ```
+/// use placer_solver::flow::structured::{vertex_count, Slots};
+/// let slots = Slots { node_rack: &[0, 0], free: &[1, 1], racks: 1 };
+/// assert_eq!(vertex_count(slots, 2, None), 8);
+/// ```
 pub fn vertex_count(slots: Slots<'_>, tasks: usize, quotas: Option<&Quotas>) -> usize {
     let nodes = slots.free.iter().filter(|&&f| f > 0).count();
     let front = quotas.map_or(0, |q| q.must.len() + q.job_share.len() + 2);
@@ -164,15 +181,34 @@ pub fn vertex_count(slots: Slots<'_>, tasks: usize, quotas: Option<&Quotas>) -> 
 ///
 /// The placed count is min(tasks, free slots) whenever every task may reach every node (a
 /// `base` for each), and the maximum possible otherwise; among placements of that count the
-/// total cost (offsets + arcs, + quota surcharges) is least.
+/// total Σ_t (o_t + c(t, n_t)) is least, in the caller's integer cost units, where
+/// c(t, n) = `on_node` cost if listed, else the `racks` cost of n's rack if listed, else
+/// `base` (plus, under [`Quotas`], one unit per job unit beyond its share).
 ///
 /// # Complexity
 /// Time O(F · E log V) in the worst case for the F units left after the zero-cost seed (far
 /// fewer phases in practice, see [`MinCostFlow::solve_fixed_sink`]); memory O(V + E) with
-/// E = Σ (listed nodes + listed racks + 2) + nodes + racks.
+/// V = [`vertex_count`] and E = Σ (listed nodes + listed racks + 2) + nodes + racks.
 ///
 /// # Errors
-/// None: costs must be ≥ 0 and their sums must fit in i64 (the caller's quantum sees to it).
+/// None: a task that cannot be placed is `None` in the answer. Costs must be ≥ 0 and their
+/// sums must fit in i64 (the caller's quantum sees to it); this is not checked.
+///
+/// # Examples
+/// lsap-sched's Fig. 1 as arcs: nodes A (0) and B (1) in one rack with one free slot each;
+/// T1's block is on A and B, T2's only on A; reading it anywhere else costs 1 unit (`base`).
+/// dl-sched's greedy T1 → A would leave T2 a remote read (total 1); the flow places both
+/// node-local, T1 → B and T2 → A (total 0).
+/// ```
+/// use placer_models::Status;
+/// use placer_solver::flow::structured::{solve, Slots, TaskArcs};
+/// let slots = Slots { node_rack: &[0, 0], free: &[1, 1], racks: 1 };
+/// let t1 = TaskArcs { on_node: vec![(0, 0), (1, 0)], base: Some(1), ..TaskArcs::default() };
+/// let t2 = TaskArcs { on_node: vec![(0, 0)], base: Some(1), ..TaskArcs::default() };
+/// let answer = solve(slots, &[t1, t2], None);
+/// assert_eq!(answer.node_of_task, vec![Some(1), Some(0)]); // T1 → B, T2 → A
+/// assert_eq!(answer.status, Status::Optimal);
+/// ```
 pub fn solve(slots: Slots<'_>, tasks: &[TaskArcs], quotas: Option<&Quotas>) -> StructuredSolution {
     let free = slots.free;
     let mut node_of_task = vec![None; tasks.len()];

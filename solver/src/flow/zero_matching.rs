@@ -8,8 +8,27 @@
 //! Slots are unit vertices: node n contributes min(free(n), tasks with a zero pair on n)
 //! slots. O(phases · Σ pairs · slots per node); phases are few in practice.
 
-/// `pairs[i]`: the nodes where task i costs 0; `capacity(n)`: free slots of node n.
-/// Returns the node matched to each task, or `None`.
+/// A maximum matching of tasks to free slots over zero-cost pairs: `pairs[i]` lists the nodes
+/// where task i costs 0, `capacity(n)` is node n's free slots, and node n takes at most
+/// `capacity(n)` tasks. Returns the node matched to each task, or `None`; the number matched
+/// (a count of tasks) is the largest possible.
+///
+/// # Complexity
+/// Time O(phases · Σ pairs · slots per node), phases few in practice; space
+/// O(Σ pairs · slots per node + tasks) for the slot vertices and their adjacency, with
+/// slots per node = min(capacity(n), tasks with a zero pair on n).
+///
+/// # Errors
+/// None: a task without a pair, or outmatched for every node it has, is `None`.
+///
+/// # Examples
+/// lsap-sched's Fig. 1: T1's block is on nodes A (0) and B (1), T2's only on A, one idle
+/// slot on each. The greedy pass gives T1 A (dl-sched's choice); the augmenting path
+/// T2 → A → T1 → B moves T1 to B, so both tasks are node-local.
+/// ```
+/// use placer_solver::flow::zero_matching::max_matching;
+/// assert_eq!(max_matching(&[vec![0, 1], vec![0]], |_| 1), vec![Some(1), Some(0)]);
+/// ```
 pub fn max_matching(pairs: &[Vec<u32>], capacity: impl Fn(u32) -> u32) -> Vec<Option<u32>> {
     // Slot vertices per node, created on demand up to min(capacity, demand).
     let mut demand: std::collections::BTreeMap<u32, u32> = std::collections::BTreeMap::new();

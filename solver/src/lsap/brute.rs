@@ -16,7 +16,34 @@ impl DenseSolver for Brute {
     }
 }
 
-/// The minimum over every complete assignment; the first one found wins ties.
+/// The minimum of Σ c(i, φ(i)) (lsap-sched eq. 2, in the matrix's own units) over every
+/// complete assignment φ of the smaller side into the larger one that avoids forbidden
+/// entries (`+inf` / `i64::MAX`); ties go to the first found (the smaller side's choices in
+/// lexicographic order).
+///
+/// # Complexity
+/// Time O(c! / (c − r)! · r) for r = min(rows, cols), c = max(rows, cols): every injective
+/// map is tried, so keep r, c ≤ 8. Space O(r + c) besides the answer.
+///
+/// # Errors
+/// [`SolveError::Infeasible`] when every complete assignment uses a forbidden pair.
+///
+/// # Examples
+/// lsap-sched's Fig. 2(b), more tasks than idle slots, its first four rows without the elided
+/// columns and without the padding: t1 = (2, 1), t2 = (0, 0), t3 = (5, 2), t4 = (3, 5) over
+/// slots s1, s2. Of the 12 ways to fill both slots the least is t1 → s2 (1) with t2 → s1
+/// (0), total 1. lsap-sched's Fig. 1 (T1's block on A and B, T2's only on A; a remote read
+/// costs 1) comes out T1 → B, T2 → A, total 0.
+/// ```
+/// use ndarray::arr2;
+/// use placer_solver::lsap::brute;
+/// let fig_2b = brute::solve(arr2(&[[2.0, 1.0], [0.0, 0.0], [5.0, 2.0], [3.0, 5.0]]).view());
+/// let fig_2b = fig_2b.unwrap();
+/// assert_eq!(fig_2b.row_to_col, vec![Some(1), Some(0), None, None]);
+/// assert_eq!(fig_2b.objective, 1.0);
+/// let fig_1 = brute::solve(arr2(&[[0, 0], [0, 1]]).view()).unwrap();
+/// assert_eq!((fig_1.row_to_col, fig_1.objective), (vec![Some(1), Some(0)], 0));
+/// ```
 pub fn solve<C: Cost>(costs: ArrayView2<'_, C>) -> Result<LsapSolution<C>, SolveError> {
     let (rows, cols) = costs.dim();
     let tall = rows > cols;

@@ -20,6 +20,34 @@ pub const MAX_CELLS: usize = 2048 * 2048;
 pub struct Hungarian;
 
 impl DenseSolver for Hungarian {
+    /// An optimal rectangular assignment of `costs` (rows × columns, `i64::MAX` forbidden) by
+    /// Kuhn–Munkres: minimise Σ c(i, φ(i)) over complete matchings φ of the smaller side into
+    /// the larger, in the matrix's own units.
+    ///
+    /// # Complexity
+    /// Time O(r² · c) for r = min(rows, cols) and c = max(rows, cols) (O(n³) when square);
+    /// space O(r · c) for the oriented copy of the matrix.
+    ///
+    /// # Errors
+    /// [`SolveError::ProblemTooLarge`] beyond [`MAX_CELLS`] entries,
+    /// [`SolveError::CostOverflow`] for entries beyond [`crate::lsap::i64_entry_limit`] or a
+    /// forbidden-pair penalty that does not fit in i64,
+    /// [`SolveError::Infeasible`] when no complete matching avoids the forbidden pairs.
+    ///
+    /// # Examples
+    /// lsap-sched's Fig. 2(b), more tasks than idle slots (|T| > |IS|), its first four rows
+    /// without the elided columns: the 4 × 2 matrix with rows t1 = (2, 1), t2 = (0, 0),
+    /// t3 = (5, 2), t4 = (3, 5). The paper pads zero columns to a square; placer solves the
+    /// tall matrix as it is. t2 costs 0 on either slot, and the other slot is cheapest with t1
+    /// on s2 (1): t1 → s2, t2 → s1, total 1 (t2 → s2 leaves at best 2 on s1); t3 and t4 wait.
+    /// ```
+    /// use ndarray::arr2;
+    /// use placer_solver::lsap::{hungarian::Hungarian, DenseSolver};
+    /// let fig_2b = arr2(&[[2, 1], [0, 0], [5, 2], [3, 5]]);
+    /// let s = Hungarian.solve_i64(fig_2b.view()).unwrap();
+    /// assert_eq!(s.row_to_col, vec![Some(1), Some(0), None, None]);
+    /// assert_eq!(s.objective, 1);
+    /// ```
     fn solve_i64(&self, costs: ArrayView2<'_, i64>) -> Result<LsapSolution<i64>, SolveError> {
         check_i64(costs)?;
         let (rows, cols) = costs.dim();
