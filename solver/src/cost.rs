@@ -71,7 +71,52 @@ impl<'i, 'a> LocalityCost<'i, 'a> {
         Self { ix, alpha: ix.req.policy.alpha }
     }
 
-    /// Pending task `t`'s cost row.
+    /// Pending task `t`'s cost on every node, in seconds × α, as one value per rack
+    /// (`per_rack`, for the nodes that hold none of its data) plus the exact cost on the nodes
+    /// that do (`on_node`). Map: per_rack(q) = α · input_bytes · 8 / (10⁶ · max_r bw(rack(r),
+    /// q)) over its replicas r (all 0 without replicas), on_node = 0 on each replica. Reduce:
+    /// per_rack(q) = α · Σ_s bytes(s) · 8 / (10⁶ · bw(rack(s), q)) over its shuffle sources,
+    /// and on a source node its own bytes are not transferred.
+    ///
+    /// # Complexity
+    /// Map: O(racks · replicas + replicas log replicas) time; reduce: O(sources + racks ·
+    /// source racks). Space O(racks + replicas) or O(racks + sources) for the row.
+    ///
+    /// # Errors
+    /// None: bandwidths are validated > 0, so every cost is finite. `t` must be a pending
+    /// position (else it panics).
+    ///
+    /// # Examples
+    /// The snapshot of [`LocalityCost::cost`]'s example. The 128 MiB map costs 1.074 s on n2
+    /// (its replica's rack r1) and 10.737 s in rack r2, 0 on n1. The reduce pulls 100 MB from
+    /// n1 (rack r1) and 100 MB from n3 (rack r2): 100 · 8 / 1,000 + 100 · 8 / 100 = 0.8 + 8 =
+    /// 8.8 s on any node of either rack without a source, 8.8 − 0.8 = 8 s on n1 and n3.
+    /// ```
+    /// # use placer_solver::{cost::LocalityCost, index::Indexed};
+    /// # let req = placer_models::parse_request(br#"{"schema_version": 1,
+    /// #   "cluster": {"racks": [{"id": "r1"}, {"id": "r2"}],
+    /// #     "nodes": [{"id": "n1", "rack": "r1"}, {"id": "n2", "rack": "r1"},
+    /// #               {"id": "n3", "rack": "r2"}]},
+    /// #   "pools": [{"id": "p"}], "jobs": [{"id": "j", "pool": "p"}],
+    /// #   "pending": [
+    /// #     {"id": "m", "job": "j", "kind": "map", "input_bytes": 134217728, "replicas": ["n1"]},
+    /// #     {"id": "r", "job": "j", "kind": "reduce", "shuffle": [
+    /// #       {"node": "n1", "bytes": 100000000}, {"node": "n3", "bytes": 100000000}]}]}"#)
+    /// #   .unwrap();
+    /// # placer_models::validate(&req).unwrap();
+    /// # let ix = Indexed::new(&req);
+    /// # let model = LocalityCost::new(&ix);
+    /// # let (m, r, n1, n2, n3) = (0, 1, 0, 1, 2); // pending positions, node indices
+    /// let map = model.row(m);
+    /// assert!((map.per_rack[0] - 1.073_741_824).abs() < 1e-6);
+    /// assert!((map.per_rack[1] - 10.737_418_24).abs() < 1e-6);
+    /// assert_eq!(map.on_node, vec![(n1, 0.0)]);
+    /// let reduce = model.row(r);
+    /// assert!(reduce.per_rack.iter().all(|&c| (c - 8.8).abs() < 1e-9));
+    /// assert_eq!(reduce.on_node.iter().map(|&(n, _)| n).collect::<Vec<_>>(), [n1, n3]);
+    /// assert!(reduce.on_node.iter().all(|&(_, c)| (c - 8.0).abs() < 1e-9));
+    /// assert!((reduce.at(n2, 0) - 8.8).abs() < 1e-9);
+    /// ```
     pub fn row(&self, t: usize) -> CostRow {
         let task = &self.ix.req.pending[t];
         match task.kind {
@@ -102,9 +147,45 @@ impl<'i, 'a> LocalityCost<'i, 'a> {
         self.alpha * bytes as f64 * BYTES_TO_MEGABITS / best
     }
 
-    /// Pending task `t`'s costs in sparse form: O(replicas) for a map when bandwidths are
-    /// [`Bandwidths::uniform`](crate::network::Bandwidths::uniform), else O(racks) from its
-    /// full row.
+    /// Pending task `t`'s costs in sparse form, in seconds × α: cost(n) = `on_node`(n) on the
+    /// nodes holding its data, else `racks`(rack(n)) on the racks cheaper than the maximum,
+    /// else `base` = the largest per-rack cost of [`LocalityCost::row`].
+    ///
+    /// # Complexity
+    /// A map when bandwidths are
+    /// [`Bandwidths::uniform`](crate::network::Bandwidths::uniform): O(replicas log replicas)
+    /// time and space. Otherwise [`LocalityCost::row`]'s cost plus O(racks).
+    ///
+    /// # Errors
+    /// None, as [`LocalityCost::row`].
+    ///
+    /// # Examples
+    /// The snapshot of [`LocalityCost::cost`]'s example: the 128 MiB map costs 0 on n1, 1.074 s
+    /// in rack r1 (listed: cheaper than the base) and the base 10.737 s on every other rack.
+    /// ```
+    /// # use placer_solver::{cost::LocalityCost, index::Indexed};
+    /// # let req = placer_models::parse_request(br#"{"schema_version": 1,
+    /// #   "cluster": {"racks": [{"id": "r1"}, {"id": "r2"}],
+    /// #     "nodes": [{"id": "n1", "rack": "r1"}, {"id": "n2", "rack": "r1"},
+    /// #               {"id": "n3", "rack": "r2"}]},
+    /// #   "pools": [{"id": "p"}], "jobs": [{"id": "j", "pool": "p"}],
+    /// #   "pending": [
+    /// #     {"id": "m", "job": "j", "kind": "map", "input_bytes": 134217728, "replicas": ["n1"]},
+    /// #     {"id": "r", "job": "j", "kind": "reduce", "shuffle": [
+    /// #       {"node": "n1", "bytes": 100000000}, {"node": "n3", "bytes": 100000000}]}]}"#)
+    /// #   .unwrap();
+    /// # placer_models::validate(&req).unwrap();
+    /// # let ix = Indexed::new(&req);
+    /// # let model = LocalityCost::new(&ix);
+    /// # let (m, r, n1, n2, n3) = (0, 1, 0, 1, 2); // pending positions, node indices
+    /// let sparse = model.sparse_row(m);
+    /// assert!((sparse.base - 10.737_418_24).abs() < 1e-6);
+    /// assert_eq!(sparse.racks.len(), 1);
+    /// assert_eq!(sparse.racks[0].0, 0); // rack r1
+    /// assert!((sparse.racks[0].1 - 1.073_741_824).abs() < 1e-6);
+    /// assert_eq!(sparse.on_node, vec![(n1, 0.0)]);
+    /// # let _ = (r, n2, n3);
+    /// ```
     pub fn sparse_row(&self, t: usize) -> SparseRow {
         let task = &self.ix.req.pending[t];
         let replicas = &self.ix.replicas[t];
@@ -150,8 +231,46 @@ impl<'i, 'a> LocalityCost<'i, 'a> {
         self.alpha * bytes as f64 * BYTES_TO_MEGABITS / self.ix.bandwidths.between(0, 1)
     }
 
-    /// Pending task `t`'s cost on `node`, equal to `self.row(t).at(node, rack)`: O(replicas)
-    /// for a map instead of building the whole row; reduces go through their row.
+    /// Pending task `t`'s cost on `node`, in seconds × α (lsap-sched eq. 1, DLC(t, node)):
+    /// for a map 0 on a replica's node (or without replicas), else α · input_bytes · 8 /
+    /// (10⁶ · max_r bw(rack(r), rack(node))) with bw in Mbit/s; for a reduce
+    /// α · Σ_s bytes(s) · 8 / (10⁶ · bw(rack(s), rack(node))) over its sources s ≠ `node`.
+    /// Equal to `self.row(t).at(node, rack)`.
+    ///
+    /// # Complexity
+    /// O(replicas) time and O(1) space for a map, instead of building the whole row; a reduce
+    /// goes through [`LocalityCost::row`].
+    ///
+    /// # Errors
+    /// None: bandwidths are validated > 0, so the cost is finite. `t` must be a pending
+    /// position and `node` a node index (else it panics).
+    ///
+    /// # Examples
+    /// The module docs' example: a 128 MiB block (134,217,728 B) with its one replica on n1
+    /// costs 0 there, 134,217,728 · 8 / (10⁶ · 1,000) = 1.074 s on n2 in the same rack, and
+    /// 134,217,728 · 8 / (10⁶ · 100) = 10.737 s on n3 across racks (the default bandwidths,
+    /// α = 1). A reduce pulling 100 MB from n1 and 100 MB from n3 costs 0.8 + 8 = 8.8 s on n2.
+    /// ```
+    /// use placer_solver::{cost::LocalityCost, index::Indexed};
+    /// let req = placer_models::parse_request(br#"{"schema_version": 1,
+    ///   "cluster": {"racks": [{"id": "r1"}, {"id": "r2"}],
+    ///     "nodes": [{"id": "n1", "rack": "r1"}, {"id": "n2", "rack": "r1"},
+    ///               {"id": "n3", "rack": "r2"}]},
+    ///   "pools": [{"id": "p"}], "jobs": [{"id": "j", "pool": "p"}],
+    ///   "pending": [
+    ///     {"id": "m", "job": "j", "kind": "map", "input_bytes": 134217728, "replicas": ["n1"]},
+    ///     {"id": "r", "job": "j", "kind": "reduce", "shuffle": [
+    ///       {"node": "n1", "bytes": 100000000}, {"node": "n3", "bytes": 100000000}]}]}"#)
+    ///   .unwrap();
+    /// placer_models::validate(&req).unwrap();
+    /// let ix = Indexed::new(&req);
+    /// let model = LocalityCost::new(&ix);
+    /// let (m, r, n1, n2, n3) = (0, 1, 0, 1, 2); // pending positions, node indices
+    /// assert_eq!(model.cost(m, n1), 0.0);
+    /// assert!((model.cost(m, n2) - 1.073_741_824).abs() < 1e-6);
+    /// assert!((model.cost(m, n3) - 10.737_418_24).abs() < 1e-6);
+    /// assert!((model.cost(r, n2) - 8.8).abs() < 1e-9);
+    /// ```
     pub fn cost(&self, t: usize, node: u32) -> f64 {
         let task = &self.ix.req.pending[t];
         let replicas = &self.ix.replicas[t];
@@ -194,6 +313,38 @@ impl<'i, 'a> LocalityCost<'i, 'a> {
     /// The locality class of pending task `t` on node `node`: for a map, `node` / `rack` /
     /// `remote` by its nearest replica (`none` without replicas); for a reduce, the same test
     /// over all shuffle sources with bytes > 0 (`node` only if all are on the node).
+    ///
+    /// # Complexity
+    /// O(replicas) or O(shuffle sources) time, O(1) space.
+    ///
+    /// # Errors
+    /// None: `t` must be a pending position and `node` a node index (else it panics).
+    ///
+    /// # Examples
+    /// The snapshot of [`LocalityCost::cost`]'s example: the map is node-local on n1,
+    /// rack-local on n2 and remote on n3; the reduce, with sources on n1 and n3, is remote
+    /// everywhere (no node shares a rack with both).
+    /// ```
+    /// use placer_models::Locality;
+    /// # use placer_solver::{cost::LocalityCost, index::Indexed};
+    /// # let req = placer_models::parse_request(br#"{"schema_version": 1,
+    /// #   "cluster": {"racks": [{"id": "r1"}, {"id": "r2"}],
+    /// #     "nodes": [{"id": "n1", "rack": "r1"}, {"id": "n2", "rack": "r1"},
+    /// #               {"id": "n3", "rack": "r2"}]},
+    /// #   "pools": [{"id": "p"}], "jobs": [{"id": "j", "pool": "p"}],
+    /// #   "pending": [
+    /// #     {"id": "m", "job": "j", "kind": "map", "input_bytes": 134217728, "replicas": ["n1"]},
+    /// #     {"id": "r", "job": "j", "kind": "reduce", "shuffle": [
+    /// #       {"node": "n1", "bytes": 100000000}, {"node": "n3", "bytes": 100000000}]}]}"#)
+    /// #   .unwrap();
+    /// # placer_models::validate(&req).unwrap();
+    /// # let ix = Indexed::new(&req);
+    /// # let model = LocalityCost::new(&ix);
+    /// # let (m, r, n1, n2, n3) = (0, 1, 0, 1, 2); // pending positions, node indices
+    /// let classes = [n1, n2, n3].map(|n| model.locality(m, n));
+    /// assert_eq!(classes, [Locality::Node, Locality::Rack, Locality::Remote]);
+    /// assert!([n1, n2, n3].iter().all(|&n| model.locality(r, n) == Locality::Remote));
+    /// ```
     pub fn locality(&self, t: usize, node: u32) -> Locality {
         let rack = self.ix.node_rack[node as usize];
         let rack_of = |n: u32| self.ix.node_rack[n as usize];

@@ -1,5 +1,5 @@
 //! The Fair Scheduler's ordering of pools and jobs (Hadoop Fair Scheduler design doc §4.4,
-//! `FairShareComparator`): "pools below their min share [go] ahead of pools above their min
+//! `FairShareComparator`): "pools below their min share \[go\] ahead of pools above their min
 //! share ... ordered by how far they are below it as a percentage of the share", the rest by
 //! running tasks / weight, smallest first. FAIR Alg. 1's "sort jobs by distance below min and
 //! fair share" is this order.

@@ -32,7 +32,43 @@ pub fn priority_weight(p: Priority) -> f64 {
     }
 }
 
-/// Computes every pool's and job's share of both slot kinds.
+/// Computes every pool's and job's share of both slot kinds, in slots (fractional). Per kind,
+/// with capacity C = every slot of the kind: pool shares = water-filling ([`fair_shares`])
+/// over the pools (weight, min share, demand = Σ its runnable jobs' running + pending) into
+/// C; inside a `fair` pool, job shares = water-filling over its jobs (weight 2^priority
+/// level, no min share, demand) into the pool's share; a `fifo` pool hands its share out in
+/// FIFO order, each job up to its demand.
+///
+/// # Complexity
+/// O(nodes + (pools + jobs) log(pools + jobs)) time per kind (one water-filling per level,
+/// one sort per `fifo` pool); O(pools + jobs) space.
+///
+/// # Errors
+/// None: weights, min shares and slot counts are validated upstream; a share is never
+/// negative and never above the demand.
+///
+/// # Examples
+/// Hand-derived (FAIR App. A's water-filling at both levels): 4 map slots; pool p (weight 1)
+/// runs job a, pool q (weight 3) jobs b (normal priority, weight 1) and c (high, weight 2);
+/// each job has 2 pending maps. Pools: the water level r = 1 gives p min(2, 1 · 1) = 1 and q
+/// min(4, 3 · 1) = 3, all 4 slots. Inside q: r = 1 gives b min(2, 1) = 1, c min(2, 2) = 2.
+/// No reduce slots: every reduce share is 0.
+/// ```
+/// use placer_solver::{fair_shares, index::Indexed};
+/// let req = placer_models::parse_request(br#"{"schema_version": 1,
+///   "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "n", "rack": "r", "map_slots": 4}]},
+///   "pools": [{"id": "p"}, {"id": "q", "weight": 3}],
+///   "jobs": [{"id": "a", "pool": "p"}, {"id": "b", "pool": "q"},
+///            {"id": "c", "pool": "q", "priority": "high"}],
+///   "pending": [{"id": "a0", "job": "a", "kind": "map"}, {"id": "a1", "job": "a", "kind": "map"},
+///               {"id": "b0", "job": "b", "kind": "map"}, {"id": "b1", "job": "b", "kind": "map"},
+///               {"id": "c0", "job": "c", "kind": "map"}, {"id": "c1", "job": "c", "kind": "map"}]
+/// }"#).unwrap();
+/// placer_models::validate(&req).unwrap();
+/// let shares = fair_shares::compute(&Indexed::new(&req));
+/// assert_eq!(shares.pool, vec![[1.0, 0.0], [3.0, 0.0]]);
+/// assert_eq!(shares.job, vec![[1.0, 0.0], [1.0, 0.0], [2.0, 0.0]]);
+/// ```
 pub fn compute(ix: &Indexed<'_>) -> FairShares {
     let req = ix.req;
     let mut pool = vec![[0.0; 2]; req.pools.len()];

@@ -7,7 +7,26 @@
 //! Example: weights 1 and 3, running 2 and 2 → s = (½, ½), w = (¼, ¾):
 //! D = (|½ − ¼| / ¼ + |½ − ¾| / ¾) / 2 = (1 + ⅓) / 2 = ⅔.
 
-/// D for pools with `weight`, `running` tasks and an `active` flag each.
+/// D for pools with `weight`, `running` tasks and an `active` flag each (one entry per pool
+/// in all three): D = (1 / |A|) · Σ_{i ∈ A} |s_i − w_i| / w_i over the active pools of
+/// positive weight, s_i = rt_i / Σ_A rt, w_i = weight_i / Σ_A weight. Unitless.
+///
+/// # Complexity
+/// O(pools) time and space.
+///
+/// # Errors
+/// None: D = 0 when no pool is active with a positive weight or nothing runs in them.
+///
+/// # Examples
+/// The module docs' example, derived by hand: weights 1 and 3, running 2 and 2, so
+/// s = (½, ½) and w = (¼, ¾): D = (|½ − ¼| / ¼ + |½ − ¾| / ¾) / 2 = (1 + ⅓) / 2 = ⅔.
+/// Running 1 and 3 instead is proportional: D = 0.
+/// ```
+/// use placer_solver::fairness::fairness_distance;
+/// let d = fairness_distance(&[1.0, 3.0], &[2.0, 2.0], &[true, true]);
+/// assert!((d - 2.0 / 3.0).abs() < 1e-12);
+/// assert_eq!(fairness_distance(&[1.0, 3.0], &[1.0, 3.0], &[true, true]), 0.0);
+/// ```
 pub fn fairness_distance(weight: &[f64], running: &[f64], active: &[bool]) -> f64 {
     let pools: Vec<usize> = (0..weight.len()).filter(|&p| active[p] && weight[p] > 0.0).collect();
     let total_weight: f64 = pools.iter().map(|&p| weight[p]).sum();

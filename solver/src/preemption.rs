@@ -30,7 +30,43 @@ pub struct Victim {
 }
 
 /// Victims for every starved pool, given pools' running tasks after placement (`[map,
-/// reduce]` per pool). Maps first, then reduces; each in the order chosen.
+/// reduce]` per pool). Maps first, then reduces; each in the order chosen. A pool p starved
+/// for kind k asks for max(⌈min(m, d) − r⌉, ⌈min(f, d) − r⌉) tasks (each term only when
+/// overdue, in tasks); victims are the latest-started running tasks of pools that are not
+/// starved and run above their fair share, while each such pool stays at or above it.
+///
+/// # Complexity
+/// O(pools + running · (starved pools + log running)) time per kind (filtering and sorting
+/// the candidates); O(pools + running) space.
+///
+/// # Errors
+/// None: a starved pool that finds no victim is data (it asks again next epoch).
+///
+/// # Examples
+/// Design doc §3.3 (FAIR §3.2's `Tmin`): both map slots are held by pool a's job, started at
+/// 10 s and 20 s; pool b has min share 1, one pending map and has been below it since 80 s,
+/// past its 5 s timeout at 100 s. `fair` cannot place b's map (no slot is free), so b asks
+/// for ⌈1 − 0⌉ = 1 task and a (2 running, fair share 1) gives up its most recently launched
+/// one, keeping its share. The slot is filled next epoch.
+/// ```
+/// use placer_models::PreemptionReason;
+/// let req = placer_models::parse_request(br#"{"schema_version": 1, "now_s": 100,
+///   "cluster": {"racks": [{"id": "r"}],
+///     "nodes": [{"id": "n", "rack": "r", "map_slots": 2}]},
+///   "pools": [{"id": "a"}, {"id": "b", "min_map_share": 1, "min_share_timeout_s": 5,
+///     "starvation": {"map": {"at_min_share_s": 80}}}],
+///   "jobs": [{"id": "ja", "pool": "a"}, {"id": "jb", "pool": "b"}],
+///   "running": [{"id": "a0", "job": "ja", "kind": "map", "node": "n", "started_s": 10},
+///               {"id": "a1", "job": "ja", "kind": "map", "node": "n", "started_s": 20}],
+///   "pending": [{"id": "b0", "job": "jb", "kind": "map"}],
+///   "policy": {"algorithm": "fair"}}"#).unwrap();
+/// let answer = placer_solver::place(&req, &Default::default()).unwrap();
+/// assert!(answer.assignments.is_empty());
+/// assert_eq!(answer.preemptions.len(), 1);
+/// let victim = &answer.preemptions[0];
+/// assert_eq!((victim.task.as_str(), victim.node.as_str()), ("a1", "n"));
+/// assert_eq!((victim.reason, victim.for_pool.as_str()), (PreemptionReason::MinShare, "b"));
+/// ```
 pub fn plan(
     ix: &Indexed<'_>,
     shares: &FairShares,

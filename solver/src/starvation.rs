@@ -32,7 +32,47 @@ pub struct Starvation {
 }
 
 impl Starvation {
-    /// Reads the snapshot's clocks and computes the targets from the fair shares.
+    /// Reads the snapshot's clocks and computes the targets from the fair shares, per pool p
+    /// and kind k, in slots: min target min(m, d) and fair target min(f, d), with demand d =
+    /// running plus pending tasks of p's runnable jobs; also the running count r before
+    /// placement, the clocks (seconds; a missing one reads as `now_s`) and the two timeouts.
+    ///
+    /// # Complexity
+    /// O(pools + jobs) time and space.
+    ///
+    /// # Errors
+    /// None: a missing clock or timeout is data (the clock reads `now_s`, the pool never
+    /// starves for that share).
+    ///
+    /// # Examples
+    /// Design doc §3.3 / FAIR §3.2: two map slots, both held by pool a's job; pool b has min
+    /// share 1 and one pending map, so fair shares are 1 and 1 and b's targets are
+    /// min(1, 1) = 1. b has been below both since 80 s; at 100 s that is 20 s, past both
+    /// timeouts (5 s and 10 s): with no slot free it is starved for its min share (0 < 1) and
+    /// for its fair share (0 < 1 / 2).
+    /// ```
+    /// use placer_solver::{fair_shares, index::Indexed, starvation::Starvation};
+    /// let req = placer_models::parse_request(br#"{"schema_version": 1, "now_s": 100,
+    ///   "cluster": {"racks": [{"id": "r"}],
+    ///     "nodes": [{"id": "n", "rack": "r", "map_slots": 2}]},
+    ///   "pools": [{"id": "a"}, {"id": "b", "min_map_share": 1, "min_share_timeout_s": 5,
+    ///     "fair_share_timeout_s": 10,
+    ///     "starvation": {"map": {"at_min_share_s": 80, "at_half_fair_share_s": 80}}}],
+    ///   "jobs": [{"id": "ja", "pool": "a"}, {"id": "jb", "pool": "b"}],
+    ///   "running": [{"id": "a0", "job": "ja", "kind": "map", "node": "n", "started_s": 10},
+    ///               {"id": "a1", "job": "ja", "kind": "map", "node": "n", "started_s": 20}],
+    ///   "pending": [{"id": "b0", "job": "jb", "kind": "map"}]}"#).unwrap();
+    /// placer_models::validate(&req).unwrap();
+    /// let ix = Indexed::new(&req);
+    /// let shares = fair_shares::compute(&ix);
+    /// let starvation = Starvation::new(&ix, &shares);
+    /// let (map, a, b) = (0, 0, 1);
+    /// assert_eq!(starvation.running[map], vec![2.0, 0.0]);
+    /// assert_eq!((starvation.min_target(map, b), starvation.fair_target(map, b)), (1.0, 1.0));
+    /// assert!(starvation.min_share_overdue(map, b, 0.0));
+    /// assert!(starvation.fair_share_overdue(map, b, 0.0));
+    /// assert!(starvation.starved_before(map, b) && !starvation.starved_before(map, a));
+    /// ```
     pub fn new(ix: &Indexed<'_>, shares: &FairShares) -> Self {
         let req = ix.req;
         let pools = req.pools.len();
@@ -75,36 +115,145 @@ impl Starvation {
         }
     }
 
-    /// min(m, d) of pool `p`, kind `k`.
+    /// min(m, d) of pool `p`, kind `k`, in slots. O(1); see [`Starvation::new`]'s example.
     pub fn min_target(&self, k: usize, p: usize) -> f64 {
         self.min_target[k][p]
     }
 
-    /// min(f, d) of pool `p`, kind `k`.
+    /// min(f, d) of pool `p`, kind `k`, in slots. O(1); see [`Starvation::new`]'s example.
     pub fn fair_target(&self, k: usize, p: usize) -> f64 {
         self.fair_target[k][p]
     }
 
-    /// Below min share with `running` tasks and past the min-share timeout.
+    /// Below min share with `running` tasks and past the min-share timeout:
+    /// `running` < min(m, d) and `now_s` − `at_min_share_s` > `min_share_timeout_s` (seconds;
+    /// never without a timeout).
+    ///
+    /// # Complexity
+    /// O(1).
+    ///
+    /// # Errors
+    /// None: a predicate.
+    ///
+    /// # Examples
+    /// The snapshot of [`Starvation::new`]'s example (pool b: min share 1, demand 1, fair
+    /// share 1, timeouts 5 s and 10 s, both clocks at 80 s, now 100 s).
+    /// With 0 running it is overdue (100 − 80 = 20 s > 5 s); once it runs 1 = min(1, 1) it is
+    /// not. Pool a has no timeout, so it never is.
+    /// ```
+    /// # use placer_solver::{fair_shares, index::Indexed, starvation::Starvation};
+    /// # let req = placer_models::parse_request(br#"{"schema_version": 1, "now_s": 100,
+    /// #   "cluster": {"racks": [{"id": "r"}],
+    /// #     "nodes": [{"id": "n", "rack": "r", "map_slots": 2}]},
+    /// #   "pools": [{"id": "a"}, {"id": "b", "min_map_share": 1, "min_share_timeout_s": 5,
+    /// #     "fair_share_timeout_s": 10,
+    /// #     "starvation": {"map": {"at_min_share_s": 80, "at_half_fair_share_s": 80}}}],
+    /// #   "jobs": [{"id": "ja", "pool": "a"}, {"id": "jb", "pool": "b"}],
+    /// #   "running": [{"id": "a0", "job": "ja", "kind": "map", "node": "n", "started_s": 10},
+    /// #               {"id": "a1", "job": "ja", "kind": "map", "node": "n", "started_s": 20}],
+    /// #   "pending": [{"id": "b0", "job": "jb", "kind": "map"}]}"#).unwrap();
+    /// # placer_models::validate(&req).unwrap();
+    /// # let ix = Indexed::new(&req);
+    /// # let shares = fair_shares::compute(&ix);
+    /// # let starvation = Starvation::new(&ix, &shares);
+    /// # let (map, a, b) = (0, 0, 1);
+    /// assert!(starvation.min_share_overdue(map, b, 0.0));
+    /// assert!(!starvation.min_share_overdue(map, b, 1.0));
+    /// assert!(!starvation.min_share_overdue(map, a, 0.0));
+    /// ```
     pub fn min_share_overdue(&self, k: usize, p: usize, running: f64) -> bool {
         running < self.min_target[k][p]
             && self.min_timeout[p].is_some_and(|t| self.now - self.last_min[k][p] > t)
     }
 
-    /// Below half its fair share with `running` tasks and past the fair-share timeout.
+    /// Below half its fair share with `running` tasks and past the fair-share timeout:
+    /// `running` < min(f, d) / 2 and `now_s` − `at_half_fair_share_s` > `fair_share_timeout_s`
+    /// (seconds; never without a timeout).
+    ///
+    /// # Complexity
+    /// O(1).
+    ///
+    /// # Errors
+    /// None: a predicate.
+    ///
+    /// # Examples
+    /// The snapshot of [`Starvation::new`]'s example (pool b: min share 1, demand 1, fair
+    /// share 1, timeouts 5 s and 10 s, both clocks at 80 s, now 100 s).
+    /// Half of min(1, 1) is 0.5: with 0 running it is overdue (20 s > 10 s), with 0.5 not.
+    /// ```
+    /// # use placer_solver::{fair_shares, index::Indexed, starvation::Starvation};
+    /// # let req = placer_models::parse_request(br#"{"schema_version": 1, "now_s": 100,
+    /// #   "cluster": {"racks": [{"id": "r"}],
+    /// #     "nodes": [{"id": "n", "rack": "r", "map_slots": 2}]},
+    /// #   "pools": [{"id": "a"}, {"id": "b", "min_map_share": 1, "min_share_timeout_s": 5,
+    /// #     "fair_share_timeout_s": 10,
+    /// #     "starvation": {"map": {"at_min_share_s": 80, "at_half_fair_share_s": 80}}}],
+    /// #   "jobs": [{"id": "ja", "pool": "a"}, {"id": "jb", "pool": "b"}],
+    /// #   "running": [{"id": "a0", "job": "ja", "kind": "map", "node": "n", "started_s": 10},
+    /// #               {"id": "a1", "job": "ja", "kind": "map", "node": "n", "started_s": 20}],
+    /// #   "pending": [{"id": "b0", "job": "jb", "kind": "map"}]}"#).unwrap();
+    /// # placer_models::validate(&req).unwrap();
+    /// # let ix = Indexed::new(&req);
+    /// # let shares = fair_shares::compute(&ix);
+    /// # let starvation = Starvation::new(&ix, &shares);
+    /// # let (map, a, b) = (0, 0, 1);
+    /// assert!(starvation.fair_share_overdue(map, b, 0.0));
+    /// assert!(!starvation.fair_share_overdue(map, b, 0.5));
+    /// # let _ = a;
+    /// ```
     pub fn fair_share_overdue(&self, k: usize, p: usize, running: f64) -> bool {
         running < self.fair_target[k][p] / 2.0
             && self.fair_timeout[p].is_some_and(|t| self.now - self.last_half[k][p] > t)
     }
 
     /// Starved past a preemption timeout before this epoch's placement: such a pool's jobs
-    /// skip delay scheduling's wait (FAIR §4.2 with §3.2's timeouts).
+    /// skip delay scheduling's wait (FAIR §4.2 with §3.2's timeouts). Either overdue
+    /// predicate at the running count before placement. O(1), infallible; see
+    /// [`Starvation::new`]'s example.
     pub fn starved_before(&self, k: usize, p: usize) -> bool {
         let r = self.running[k][p];
         self.min_share_overdue(k, p, r) || self.fair_share_overdue(k, p, r)
     }
 
-    /// The clocks after this epoch, given each pool's running tasks after placement.
+    /// The clocks after this epoch, given each pool's running tasks after placement (`[map,
+    /// reduce]` per pool): a clock moves to `now_s` when the pool is at or above that target
+    /// after placement, else it keeps its last value.
+    ///
+    /// # Complexity
+    /// O(pools) time and space.
+    ///
+    /// # Errors
+    /// None.
+    ///
+    /// # Examples
+    /// The snapshot of [`Starvation::new`]'s example (pool b: min share 1, demand 1, fair
+    /// share 1, timeouts 5 s and 10 s, both clocks at 80 s, now 100 s).
+    /// If this epoch places b's map, both of b's clocks move to 100 s; if not, they stay at
+    /// 80 s for the master to echo.
+    /// ```
+    /// # use placer_solver::{fair_shares, index::Indexed, starvation::Starvation};
+    /// # let req = placer_models::parse_request(br#"{"schema_version": 1, "now_s": 100,
+    /// #   "cluster": {"racks": [{"id": "r"}],
+    /// #     "nodes": [{"id": "n", "rack": "r", "map_slots": 2}]},
+    /// #   "pools": [{"id": "a"}, {"id": "b", "min_map_share": 1, "min_share_timeout_s": 5,
+    /// #     "fair_share_timeout_s": 10,
+    /// #     "starvation": {"map": {"at_min_share_s": 80, "at_half_fair_share_s": 80}}}],
+    /// #   "jobs": [{"id": "ja", "pool": "a"}, {"id": "jb", "pool": "b"}],
+    /// #   "running": [{"id": "a0", "job": "ja", "kind": "map", "node": "n", "started_s": 10},
+    /// #               {"id": "a1", "job": "ja", "kind": "map", "node": "n", "started_s": 20}],
+    /// #   "pending": [{"id": "b0", "job": "jb", "kind": "map"}]}"#).unwrap();
+    /// # placer_models::validate(&req).unwrap();
+    /// # let ix = Indexed::new(&req);
+    /// # let shares = fair_shares::compute(&ix);
+    /// # let starvation = Starvation::new(&ix, &shares);
+    /// # let (map, a, b) = (0, 0, 1);
+    /// let placed = starvation.clocks_after(&[[2.0, 0.0], [1.0, 0.0]]);
+    /// assert_eq!(placed[b].map.at_min_share_s, Some(100.0));
+    /// assert_eq!(placed[b].map.at_half_fair_share_s, Some(100.0));
+    /// let waiting = starvation.clocks_after(&[[2.0, 0.0], [0.0, 0.0]]);
+    /// assert_eq!(waiting[b].map.at_min_share_s, Some(80.0));
+    /// assert_eq!(waiting[a].map.at_min_share_s, Some(100.0));
+    /// ```
     pub fn clocks_after(&self, running_after: &[[f64; 2]]) -> Vec<StarvationState> {
         (0..running_after.len())
             .map(|p| {

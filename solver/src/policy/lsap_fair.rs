@@ -40,8 +40,51 @@ pub struct PoolQuota {
     pub beyond: f64,
 }
 
-/// FC of every pending task (0 for other kinds and for tasks of jobs that are not runnable),
-/// and the pools' quotas per kind.
+/// FC of every pending task (0 for tasks of jobs that are not runnable), and the pools'
+/// quotas per kind, in the cost's units (seconds, like α · DLC): per kind and active pool i,
+/// sto_i = min(ut_i, max(0, ⌊AS · w_i⌋ − rt_i)), GFC_i = β · rt_i / (AS · w_i) · (1 − w_i);
+/// the first sto_i of the pool's eligible tasks (data-local candidates first, each group in
+/// snapshot order) get GFC_i, the others β · (1 − w_i). So FC ∈ [0, β].
+///
+/// # Complexity
+/// O(nodes + jobs + pools + pending + Σ replicas and shuffle sources of the eligible tasks)
+/// time; O(pending + pools) space.
+///
+/// # Errors
+/// None: weights are validated ≥ 0; a pool with no weight among the active ones gets w = 0
+/// and its tasks β.
+///
+/// # Examples
+/// Hand-derived: 4 map slots, β = 10. Pool p (weight 1) runs 1 map and has 1 pending; pool q
+/// (weight 3) runs 1 and has 3 pending, the last with its block on the node (which has free
+/// slots). w = (¼, ¾), AS · w = (1, 3). p is at its quota: sto = 0, its task costs
+/// β · (1 − ¼) = 7.5. q may take sto = min(3, 3 − 1) = 2 more: GFC = 10 · ⅓ · ¼ = ⅚ for its
+/// data-local task and then its first other one, β · (1 − ¾) = 2.5 beyond. Within quota is
+/// cheaper than beyond, and an underserved pool cheaper than a served one.
+/// ```
+/// use placer_solver::{index::Indexed, policy::lsap_fair::fairness_costs};
+/// let req = placer_models::parse_request(br#"{"schema_version": 1,
+///   "cluster": {"racks": [{"id": "r"}],
+///     "nodes": [{"id": "n", "rack": "r", "map_slots": 4}]},
+///   "pools": [{"id": "p"}, {"id": "q", "weight": 3}],
+///   "jobs": [{"id": "jp", "pool": "p"}, {"id": "jq", "pool": "q"}],
+///   "running": [{"id": "p-run", "job": "jp", "kind": "map", "node": "n"},
+///               {"id": "q-run", "job": "jq", "kind": "map", "node": "n"}],
+///   "pending": [{"id": "p0", "job": "jp", "kind": "map"},
+///     {"id": "q0", "job": "jq", "kind": "map"}, {"id": "q1", "job": "jq", "kind": "map"},
+///     {"id": "q2", "job": "jq", "kind": "map", "replicas": ["n"]}],
+///   "policy": {"algorithm": "lsap_fair", "beta": 10}}"#).unwrap();
+/// placer_models::validate(&req).unwrap();
+/// let (fc, quotas) = fairness_costs(&Indexed::new(&req));
+/// assert!(fc.iter().all(|&c| (0.0..=10.0).contains(&c)));
+/// assert_eq!(fc[0], 7.5); // p0, beyond p's quota
+/// assert!((fc[3] - 10.0 / 12.0).abs() < 1e-12); // q2, data-local, within q's quota
+/// assert!((fc[1] - 10.0 / 12.0).abs() < 1e-12); // q0, within
+/// assert_eq!(fc[2], 2.5); // q1, beyond
+/// let q = &quotas[0][1]; // maps, pool q
+/// assert_eq!((q.w, q.sto, q.beyond), (0.75, 2, 2.5));
+/// assert!(q.gfc < q.beyond);
+/// ```
 pub fn fairness_costs(ix: &Indexed<'_>) -> (Vec<f64>, [Vec<PoolQuota>; 2]) {
     let req = ix.req;
     let beta = req.policy.beta;
@@ -107,7 +150,31 @@ pub fn fairness_costs(ix: &Indexed<'_>) -> (Vec<f64>, [Vec<PoolQuota>; 2]) {
     (fc, quotas)
 }
 
-/// The ageing credit A_t of every pending task.
+/// The ageing credit A_t of every pending task, in the cost's units (seconds):
+/// A_t = β · max(0, now_s − since_t) / `policy.aging_s`, with since_t = `pending_since_s`, else
+/// the job's `submit_s`.
+///
+/// # Complexity
+/// O(pending) time and space.
+///
+/// # Errors
+/// None: `aging_s` is validated > 0, so every credit is finite and ≥ 0.
+///
+/// # Examples
+/// Hand-derived: β = 10, `aging_s` = 300 s, now 100 s. A task pending since 40 s has waited
+/// 60 s: 10 · 60 / 300 = 2; one without `pending_since_s` counts from its job's submit at
+/// 70 s: 10 · 30 / 300 = 1.
+/// ```
+/// use placer_solver::{index::Indexed, policy::lsap_fair::aging_credits};
+/// let req = placer_models::parse_request(br#"{"schema_version": 1, "now_s": 100,
+///   "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "n", "rack": "r", "map_slots": 1}]},
+///   "pools": [{"id": "p"}], "jobs": [{"id": "j", "pool": "p", "submit_s": 70}],
+///   "pending": [{"id": "old", "job": "j", "kind": "map", "pending_since_s": 40},
+///               {"id": "new", "job": "j", "kind": "map"}],
+///   "policy": {"algorithm": "lsap_fair", "beta": 10, "aging_s": 300}}"#).unwrap();
+/// placer_models::validate(&req).unwrap();
+/// assert_eq!(aging_credits(&Indexed::new(&req)), vec![2.0, 1.0]);
+/// ```
 pub fn aging_credits(ix: &Indexed<'_>) -> Vec<f64> {
     let req = ix.req;
     req.pending

@@ -27,7 +27,8 @@
 //!    T1 + T2; 2 for jobs of starved pools) costs one more. Locality costs are scaled by
 //!    2 · tasks + 1 so the surcharges never outweigh a locality difference.
 //! 4. The network S → pool (`must`) | S → flex group → pool (`flex`) → job → task → replica
-//!    nodes / rack / cluster → nodes → T is solved exactly by [`structured::solve`].
+//!    nodes / rack / cluster → nodes → T is solved exactly by
+//!    [`structured::solve`](crate::flow::structured::solve).
 //!
 //! Why pools are hard and jobs and levels soft: the issue asks that D never exceed `fair`'s,
 //! that locality never exceed `lsap_fair`'s, and that idle slots be filled (FAIR §3.3). A hard
@@ -145,7 +146,32 @@ fn box_for(
     (must, flex, fairness_distance(weight, &counts, active))
 }
 
-/// The D-optimal counts for `slots` free slots: see the module docs, step 1.
+/// The D-optimal counts for `slots` free slots (see the module docs, step 1), in tasks: with
+/// R = Σ running over the weighted active pools + the T units they receive, the counts c_p ∈
+/// [0, `placeable`_p] minimise D · |A| = Σ_p |r_p + c_p − R · w_p| / (R · w_p) (the fairness
+/// distance of lsap-fair-sched §4.4 after the answer), with T the least-D feasible total
+/// (ties to the larger) and weight-0 pools taking the rest; every pool receives its `must`
+/// units and up to its `flex` ones, exactly the D-optimal set.
+///
+/// # Complexity
+/// O(|feasible totals| · pools log pools) time (one sort of the ≤ 3 marginal segments per
+/// pool for each total T), O(pools) space.
+///
+/// # Errors
+/// None: a pool without weight, activity or placeable tasks simply gets no `must` units.
+///
+/// # Examples
+/// Hand-derived: weights 1 : 1, running 6 and 2, 4 free slots, 10 placeable tasks each.
+/// R = 6 + 2 + 4 = 12, so each pool's share is R · w = 6: pool 0 is at it (each more unit
+/// adds +1/6 to D · |A|), pool 1 is 4 below (each unit −1/6). D = 0 only with all 4 to
+/// pool 1, so it must take them all and nothing is left to choose.
+/// ```
+/// use placer_solver::policy::lsap_quota::share_box;
+/// let b = share_box(&[1.0, 1.0], &[6, 2], &[10, 10], &[true, true], 4);
+/// assert_eq!(b.must, vec![0, 4]);
+/// assert_eq!(b.flex, vec![0, 0]);
+/// assert_eq!(b.groups, [0, 0]);
+/// ```
 pub fn share_box(
     weight: &[f64],
     running: &[u64],
