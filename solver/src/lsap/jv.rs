@@ -37,7 +37,7 @@
 //!    their potentials by `d[j] − d_sink` and the path is flipped.
 //!
 //! Example: `[[1, 2], [1, 5]]` — column reduction gives v = (1, 2) with both columns offered to
-//! row 0, which keeps column 0. Free row 1 bids for column 0 (u1 = 0, u2 = 3, so v[0] = −2)
+//! row 0, which keeps column 0. Free row 1 bids for column 0 (u1 = 0, u2 = 3, so `v[0] = −2`)
 //! and evicts row 0, which bids for the free column 1 at once: 2 + 1 = 3, no phase 3 needed.
 //!
 //! Complexity: O(r · c) for phases 1–2 (bounded bids), O(r · c) per search in phase 3 (each
@@ -51,6 +51,7 @@
 use super::{check_f64, check_i64, Cost, DenseSolver, LsapSolution};
 use crate::error::SolveError;
 use ndarray::ArrayView2;
+use std::convert::identity;
 
 const NONE: usize = usize::MAX;
 
@@ -108,13 +109,66 @@ impl JvCost for f64 {
 pub struct Jv;
 
 impl DenseSolver for Jv {
+    /// An optimal rectangular assignment of an i64 matrix (rows × columns, `i64::MAX`
+    /// forbidden) by Jonker–Volgenant shortest augmenting paths: minimise Σᵢ c(i, φ(i)) over
+    /// the complete matchings φ of the smaller side, in the entries' units (placer's locality
+    /// costs: seconds scaled to integer quanta, 1 ns by default, see [`crate::quantum`]).
+    ///
+    /// # Complexity
+    /// Time O(r · c) for column and row reduction plus O(r · c) per row left to the
+    /// shortest-path phase, so O(min(r, c)² · max(r, c)) in the worst case (far less on
+    /// random and cluster matrices). Memory O(r + c) working vectors besides the matrix, plus
+    /// a transposed copy of r · c entries when r > c (or when `costs` is not row-major).
+    ///
+    /// # Errors
+    /// [`SolveError::CostOverflow`] for an entry beyond [`super::i64_entry_limit`],
+    /// [`SolveError::Infeasible`] when the smaller side cannot be matched entirely without a
+    /// forbidden pair.
+    ///
+    /// # Examples
+    /// lsap-sched's Fig. 1: T1's block is on nodes A and B, T2's only on A, one idle slot on
+    /// each (rows T1, T2; columns A, B). dl-sched's greedy T1 → A forces T2 remote (cost 1);
+    /// the optimum T1 → B, T2 → A costs 0.
+    /// ```
+    /// use ndarray::arr2;
+    /// use placer_solver::lsap::jv::Jv;
+    /// use placer_solver::lsap::DenseSolver;
+    /// let s = Jv.solve_i64(arr2(&[[0, 0], [0, 1]]).view()).unwrap();
+    /// assert_eq!(s.objective, 0);
+    /// assert_eq!(s.row_to_col, vec![Some(1), Some(0)]);
+    /// ```
     fn solve_i64(&self, costs: ArrayView2<'_, i64>) -> Result<LsapSolution<i64>, SolveError> {
         check_i64(costs)?;
         solve(costs)
     }
 }
 
-/// Minimises an f64 matrix (+inf forbidden; NaN and −inf rejected).
+/// An optimal rectangular assignment of an f64 matrix (rows × columns, `+inf` forbidden) by
+/// Jonker–Volgenant shortest augmenting paths: minimise Σᵢ c(i, φ(i)) over the complete
+/// matchings φ of the smaller side, in the entries' units (seconds of transfer time for the
+/// matrices of `placer export-matrix`; `placer lsap` solves `.lsap` files with it).
+///
+/// # Complexity
+/// Time O(r · c) for column and row reduction plus O(r · c) per row left to the shortest-path
+/// phase, so O(min(r, c)² · max(r, c)) in the worst case (far less on random and cluster
+/// matrices). Memory O(r + c) working vectors besides the matrix, plus a transposed copy of
+/// r · c entries when r > c (or when `costs` is not row-major).
+///
+/// # Errors
+/// [`SolveError::InvalidCost`] for a NaN or −inf entry, [`SolveError::Infeasible`] when the
+/// smaller side cannot be matched entirely without a forbidden pair.
+///
+/// # Examples
+/// lsap-sched's Fig. 1: T1's block is on nodes A and B, T2's only on A, one idle slot on each
+/// (rows T1, T2; columns A, B). dl-sched's greedy T1 → A forces T2 remote (cost 1); the
+/// optimum T1 → B, T2 → A costs 0.
+/// ```
+/// use ndarray::arr2;
+/// use placer_solver::lsap::jv::solve_f64;
+/// let s = solve_f64(arr2(&[[0.0, 0.0], [0.0, 1.0]]).view()).unwrap();
+/// assert_eq!(s.objective, 0.0);
+/// assert_eq!(s.row_to_col, vec![Some(1), Some(0)]);
+/// ```
 pub fn solve_f64(costs: ArrayView2<'_, f64>) -> Result<LsapSolution<f64>, SolveError> {
     check_f64(costs)?;
     solve(costs)
@@ -393,15 +447,18 @@ fn lanes_min<C: JvCost>(lanes: [C; 4]) -> C {
 }
 
 /// Relaxes every column through row i: `d[j] = min(d[j], c[i][j] − w[j] − h)`, `pred[j] = i`
-/// where lowered (contiguous, 4 lanes so that the loop vectorises; a finished column's working
-/// potential is [`JvCost::DONE`], so nothing relaxes it). Pushes the start of every block of
-/// four columns holding one now at `level` onto `hits`; returns the minimum of the other
-/// columns' d.
+/// where lowered (4 lanes so that the loop vectorises; a finished column's working potential is
+/// [`JvCost::DONE`], so nothing relaxes it). Position p holds the column whose cost is
+/// `cost(keys[p])`: the row itself and [`identity`] for a contiguous scan (`keys = c[i]`), the
+/// packed columns and a gather from the row for [`Packed::relax`]. Pushes the start of every
+/// block of four positions holding one now at `level` onto `hits`; returns the minimum of the
+/// other positions' d.
 #[allow(clippy::too_many_arguments)]
-fn relax<C: JvCost>(
+fn relax<C: JvCost, K: Copy>(
     d: &mut [C],
     pred: &mut [usize],
-    ri: &[C],
+    keys: &[K],
+    cost: impl Fn(K) -> C,
     w: &[C],
     h: C,
     i: usize,
@@ -411,13 +468,13 @@ fn relax<C: JvCost>(
     let mut lanes = [C::INF; 4];
     let mut dc = d.chunks_exact_mut(4);
     let mut pc = pred.chunks_exact_mut(4);
-    let mut xc = ri.chunks_exact(4);
+    let mut kc = keys.chunks_exact(4);
     let mut wc = w.chunks_exact(4);
     let mut base = 0;
-    for (((dd, pp), xx), ww) in (&mut dc).zip(&mut pc).zip(&mut xc).zip(&mut wc) {
+    for (((dd, pp), kk), ww) in (&mut dc).zip(&mut pc).zip(&mut kc).zip(&mut wc) {
         let mut hit = false;
         for k in 0..4 {
-            let v2 = C::minus_done(xx[k], ww[k], h);
+            let v2 = C::minus_done(cost(kk[k]), ww[k], h);
             let better = v2 < dd[k];
             let nd = if better { v2 } else { dd[k] };
             dd[k] = nd;
@@ -434,10 +491,10 @@ fn relax<C: JvCost>(
     }
     let (dr, pr) = (dc.into_remainder(), pc.into_remainder());
     let mut hit = false;
-    for (((dj, pj), &x), &wj) in
-        dr.iter_mut().zip(pr.iter_mut()).zip(xc.remainder()).zip(wc.remainder())
+    for (((dj, pj), &key), &wj) in
+        dr.iter_mut().zip(pr.iter_mut()).zip(kc.remainder()).zip(wc.remainder())
     {
-        let v2 = C::minus_done(x, wj, h);
+        let v2 = C::minus_done(cost(key), wj, h);
         if v2 < *dj {
             *dj = v2;
             *pj = i;
@@ -492,53 +549,10 @@ impl<C: JvCost> Packed<C> {
 
     /// [`relax`] over the packed columns (`hits` holds packed positions).
     fn relax(&mut self, ri: &[C], h: C, i: usize, level: C, hits: &mut Vec<usize>) -> C {
-        let mut lanes = [C::INF; 4];
         let n = self.col.len();
         let (col, d, w, pred) =
             (&self.col[..n], &mut self.d[..n], &self.w[..n], &mut self.pred[..n]);
-        let mut dc = d.chunks_exact_mut(4);
-        let mut pc = pred.chunks_exact_mut(4);
-        let mut cc = col.chunks_exact(4);
-        let mut wc = w.chunks_exact(4);
-        let mut base = 0;
-        for (((dd, pp), jj), ww) in (&mut dc).zip(&mut pc).zip(&mut cc).zip(&mut wc) {
-            let mut hit = false;
-            for k in 0..4 {
-                let v2 = C::minus_done(ri[jj[k]], ww[k], h);
-                let better = v2 < dd[k];
-                let nd = if better { v2 } else { dd[k] };
-                dd[k] = nd;
-                pp[k] = if better { i } else { pp[k] };
-                let at = nd == level;
-                hit |= at;
-                let m = if at { C::INF } else { nd };
-                lanes[k] = if m < lanes[k] { m } else { lanes[k] };
-            }
-            if hit {
-                hits.push(base);
-            }
-            base += 4;
-        }
-        let (dr, pr) = (dc.into_remainder(), pc.into_remainder());
-        let mut hit = false;
-        for (((dj, pj), &j), &wj) in
-            dr.iter_mut().zip(pr.iter_mut()).zip(cc.remainder()).zip(wc.remainder())
-        {
-            let v2 = C::minus_done(ri[j], wj, h);
-            if v2 < *dj {
-                *dj = v2;
-                *pj = i;
-            }
-            if *dj == level {
-                hit = true;
-            } else if *dj < lanes[0] {
-                lanes[0] = *dj;
-            }
-        }
-        if hit {
-            hits.push(base);
-        }
-        lanes_min(lanes)
+        relax(d, pred, col, |j| ri[j], w, h, i, level, hits)
     }
 
     /// [`take_hits`] on packed positions: finished columns get their predecessor back and
@@ -609,8 +623,17 @@ fn augment<C: JvCost>(
         hits.clear();
         d.fill(C::INF);
         // No column is at level DONE: the first scan finds no hits.
-        let mut next =
-            relax(&mut d, &mut pred, row_of(a, nc, f), &vw, C::ZERO, f, C::DONE, &mut hits);
+        let mut next = relax(
+            &mut d,
+            &mut pred,
+            row_of(a, nc, f),
+            identity,
+            &vw,
+            C::ZERO,
+            f,
+            C::DONE,
+            &mut hits,
+        );
         let mut level = C::DONE;
         let mut head = 0;
         let mut finished = 0;
@@ -656,7 +679,7 @@ fn augment<C: JvCost>(
                 next = pack.relax(ri, h, i, level, &mut hits);
                 pack.take_hits(level, &s.row4col, &hits, &mut ready, &mut pred)
             } else {
-                next = relax(&mut d, &mut pred, ri, &vw, h, i, level, &mut hits);
+                next = relax(&mut d, &mut pred, ri, identity, &vw, h, i, level, &mut hits);
                 take_hits(&mut d, &mut vw, level, &s.row4col, &hits, &mut ready)
             };
             if jfree != NONE {
