@@ -11,35 +11,29 @@ use actix_web::test::{self, TestRequest};
 use placer_models::{PlaceRequest, PlaceResponse};
 use placer_server::{app, AppState, ServerConfig};
 use placer_solver::{PlaceOptions, SolveError};
+use placer_testkit::{Job, Map, Node, Pool, Running, Snapshot, BLOCK};
 use serde_json::{json, Value};
 
 /// Two racks, three nodes, one running map on n1; two pending maps, each node-local on a node
 /// with a free map slot (n1: 2 slots − 1 running; n3: 2 free). lsap places both node-locally at
 /// cost 0.
 fn small_snapshot() -> Value {
-    json!({
-        "schema_version": 1,
-        "now_s": 10.0,
-        "cluster": {
-            "racks": [{"id": "r1"}, {"id": "r2"}],
-            "nodes": [
-                {"id": "n1", "rack": "r1", "map_slots": 2, "reduce_slots": 1},
-                {"id": "n2", "rack": "r1", "map_slots": 0, "reduce_slots": 1},
-                {"id": "n3", "rack": "r2", "map_slots": 2, "reduce_slots": 1}
-            ],
-            "network": {"rack_mbps": 1000, "cross_rack_mbps": 100}
-        },
-        "pools": [{"id": "prod", "weight": 1.0}],
-        "jobs": [{"id": "j1", "pool": "prod", "submit_s": 0.0}],
-        "pending": [
-            {"id": "j1-m-0", "job": "j1", "kind": "map", "input_bytes": 134217728,
-             "replicas": ["n1"]},
-            {"id": "j1-m-1", "job": "j1", "kind": "map", "input_bytes": 134217728,
-             "replicas": ["n3"]}
-        ],
-        "running": [{"id": "j1-m-9", "job": "j1", "kind": "map", "node": "n1", "started_s": 5.0}],
-        "policy": {"algorithm": "lsap", "solver": "auto"}
-    })
+    Snapshot::new()
+        .now_s(10.0)
+        .rack("r1")
+        .rack("r2")
+        .node(Node::new("n1").rack("r1").map_slots(2).reduce_slots(1))
+        .node(Node::new("n2").rack("r1").map_slots(0).reduce_slots(1))
+        .node(Node::new("n3").rack("r2").map_slots(2).reduce_slots(1))
+        .network(1000.0, 100.0)
+        .pool(Pool::new("prod").weight(1.0))
+        .job(Job::new("j1").pool("prod").submit_s(0.0))
+        .map(Map::new("j1-m-0").job("j1").input_bytes(BLOCK).replicas(&["n1"]))
+        .map(Map::new("j1-m-1").job("j1").input_bytes(BLOCK).replicas(&["n3"]))
+        .running(Running::map("j1-m-9").job("j1").node("n1").started_s(5.0))
+        .algorithm("lsap")
+        .solver("auto")
+        .json()
 }
 
 fn config() -> ServerConfig {

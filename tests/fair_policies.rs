@@ -5,53 +5,24 @@
 //! fairness distance (lsap eqs. 10–11). Every expected value is derived in the comments.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
 use approx::assert_relative_eq;
-use common::{request, BLOCK};
 use placer_models::{DelayState, PlaceResponse, PreemptionReason, WaitReason};
 use placer_solver::{place, PlaceOptions};
-use serde_json::{json, Value};
+use placer_testkit::{Job, Map, Node, Pool, Reduce, Running, Snapshot, BLOCK};
+use serde_json::json;
 
 /// Racks r1 = {n1, n2}, r2 = {n3, n4}; `slots` map slots and 2 reduce slots per node.
-fn cluster(slots: u32) -> Value {
-    let nodes: Vec<Value> = ["n1", "n2", "n3", "n4"]
-        .iter()
-        .enumerate()
-        .map(|(i, n)| {
-            let rack = if i < 2 { "r1" } else { "r2" };
-            json!({"id": n, "rack": rack, "map_slots": slots, "reduce_slots": 2})
-        })
-        .collect();
-    json!({
-        "racks": [{"id": "r1"}, {"id": "r2"}],
-        "nodes": nodes,
-        "network": {"rack_mbps": 1000.0, "cross_rack_mbps": 100.0}
-    })
+fn cluster(slots: u32) -> Snapshot {
+    let node = |id: &str, rack: &str| Node::new(id).rack(rack).map_slots(slots).reduce_slots(2);
+    Snapshot::new()
+        .rack("r1")
+        .rack("r2")
+        .nodes([node("n1", "r1"), node("n2", "r1"), node("n3", "r2"), node("n4", "r2")])
+        .network(1000.0, 100.0)
 }
 
-fn snapshot(
-    cluster: Value,
-    pools: Value,
-    jobs: Value,
-    pending: Vec<Value>,
-    running: Vec<Value>,
-    policy: Value,
-) -> Value {
-    json!({"schema_version": 1, "now_s": 0.0, "cluster": cluster, "pools": pools, "jobs": jobs,
-           "pending": pending, "running": running, "policy": policy})
-}
-
-fn map(id: &str, job: &str, replicas: &[&str]) -> Value {
-    json!({"id": id, "job": job, "kind": "map", "input_bytes": BLOCK, "replicas": replicas})
-}
-
-fn running(id: &str, job: &str, node: &str, started: f64) -> Value {
-    json!({"id": id, "job": job, "kind": "map", "node": node, "started_s": started})
-}
-
-fn run(v: &Value) -> PlaceResponse {
-    place(&request(v), &PlaceOptions::default()).expect("places")
+fn run(s: &Snapshot) -> PlaceResponse {
+    place(&s.build().expect("parses"), &PlaceOptions::default()).expect("places")
 }
 
 fn placed(r: &PlaceResponse) -> Vec<(String, String)> {
@@ -72,25 +43,22 @@ fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
 /// Jobs c (submit 5) and a (submit 10) wait.
 #[test]
 fn fifo_is_hadoops_default_head_of_line_with_closest_task() {
-    let v = snapshot(
-        cluster(1),
-        json!([{"id": "p"}]),
-        json!([
-            {"id": "a", "pool": "p", "submit_s": 10.0},
-            {"id": "b", "pool": "p", "submit_s": 20.0, "priority": "high"},
-            {"id": "c", "pool": "p", "submit_s": 5.0},
-            {"id": "bg", "pool": "p"}
-        ]),
-        vec![
-            map("a0", "a", &["n1"]),
-            map("b0", "b", &["n2"]),
-            map("b1", "b", &["n1"]),
-            map("c0", "c", &["n3"]),
-        ],
-        vec![running("bg1", "bg", "n2", 0.0), running("bg2", "bg", "n4", 0.0)],
-        json!({"algorithm": "fifo"}),
-    );
-    let r = run(&v);
+    let s = cluster(1)
+        .pool(Pool::new("p"))
+        .job(Job::new("a").pool("p").submit_s(10.0))
+        .job(Job::new("b").pool("p").submit_s(20.0).priority("high"))
+        .job(Job::new("c").pool("p").submit_s(5.0))
+        .job(Job::new("bg").pool("p"))
+        .maps([
+            Map::new("a0").job("a").input_bytes(BLOCK).replicas(&["n1"]),
+            Map::new("b0").job("b").input_bytes(BLOCK).replicas(&["n2"]),
+            Map::new("b1").job("b").input_bytes(BLOCK).replicas(&["n1"]),
+            Map::new("c0").job("c").input_bytes(BLOCK).replicas(&["n3"]),
+        ])
+        .running(Running::map("bg1").job("bg").node("n2").started_s(0.0))
+        .running(Running::map("bg2").job("bg").node("n4").started_s(0.0))
+        .algorithm("fifo");
+    let r = run(&s);
     assert_eq!(placed(&r), pairs(&[("b0", "n3"), ("b1", "n1")]));
     assert_eq!(reason_of(&r, "a"), [WaitReason::SlotsTaken]);
     assert_eq!(r.stats.status, placer_models::Status::Heuristic);
@@ -101,23 +69,18 @@ fn fifo_is_hadoops_default_head_of_line_with_closest_task() {
 /// prod 1 < 2 still needy → prod. FIFO by submit time would give both to adhoc's job.
 #[test]
 fn fair_serves_pools_below_min_share_first() {
-    let pending: Vec<Value> = (0..5)
-        .map(|i| map(&format!("p{i}"), "jp", &[]))
-        .chain((0..5).map(|i| map(&format!("a{i}"), "ja", &[])))
-        .collect();
-    let mut v = snapshot(
-        cluster(1),
-        json!([{"id": "prod", "min_map_share": 2.0}, {"id": "adhoc"}]),
-        json!([{"id": "ja", "pool": "adhoc", "submit_s": 1.0},
-               {"id": "jp", "pool": "prod", "submit_s": 2.0}]),
-        pending,
-        vec![running("r1", "ja", "n1", 0.0), running("r2", "ja", "n2", 0.0)],
-        json!({"algorithm": "fair"}),
-    );
-    let r = run(&v);
+    let s = cluster(1)
+        .pool(Pool::new("prod").min_map_share(2.0))
+        .pool(Pool::new("adhoc"))
+        .job(Job::new("ja").pool("adhoc").submit_s(1.0))
+        .job(Job::new("jp").pool("prod").submit_s(2.0))
+        .maps((0..5).map(|i| Map::new(&format!("p{i}")).job("jp").input_bytes(BLOCK)))
+        .maps((0..5).map(|i| Map::new(&format!("a{i}")).job("ja").input_bytes(BLOCK)))
+        .running(Running::map("r1").job("ja").node("n1").started_s(0.0))
+        .running(Running::map("r2").job("ja").node("n2").started_s(0.0));
+    let r = run(&s.clone().algorithm("fair"));
     assert_eq!(placed(&r), pairs(&[("p0", "n3"), ("p1", "n4")]));
-    v["policy"]["algorithm"] = json!("fifo");
-    assert_eq!(placed(&run(&v)), pairs(&[("a0", "n3"), ("a1", "n4")]));
+    assert_eq!(placed(&run(&s.algorithm("fifo"))), pairs(&[("a0", "n3"), ("a1", "n4")]));
 }
 
 /// Design doc §4.4: then by running / weight. prod (w 3) runs 2 (jp on n1, n2), adhoc (w 1)
@@ -126,25 +89,22 @@ fn fair_serves_pools_below_min_share_first() {
 /// a tie → snapshot order → prod. Offer 3: 4/3 > 1/1 → adhoc. prod 2, adhoc 1.
 #[test]
 fn fair_orders_pools_by_running_over_weight() {
-    let pending: Vec<Value> = (0..3)
-        .map(|i| map(&format!("p{i}"), "jp", &[]))
-        .chain((0..3).map(|i| map(&format!("a{i}"), "ja", &[])))
-        .collect();
-    let v = snapshot(
-        cluster(2),
-        json!([{"id": "prod", "weight": 3.0}, {"id": "adhoc", "weight": 1.0}, {"id": "bgp"}]),
-        json!([{"id": "jp", "pool": "prod"}, {"id": "ja", "pool": "adhoc"}, {"id": "bg", "pool": "bgp"}]),
-        pending,
-        vec![
-            running("r1", "jp", "n1", 0.0),
-            running("r2", "jp", "n2", 0.0),
-            running("r3", "ja", "n3", 0.0),
-            running("bg1", "bg", "n1", 0.0),
-            running("bg2", "bg", "n2", 0.0),
-        ],
-        json!({"algorithm": "fair"}),
-    );
-    let r = run(&v);
+    let s = cluster(2)
+        .pool(Pool::new("prod").weight(3.0))
+        .pool(Pool::new("adhoc").weight(1.0))
+        .pool(Pool::new("bgp"))
+        .job(Job::new("jp").pool("prod"))
+        .job(Job::new("ja").pool("adhoc"))
+        .job(Job::new("bg").pool("bgp"))
+        .maps((0..3).map(|i| Map::new(&format!("p{i}")).job("jp").input_bytes(BLOCK)))
+        .maps((0..3).map(|i| Map::new(&format!("a{i}")).job("ja").input_bytes(BLOCK)))
+        .running(Running::map("r1").job("jp").node("n1").started_s(0.0))
+        .running(Running::map("r2").job("jp").node("n2").started_s(0.0))
+        .running(Running::map("r3").job("ja").node("n3").started_s(0.0))
+        .running(Running::map("bg1").job("bg").node("n1").started_s(0.0))
+        .running(Running::map("bg2").job("bg").node("n2").started_s(0.0))
+        .algorithm("fair");
+    let r = run(&s);
     assert_eq!(placed(&r), pairs(&[("p0", "n3"), ("p1", "n4"), ("a0", "n4")]));
 }
 
@@ -154,28 +114,24 @@ fn fair_orders_pools_by_running_over_weight() {
 /// 1/2 → j_high. So j_norm 1, j_high 2.
 #[test]
 fn jobs_inside_a_pool_follow_its_mode_with_priority_weights() {
-    let pending: Vec<Value> = (0..3)
-        .map(|i| map(&format!("n{i}"), "j_norm", &[]))
-        .chain((0..3).map(|i| map(&format!("h{i}"), "j_high", &[])))
-        .collect();
-    let mut v = snapshot(
-        cluster(1),
-        json!([{"id": "p", "mode": "fair"}]),
-        json!([{"id": "j_norm", "pool": "p", "submit_s": 1.0},
-               {"id": "j_high", "pool": "p", "submit_s": 2.0, "priority": "high"},
-               {"id": "bg", "pool": "p"}]),
-        pending,
-        vec![running("bg1", "bg", "n4", 0.0)],
-        json!({"algorithm": "fair"}),
-    );
-    let r = run(&v);
+    let snapshot = |mode: &str| {
+        cluster(1)
+            .pool(Pool::new("p").mode(mode))
+            .job(Job::new("j_norm").pool("p").submit_s(1.0))
+            .job(Job::new("j_high").pool("p").submit_s(2.0).priority("high"))
+            .job(Job::new("bg").pool("p"))
+            .maps((0..3).map(|i| Map::new(&format!("n{i}")).job("j_norm").input_bytes(BLOCK)))
+            .maps((0..3).map(|i| Map::new(&format!("h{i}")).job("j_high").input_bytes(BLOCK)))
+            .running(Running::map("bg1").job("bg").node("n4").started_s(0.0))
+            .algorithm("fair")
+    };
+    let r = run(&snapshot("fair"));
     let count = |r: &PlaceResponse, prefix: char| {
         r.assignments.iter().filter(|a| a.task.as_str().starts_with(prefix)).count()
     };
     assert_eq!((count(&r, 'n'), count(&r, 'h')), (1, 2));
     // fifo mode: priority first → all three to j_high.
-    v["pools"][0]["mode"] = json!("fifo");
-    let r = run(&v);
+    let r = run(&snapshot("fifo"));
     assert_eq!((count(&r, 'n'), count(&r, 'h')), (0, 3));
 }
 
@@ -191,52 +147,52 @@ fn jobs_inside_a_pool_follow_its_mode_with_priority_weights() {
 /// 5. t = 41: new a2 local to n1 → launches, level back to 0 ("more local task").
 #[test]
 fn delay_scheduling_reproduces_fair_alg1_step_by_step() {
-    let epoch = |now: f64, a_tasks: Vec<Value>, state: Option<DelayState>, b_task: &str| {
-        let mut jobs = json!([{"id": "A", "pool": "pa"}, {"id": "B", "pool": "pb"}]);
+    let epoch = |now: f64, a_tasks: Vec<Map>, state: Option<DelayState>, b_task: &str| {
+        let mut a = Job::new("A").pool("pa");
         if let Some(s) = state {
-            jobs[0]["delay"] = serde_json::to_value(s).unwrap();
+            a = a.set("delay", serde_json::to_value(s).unwrap());
         }
-        let mut pending = a_tasks;
-        pending.push(map(b_task, "B", &["n1"]));
-        let mut v = snapshot(
-            cluster(1),
-            json!([{"id": "pa"}, {"id": "pb"}]),
-            jobs,
-            pending,
-            vec![
-                running("b-n2", "B", "n2", 0.0),
-                running("b-n3", "B", "n3", 0.0),
-                running("b-n4", "B", "n4", 0.0),
-            ],
-            json!({"algorithm": "delay", "locality_delay_node_s": 10.0,
-                   "locality_delay_rack_s": 20.0}),
-        );
-        v["now_s"] = json!(now);
-        let r = run(&v);
+        let s = cluster(1)
+            .now_s(now)
+            .pool(Pool::new("pa"))
+            .pool(Pool::new("pb"))
+            .job(a)
+            .job(Job::new("B").pool("pb"))
+            .maps(a_tasks)
+            .map(Map::new(b_task).job("B").input_bytes(BLOCK).replicas(&["n1"]))
+            .running(Running::map("b-n2").job("B").node("n2").started_s(0.0))
+            .running(Running::map("b-n3").job("B").node("n3").started_s(0.0))
+            .running(Running::map("b-n4").job("B").node("n4").started_s(0.0))
+            .algorithm("delay")
+            .policy("locality_delay_node_s", 10.0)
+            .policy("locality_delay_rack_s", 20.0);
+        let r = run(&s);
         let a_state = r.jobs.iter().find(|j| j.id.as_str() == "A").unwrap().delay.unwrap();
         (r, a_state)
     };
-    let (r, s1) = epoch(0.0, vec![map("a1", "A", &["n2"]), map("a0", "A", &["n3"])], None, "b1");
+    let a0 = Map::new("a0").job("A").input_bytes(BLOCK).replicas(&["n3"]);
+    let a1 = Map::new("a1").job("A").input_bytes(BLOCK).replicas(&["n2"]);
+    let (r, s1) = epoch(0.0, vec![a1.clone(), a0.clone()], None, "b1");
     assert_eq!(placed(&r), pairs(&[("b1", "n1")]));
     assert_eq!(s1, DelayState { level: 0, wait_s: 0.0, skipped_at_s: Some(0.0) });
     assert_eq!(reason_of(&r, "A"), [WaitReason::WaitingForLocality]);
 
-    let (r, s2) =
-        epoch(10.0, vec![map("a1", "A", &["n2"]), map("a0", "A", &["n3"])], Some(s1), "b2");
+    let (r, s2) = epoch(10.0, vec![a1, a0.clone()], Some(s1), "b2");
     assert_eq!(placed(&r), pairs(&[("a1", "n1")]));
     assert_eq!(r.assignments[0].locality, placer_models::Locality::Rack);
     assert_eq!(s2, DelayState { level: 1, wait_s: 0.0, skipped_at_s: None });
 
-    let (r, s3) = epoch(15.0, vec![map("a0", "A", &["n3"])], Some(s2), "b3");
+    let (r, s3) = epoch(15.0, vec![a0.clone()], Some(s2), "b3");
     assert_eq!(placed(&r), pairs(&[("b3", "n1")]));
     assert_eq!(s3, DelayState { level: 1, wait_s: 0.0, skipped_at_s: Some(15.0) });
 
-    let (r, s4) = epoch(40.0, vec![map("a0", "A", &["n3"])], Some(s3), "b4");
+    let (r, s4) = epoch(40.0, vec![a0], Some(s3), "b4");
     assert_eq!(placed(&r), pairs(&[("a0", "n1")]));
     assert_eq!(r.assignments[0].locality, placer_models::Locality::Remote);
     assert_eq!(s4, DelayState { level: 2, wait_s: 0.0, skipped_at_s: None });
 
-    let (r, s5) = epoch(41.0, vec![map("a2", "A", &["n1"])], Some(s4), "b5");
+    let a2 = Map::new("a2").job("A").input_bytes(BLOCK).replicas(&["n1"]);
+    let (r, s5) = epoch(41.0, vec![a2], Some(s4), "b5");
     assert_eq!(placed(&r), pairs(&[("a2", "n1")]));
     assert_eq!(s5, DelayState { level: 0, wait_s: 0.0, skipped_at_s: None });
 }
@@ -246,30 +202,26 @@ fn delay_scheduling_reproduces_fair_alg1_step_by_step() {
 /// 1.5 × heartbeat (design doc §4.8): heartbeat 4 s → 6 s each, 12 s in total.
 #[test]
 fn delay_off_rack_after_t1_plus_t2_and_default_waits() {
-    let v = |wait: f64, policy: Value| {
-        let mut v = snapshot(
-            cluster(1),
-            json!([{"id": "pa"}, {"id": "pb"}]),
-            json!([{"id": "A", "pool": "pa", "delay": {"level": 0, "wait_s": wait}},
-                   {"id": "B", "pool": "pb"}]),
-            vec![map("a0", "A", &["n3"])],
-            vec![
-                running("x2", "B", "n2", 0.0),
-                running("x3", "B", "n3", 0.0),
-                running("x4", "B", "n4", 0.0),
-            ],
-            policy,
-        );
-        v["now_s"] = json!(100.0);
-        v
+    let waited = |wait: f64| {
+        cluster(1)
+            .now_s(100.0)
+            .pool(Pool::new("pa"))
+            .pool(Pool::new("pb"))
+            .job(Job::new("A").pool("pa").set("delay", json!({"level": 0, "wait_s": wait})))
+            .job(Job::new("B").pool("pb"))
+            .map(Map::new("a0").job("A").input_bytes(BLOCK).replicas(&["n3"]))
+            .running(Running::map("x2").job("B").node("n2").started_s(0.0))
+            .running(Running::map("x3").job("B").node("n3").started_s(0.0))
+            .running(Running::map("x4").job("B").node("n4").started_s(0.0))
+            .algorithm("delay")
     };
-    let explicit = json!({"algorithm": "delay", "locality_delay_node_s": 10.0,
-                          "locality_delay_rack_s": 20.0});
-    assert!(run(&v(29.0, explicit.clone())).assignments.is_empty());
-    assert_eq!(placed(&run(&v(30.0, explicit))), pairs(&[("a0", "n1")]));
-    let defaults = json!({"algorithm": "delay", "heartbeat_s": 4.0});
-    assert!(run(&v(11.9, defaults.clone())).assignments.is_empty());
-    assert_eq!(placed(&run(&v(12.0, defaults))), pairs(&[("a0", "n1")]));
+    let explicit =
+        |s: Snapshot| s.policy("locality_delay_node_s", 10.0).policy("locality_delay_rack_s", 20.0);
+    assert!(run(&explicit(waited(29.0))).assignments.is_empty());
+    assert_eq!(placed(&run(&explicit(waited(30.0)))), pairs(&[("a0", "n1")]));
+    let defaults = |s: Snapshot| s.policy("heartbeat_s", 4.0);
+    assert!(run(&defaults(waited(11.9))).assignments.is_empty());
+    assert_eq!(placed(&run(&defaults(waited(12.0)))), pairs(&[("a0", "n1")]));
 }
 
 /// IO-rate biasing (FAIR §4.3): the CPU-bound job's own T1 = 0 lets it launch a rack-local map
@@ -277,21 +229,18 @@ fn delay_off_rack_after_t1_plus_t2_and_default_waits() {
 /// only maps are rack-local to the free slot on n1 (replicas on n2).
 #[test]
 fn io_rate_biasing_uses_per_job_waits() {
-    let v = snapshot(
-        cluster(1),
-        json!([{"id": "p"}]),
-        json!([{"id": "io", "pool": "p", "submit_s": 1.0},
-               {"id": "cpu", "pool": "p", "submit_s": 2.0, "locality_delay_node_s": 0.0},
-               {"id": "bg", "pool": "p"}]),
-        vec![map("io0", "io", &["n2"]), map("cpu0", "cpu", &["n2"])],
-        vec![
-            running("x2", "bg", "n2", 0.0),
-            running("x3", "bg", "n3", 0.0),
-            running("x4", "bg", "n4", 0.0),
-        ],
-        json!({"algorithm": "delay"}),
-    );
-    let r = run(&v);
+    let s = cluster(1)
+        .pool(Pool::new("p"))
+        .job(Job::new("io").pool("p").submit_s(1.0))
+        .job(Job::new("cpu").pool("p").submit_s(2.0).locality_delay_node_s(0.0))
+        .job(Job::new("bg").pool("p"))
+        .map(Map::new("io0").job("io").input_bytes(BLOCK).replicas(&["n2"]))
+        .map(Map::new("cpu0").job("cpu").input_bytes(BLOCK).replicas(&["n2"]))
+        .running(Running::map("x2").job("bg").node("n2").started_s(0.0))
+        .running(Running::map("x3").job("bg").node("n3").started_s(0.0))
+        .running(Running::map("x4").job("bg").node("n4").started_s(0.0))
+        .algorithm("delay");
+    let r = run(&s);
     assert_eq!(placed(&r), pairs(&[("cpu0", "n1")]));
     let io = r.jobs.iter().find(|j| j.id.as_str() == "io").unwrap().delay.unwrap();
     assert_eq!(io.skipped_at_s, Some(0.0));
@@ -302,24 +251,24 @@ fn io_rate_biasing_uses_per_job_waits() {
 /// so A launches its off-rack map at level 0 without waiting.
 #[test]
 fn starved_pools_skip_the_locality_wait() {
-    let mut v = snapshot(
-        cluster(1),
-        json!([{"id": "pa", "min_map_share": 1.0, "min_share_timeout_s": 5.0,
-                "starvation": {"map": {"at_min_share_s": 0.0}}}, {"id": "pb"}]),
-        json!([{"id": "A", "pool": "pa"}, {"id": "B", "pool": "pb"}]),
-        vec![map("a0", "A", &["n3"])],
-        vec![
-            running("x2", "B", "n2", 0.0),
-            running("x3", "B", "n3", 0.0),
-            running("x4", "B", "n4", 0.0),
-        ],
-        json!({"algorithm": "delay"}),
-    );
-    v["now_s"] = json!(10.0);
-    assert_eq!(placed(&run(&v)), pairs(&[("a0", "n1")]));
+    let s = cluster(1)
+        .pool(
+            Pool::new("pa")
+                .min_map_share(1.0)
+                .min_share_timeout_s(5.0)
+                .set("starvation", json!({"map": {"at_min_share_s": 0.0}})),
+        )
+        .pool(Pool::new("pb"))
+        .job(Job::new("A").pool("pa"))
+        .job(Job::new("B").pool("pb"))
+        .map(Map::new("a0").job("A").input_bytes(BLOCK).replicas(&["n3"]))
+        .running(Running::map("x2").job("B").node("n2").started_s(0.0))
+        .running(Running::map("x3").job("B").node("n3").started_s(0.0))
+        .running(Running::map("x4").job("B").node("n4").started_s(0.0))
+        .algorithm("delay");
+    assert_eq!(placed(&run(&s.clone().now_s(10.0))), pairs(&[("a0", "n1")]));
     // Not starved yet at t = 5 (5 − 0 is not more than 5): A waits.
-    v["now_s"] = json!(5.0);
-    assert!(run(&v).assignments.is_empty());
+    assert!(run(&s.now_s(5.0)).assignments.is_empty());
 }
 
 /// Min-share preemption (design doc §3.3): 4 map slots, all held by adhoc's tasks started at
@@ -329,23 +278,27 @@ fn starved_pools_skip_the_locality_wait() {
 /// the over-scheduled adhoc (4 > 2): started 4 then 3; adhoc keeps 2 = its fair share.
 #[test]
 fn min_share_preemption_kills_most_recent_tasks_of_over_scheduled_pools() {
-    let mut v = snapshot(
-        cluster(1),
-        json!([{"id": "prod", "min_map_share": 2.0, "min_share_timeout_s": 10.0,
-                "starvation": {"map": {"at_min_share_s": 0.0, "at_half_fair_share_s": 0.0}}},
-               {"id": "adhoc"}]),
-        json!([{"id": "jp", "pool": "prod"}, {"id": "ja", "pool": "adhoc"}]),
-        vec![map("p0", "jp", &[]), map("p1", "jp", &[])],
-        vec![
-            running("a1", "ja", "n1", 1.0),
-            running("a2", "ja", "n2", 2.0),
-            running("a3", "ja", "n3", 3.0),
-            running("a4", "ja", "n4", 4.0),
-        ],
-        json!({"algorithm": "fair"}),
-    );
-    v["now_s"] = json!(30.0);
-    let r = run(&v);
+    let starvation = json!({"map": {"at_min_share_s": 0.0, "at_half_fair_share_s": 0.0}});
+    let s = cluster(1)
+        .pool(
+            Pool::new("prod")
+                .min_map_share(2.0)
+                .min_share_timeout_s(10.0)
+                .set("starvation", starvation),
+        )
+        .pool(Pool::new("adhoc"))
+        .job(Job::new("jp").pool("prod"))
+        .job(Job::new("ja").pool("adhoc"))
+        .maps([
+            Map::new("p0").job("jp").input_bytes(BLOCK),
+            Map::new("p1").job("jp").input_bytes(BLOCK),
+        ])
+        .running(Running::map("a1").job("ja").node("n1").started_s(1.0))
+        .running(Running::map("a2").job("ja").node("n2").started_s(2.0))
+        .running(Running::map("a3").job("ja").node("n3").started_s(3.0))
+        .running(Running::map("a4").job("ja").node("n4").started_s(4.0))
+        .now_s(30.0);
+    let r = run(&s.clone().algorithm("fair"));
     let kills: Vec<_> = r
         .preemptions
         .iter()
@@ -368,12 +321,9 @@ fn min_share_preemption_kills_most_recent_tasks_of_over_scheduled_pools() {
     assert_eq!(r.pools[0].starvation.map.at_min_share_s, Some(0.0));
     assert_eq!(r.pools[1].starvation.map.at_min_share_s, Some(30.0));
     // The locality-only policies never preempt.
-    v["policy"]["algorithm"] = json!("lsap");
-    assert!(run(&v).preemptions.is_empty());
+    assert!(run(&s.clone().algorithm("lsap")).preemptions.is_empty());
     // Before the timeout (t = 10: 10 − 0 is not > 10) nothing is preempted.
-    v["policy"]["algorithm"] = json!("fair");
-    v["now_s"] = json!(10.0);
-    assert!(run(&v).preemptions.is_empty());
+    assert!(run(&s.algorithm("fair").now_s(10.0)).preemptions.is_empty());
 }
 
 /// Fair-share preemption: prod (no min share) is below half its fair share for longer than
@@ -385,26 +335,31 @@ fn min_share_preemption_kills_most_recent_tasks_of_over_scheduled_pools() {
 /// (a2-4) would leave adhoc2 at 3 < 3.5, and so would every later one: only 2 are preempted.
 #[test]
 fn fair_share_preemption_never_takes_a_pool_below_its_fair_share() {
-    let nodes: Vec<Value> =
-        (1..=10).map(|i| json!({"id": format!("n{i}"), "rack": "r1", "map_slots": 1})).collect();
-    let mut tasks = Vec::new();
+    let mut s = Snapshot::new()
+        .rack("r1")
+        .nodes((1..=10).map(|i| Node::new(&format!("n{i}")).rack("r1").map_slots(1)))
+        .pool(
+            Pool::new("prod")
+                .fair_share_timeout_s(60.0)
+                .set("starvation", json!({"map": {"at_half_fair_share_s": 0.0}})),
+        )
+        .pool(Pool::new("adhoc1"))
+        .pool(Pool::new("adhoc2"))
+        .job(Job::new("jp").pool("prod"))
+        .job(Job::new("j1").pool("adhoc1"))
+        .job(Job::new("j2").pool("adhoc2"))
+        .maps((0..3).map(|i| Map::new(&format!("p{i}")).job("jp").input_bytes(BLOCK)))
+        .algorithm("delay")
+        .now_s(100.0);
     for k in 1..=5 {
-        tasks.push(running(&format!("a1-{k}"), "j1", &format!("n{k}"), k as f64));
-        tasks.push(running(&format!("a2-{k}"), "j2", &format!("n{}", k + 5), k as f64 + 0.5));
+        let (a1, a2) = (format!("a1-{k}"), format!("a2-{k}"));
+        s = s
+            .running(Running::map(&a1).job("j1").node(&format!("n{k}")).started_s(k as f64))
+            .running(
+                Running::map(&a2).job("j2").node(&format!("n{}", k + 5)).started_s(k as f64 + 0.5),
+            );
     }
-    let mut v = snapshot(
-        json!({"racks": [{"id": "r1"}], "nodes": nodes}),
-        json!([{"id": "prod", "fair_share_timeout_s": 60.0,
-                "starvation": {"map": {"at_half_fair_share_s": 0.0}}},
-               {"id": "adhoc1"}, {"id": "adhoc2"}]),
-        json!([{"id": "jp", "pool": "prod"}, {"id": "j1", "pool": "adhoc1"},
-               {"id": "j2", "pool": "adhoc2"}]),
-        vec![map("p0", "jp", &[]), map("p1", "jp", &[]), map("p2", "jp", &[])],
-        tasks,
-        json!({"algorithm": "delay"}),
-    );
-    v["now_s"] = json!(100.0);
-    let r = run(&v);
+    let r = run(&s);
     assert!(r.assignments.is_empty(), "no free slot");
     assert_relative_eq!(r.pools[1].fair_share.unwrap().map, 3.5);
     let kills: Vec<_> = r.preemptions.iter().map(|p| (p.task.as_str(), p.reason)).collect();
@@ -421,25 +376,24 @@ fn fair_share_preemption_never_takes_a_pool_below_its_fair_share() {
 /// runnable = false, demand = running only, and waits with `job_limit` — under every policy.
 #[test]
 fn running_job_limits_pick_by_priority_then_submit_time() {
-    let mut v = snapshot(
-        cluster(1),
-        json!([{"id": "p", "max_running_jobs": 1}]),
-        json!([{"id": "old", "pool": "p", "submit_s": 1.0}, {"id": "new", "pool": "p", "submit_s": 2.0}]),
-        vec![map("o0", "old", &["n1"]), map("n0", "new", &["n2"])],
-        vec![],
-        json!({"algorithm": "fair"}),
-    );
+    let snapshot = |new: Job| {
+        cluster(1)
+            .pool(Pool::new("p").max_running_jobs(1))
+            .job(Job::new("old").pool("p").submit_s(1.0))
+            .job(new)
+            .map(Map::new("o0").job("old").input_bytes(BLOCK).replicas(&["n1"]))
+            .map(Map::new("n0").job("new").input_bytes(BLOCK).replicas(&["n2"]))
+    };
+    let new = Job::new("new").pool("p").submit_s(2.0);
     for algorithm in ["fifo", "fair", "delay", "dl_sched", "lsap", "lsap_fair"] {
-        v["policy"]["algorithm"] = json!(algorithm);
-        let r = run(&v);
+        let r = run(&snapshot(new.clone()).algorithm(algorithm));
         assert_eq!(placed(&r), pairs(&[("o0", "n1")]), "{algorithm}");
         assert_eq!(reason_of(&r, "new"), [WaitReason::JobLimit], "{algorithm}");
         let new = &r.jobs[1];
         assert!(!new.runnable);
         assert_eq!((new.demand.map, new.fair_share.unwrap().map), (0.0, 0.0));
     }
-    v["jobs"][1]["priority"] = json!("very_high");
-    let r = run(&v);
+    let r = run(&snapshot(new.priority("very_high")).algorithm("lsap_fair"));
     assert_eq!(placed(&r), pairs(&[("n0", "n2")]));
 }
 
@@ -447,26 +401,22 @@ fn running_job_limits_pick_by_priority_then_submit_time() {
 /// job waits even though it is in another pool; bob's two jobs both run.
 #[test]
 fn per_user_running_job_limits() {
-    let mut v = snapshot(
-        cluster(2),
-        json!([{"id": "p"}, {"id": "q"}]),
-        json!([{"id": "a1", "pool": "p", "user": "alice", "submit_s": 1.0},
-               {"id": "a2", "pool": "q", "user": "alice", "submit_s": 2.0},
-               {"id": "b1", "pool": "p", "user": "bob", "submit_s": 3.0},
-               {"id": "b2", "pool": "q", "user": "bob", "submit_s": 4.0},
-               {"id": "b3", "pool": "q", "user": "bob", "submit_s": 5.0}]),
-        vec![
-            map("a1-0", "a1", &[]),
-            map("a2-0", "a2", &[]),
-            map("b1-0", "b1", &[]),
-            map("b2-0", "b2", &[]),
-            map("b3-0", "b3", &[]),
-        ],
-        vec![],
-        json!({"algorithm": "fifo", "user_max_running_jobs": 2}),
-    );
-    v["users"] = json!([{"id": "alice", "max_running_jobs": 1}]);
-    let r = run(&v);
+    let s = cluster(2)
+        .pool(Pool::new("p"))
+        .pool(Pool::new("q"))
+        .job(Job::new("a1").pool("p").user("alice").submit_s(1.0))
+        .job(Job::new("a2").pool("q").user("alice").submit_s(2.0))
+        .job(Job::new("b1").pool("p").user("bob").submit_s(3.0))
+        .job(Job::new("b2").pool("q").user("bob").submit_s(4.0))
+        .job(Job::new("b3").pool("q").user("bob").submit_s(5.0))
+        .maps(
+            ["a1", "a2", "b1", "b2", "b3"]
+                .map(|j| Map::new(&format!("{j}-0")).job(j).input_bytes(BLOCK)),
+        )
+        .algorithm("fifo")
+        .policy("user_max_running_jobs", 2)
+        .user("alice", 1);
+    let r = run(&s);
     let runnable: Vec<bool> = r.jobs.iter().map(|j| j.runnable).collect();
     assert_eq!(runnable, [true, false, true, true, false]);
     assert_eq!(r.assignments.len(), 3);
@@ -479,34 +429,43 @@ fn per_user_running_job_limits() {
 /// policy respects the cap. Once big's reducers compute, it may start 2 more copies.
 #[test]
 fn cpac_caps_copy_phase_reducers_per_job_and_node() {
-    let reduce = |id: &str, job: &str| json!({"id": id, "job": job, "kind": "reduce", "shuffle": [{"node": "n1", "bytes": 1000}]});
-    let mut v = json!({
-        "schema_version": 1,
-        "cluster": {"racks": [{"id": "r"}], "nodes": [
-            {"id": "n1", "rack": "r", "map_slots": 0, "reduce_slots": 2, "max_reducers": 6,
-             "max_computing": 2}]},
-        "pools": [{"id": "p"}],
-        "jobs": [{"id": "big", "pool": "p", "submit_s": 1.0}, {"id": "small", "pool": "p", "submit_s": 2.0}],
-        "pending": [reduce("b2", "big"), reduce("b3", "big"), reduce("b4", "big"), reduce("s0", "small")],
-        "running": [
-            {"id": "b0", "job": "big", "kind": "reduce", "node": "n1"},
-            {"id": "b1", "job": "big", "kind": "reduce", "node": "n1", "phase": "copy"}],
-        "policy": {"algorithm": "fifo"}
-    });
+    let snapshot = |b0: Running, b1: Running| {
+        let reduce = |id: &str, job: &str| Reduce::new(id).job(job).shuffle("n1", 1000);
+        Snapshot::new()
+            .rack("r")
+            .node(
+                Node::new("n1")
+                    .rack("r")
+                    .map_slots(0)
+                    .reduce_slots(2)
+                    .max_reducers(6)
+                    .max_computing(2),
+            )
+            .pool(Pool::new("p"))
+            .job(Job::new("big").pool("p").submit_s(1.0))
+            .job(Job::new("small").pool("p").submit_s(2.0))
+            .reduce(reduce("b2", "big"))
+            .reduce(reduce("b3", "big"))
+            .reduce(reduce("b4", "big"))
+            .reduce(reduce("s0", "small"))
+            .running(b0)
+            .running(b1)
+    };
+    let b0 = Running::reduce("b0").job("big").node("n1");
+    let b1 = Running::reduce("b1").job("big").node("n1");
+    let copying = snapshot(b0.clone(), b1.clone().phase("copy"));
     for algorithm in ["fifo", "fair", "delay", "dl_sched", "lsap", "lsap_fair"] {
-        v["policy"]["algorithm"] = json!(algorithm);
-        let r = run(&v);
+        let r = run(&copying.clone().algorithm(algorithm));
         assert_eq!(r.stats.free_reduce_slots, 4);
         assert_eq!(placed(&r), pairs(&[("s0", "n1")]), "{algorithm}");
         if ["fifo", "fair", "delay"].contains(&algorithm) {
             assert_eq!(reason_of(&r, "big"), [WaitReason::ReducerLimit], "{algorithm}");
         }
     }
-    v["running"][0]["phase"] = json!("compute");
-    v["running"][1]["phase"] = json!("compute");
+    let computing = snapshot(b0.phase("compute"), b1.phase("compute"));
     for algorithm in ["fifo", "lsap"] {
-        v["policy"]["algorithm"] = json!(algorithm);
-        assert_eq!(run(&v).assignments.len(), 3, "{algorithm}: 2 of big + small");
+        let r = run(&computing.clone().algorithm(algorithm));
+        assert_eq!(r.assignments.len(), 3, "{algorithm}: 2 of big + small");
     }
 }
 
@@ -519,37 +478,46 @@ fn cpac_caps_copy_phase_reducers_per_job_and_node() {
 /// - lsap_fair, α = 1: B costs 0 + 10.74 > A's 7.5 + 0 → A's tasks: D = 2 (locality wins).
 #[test]
 fn lsap_fair_trades_locality_for_fairness_with_alpha() {
-    let nodes: Vec<Value> = (1..=8)
-        .map(|i| json!({"id": format!("n{i}"), "rack": if i <= 4 { "r1" } else { "r2" }, "map_slots": 1}))
-        .collect();
-    let mut v = snapshot(
-        json!({"racks": [{"id": "r1"}, {"id": "r2"}], "nodes": nodes}),
-        json!([{"id": "A", "weight": 1.0}, {"id": "B", "weight": 3.0}]),
-        json!([{"id": "ja", "pool": "A"}, {"id": "jb", "pool": "B"}]),
-        (0..4)
-            .map(|i| map(&format!("a{i}"), "ja", &[&format!("n{}", i + 5)]))
-            .chain((0..4).map(|i| map(&format!("b{i}"), "jb", &["n1"])))
-            .collect(),
-        (1..=4).map(|i| running(&format!("x{i}"), "ja", &format!("n{i}"), 0.0)).collect(),
-        json!({"algorithm": "lsap"}),
-    );
+    let s = Snapshot::new()
+        .rack("r1")
+        .rack("r2")
+        .nodes((1..=8).map(|i| {
+            Node::new(&format!("n{i}")).rack(if i <= 4 { "r1" } else { "r2" }).map_slots(1)
+        }))
+        .pool(Pool::new("A").weight(1.0))
+        .pool(Pool::new("B").weight(3.0))
+        .job(Job::new("ja").pool("A"))
+        .job(Job::new("jb").pool("B"))
+        .maps((0..4).map(|i| {
+            Map::new(&format!("a{i}"))
+                .job("ja")
+                .input_bytes(BLOCK)
+                .replicas(&[&format!("n{}", i + 5)])
+        }))
+        .maps(
+            (0..4)
+                .map(|i| Map::new(&format!("b{i}")).job("jb").input_bytes(BLOCK).replicas(&["n1"])),
+        )
+        .running(Running::map("x1").job("ja").node("n1").started_s(0.0))
+        .running(Running::map("x2").job("ja").node("n2").started_s(0.0))
+        .running(Running::map("x3").job("ja").node("n3").started_s(0.0))
+        .running(Running::map("x4").job("ja").node("n4").started_s(0.0));
     let a_placed = |r: &PlaceResponse| {
         r.assignments.iter().filter(|a| a.task.as_str().starts_with('a')).count()
     };
-    let r = run(&v);
+    let r = run(&s.clone().algorithm("lsap"));
     assert_eq!(a_placed(&r), 4);
     assert_relative_eq!(r.stats.fairness_distance, 2.0, epsilon = 1e-12);
 
-    v["policy"] = json!({"algorithm": "lsap_fair", "alpha": 0.001, "beta": 10.0});
-    let r = run(&v);
+    let lsap_fair = s.algorithm("lsap_fair").policy("beta", 10.0);
+    let r = run(&lsap_fair.clone().policy("alpha", 0.001));
     assert_eq!(a_placed(&r), 0);
     assert_relative_eq!(r.stats.fairness_distance, 2.0 / 3.0, epsilon = 1e-12);
     for a in &r.assignments {
         assert_eq!(a.cost.fairness, 0.0, "B is within its quota: GFC_B = 0");
     }
 
-    v["policy"]["alpha"] = json!(1.0);
-    let r = run(&v);
+    let r = run(&lsap_fair.policy("alpha", 1.0));
     assert_eq!(a_placed(&r), 4);
     for a in &r.assignments {
         assert_relative_eq!(a.cost.fairness, 7.5, epsilon = 1e-12);
@@ -567,24 +535,22 @@ fn lsap_fair_trades_locality_for_fairness_with_alpha() {
 fn lsap_fair_sto_gives_gfc_to_data_local_candidates_first() {
     use placer_solver::index::Indexed;
     use placer_solver::policy::lsap_fair::fairness_costs;
-    let nodes: Vec<Value> =
-        (1..=8).map(|i| json!({"id": format!("n{i}"), "rack": "r1", "map_slots": 1})).collect();
-    let pending: Vec<Value> = (0..8)
-        .map(|i| {
+    let s = Snapshot::new()
+        .rack("r1")
+        .nodes((1..=8).map(|i| Node::new(&format!("n{i}")).rack("r1").map_slots(1)))
+        .pool(Pool::new("A"))
+        .pool(Pool::new("B"))
+        .job(Job::new("ja").pool("A"))
+        .job(Job::new("jb").pool("B"))
+        .maps((0..8).map(|i| {
             // Odd tasks have their replica on n8, which is busy: not data-local candidates.
             let replica = if i % 2 == 1 { "n8".to_owned() } else { format!("n{}", i + 1) };
-            map(&format!("a{i}"), "ja", &[&replica])
-        })
-        .collect();
-    let v = snapshot(
-        json!({"racks": [{"id": "r1"}], "nodes": nodes}),
-        json!([{"id": "A"}, {"id": "B"}]),
-        json!([{"id": "ja", "pool": "A"}, {"id": "jb", "pool": "B"}]),
-        pending,
-        vec![running("busy", "jb", "n8", 0.0)],
-        json!({"algorithm": "lsap_fair", "beta": 10.0}),
-    );
-    let req = request(&v);
+            Map::new(&format!("a{i}")).job("ja").input_bytes(BLOCK).replicas(&[&replica])
+        }))
+        .running(Running::map("busy").job("jb").node("n8").started_s(0.0))
+        .algorithm("lsap_fair")
+        .policy("beta", 10.0);
+    let req = s.build().unwrap();
     let ix = Indexed::new(&req);
     let (fc, quotas) = fairness_costs(&ix);
     // B runs 1 of AS = 8: sto_B = 0 (no pending); A: sto = min(8, ⌊4⌋ − 0) = 4.
@@ -602,25 +568,33 @@ fn lsap_fair_sto_gives_gfc_to_data_local_candidates_first() {
 /// no wait it would lose to the local one.
 #[test]
 fn lsap_fair_ages_long_waiting_tasks() {
-    let mut v = snapshot(
-        cluster(1),
-        json!([{"id": "p"}]),
-        json!([{"id": "j", "pool": "p"}]),
-        vec![
-            json!({"id": "old", "job": "j", "kind": "map", "input_bytes": BLOCK,
-                   "replicas": ["n3"], "pending_since_s": 0.0}),
-            json!({"id": "fresh", "job": "j", "kind": "map", "input_bytes": BLOCK,
-                   "replicas": ["n1"], "pending_since_s": 1000.0}),
-        ],
-        vec![
-            running("x2", "j", "n2", 0.0),
-            running("x3", "j", "n3", 0.0),
-            running("x4", "j", "n4", 0.0),
-        ],
-        json!({"algorithm": "lsap_fair", "beta": 10.0, "aging_s": 100.0}),
-    );
-    v["now_s"] = json!(1000.0);
-    let r = run(&v);
+    let snapshot = |old_pending_since_s: f64| {
+        cluster(1)
+            .now_s(1000.0)
+            .pool(Pool::new("p"))
+            .job(Job::new("j").pool("p"))
+            .map(
+                Map::new("old")
+                    .job("j")
+                    .input_bytes(BLOCK)
+                    .replicas(&["n3"])
+                    .pending_since_s(old_pending_since_s),
+            )
+            .map(
+                Map::new("fresh")
+                    .job("j")
+                    .input_bytes(BLOCK)
+                    .replicas(&["n1"])
+                    .pending_since_s(1000.0),
+            )
+            .running(Running::map("x2").job("j").node("n2").started_s(0.0))
+            .running(Running::map("x3").job("j").node("n3").started_s(0.0))
+            .running(Running::map("x4").job("j").node("n4").started_s(0.0))
+            .algorithm("lsap_fair")
+            .policy("beta", 10.0)
+            .policy("aging_s", 100.0)
+    };
+    let r = run(&snapshot(0.0));
     assert_eq!(placed(&r), pairs(&[("old", "n1")]));
     assert_relative_eq!(r.assignments[0].cost.aging, 100.0);
     assert_relative_eq!(
@@ -628,7 +602,5 @@ fn lsap_fair_ages_long_waiting_tasks() {
         BLOCK as f64 * 8e-6 / 100.0 - 100.0,
         epsilon = 1e-9
     );
-    v["now_s"] = json!(1000.0);
-    v["pending"][0]["pending_since_s"] = json!(1000.0);
-    assert_eq!(placed(&run(&v)), pairs(&[("fresh", "n1")]));
+    assert_eq!(placed(&run(&snapshot(1000.0))), pairs(&[("fresh", "n1")]));
 }

@@ -7,8 +7,6 @@
 //! `lsap_fair` on its FC + DLC − ageing matrix (lsap §3.3).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
 use ndarray::Array2;
 use placer_models::{PlaceRequest, PlaceResponse, TaskKind};
 use placer_solver::cost::LocalityCost;
@@ -16,8 +14,9 @@ use placer_solver::index::Indexed;
 use placer_solver::lsap::brute;
 use placer_solver::policy::lsap_fair::{aging_credits, fairness_costs};
 use placer_solver::{place, PlaceOptions};
+use placer_testkit::{Job, Map, Node, Pool, Reduce, Running, Snapshot};
 use proptest::prelude::*;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::collections::HashMap;
 
 /// Every registered policy's wire name.
@@ -79,97 +78,99 @@ fn build(
 ) -> PlaceRequest {
     let n = nodes.len();
     let priorities = ["very_low", "low", "normal", "high", "very_high"];
-    let pool_json: Vec<Value> = pools
-        .iter()
-        .enumerate()
-        .map(|(i, &(w, m, min_t, fair_t, clock, max_jobs))| {
-            let mut p = json!({"id": format!("p{i}"), "weight": w, "min_map_share": m,
-                               "min_reduce_share": m / 2,
-                               "starvation": {"map": {"at_min_share_s": clock, "at_half_fair_share_s": clock},
-                                              "reduce": {"at_min_share_s": clock}}});
-            if let Some(t) = min_t {
-                p["min_share_timeout_s"] = json!(t);
-            }
-            if let Some(t) = fair_t {
-                p["fair_share_timeout_s"] = json!(t);
-            }
-            if let Some(m) = max_jobs {
-                p["max_running_jobs"] = json!(m);
-            }
-            p
-        })
-        .collect();
-    let job_json: Vec<Value> = jobs
-        .iter()
-        .enumerate()
-        .map(|(i, &(p, prio, submit, user))| {
-            json!({"id": format!("j{i}"), "pool": format!("p{}", p % pools.len()),
-                   "priority": priorities[prio], "submit_s": submit, "user": format!("u{user}"),
-                   "delay": {"level": (i % 3), "wait_s": submit, "skipped_at_s": 90.0}})
-        })
-        .collect();
+    let mut s = Snapshot::new()
+        .now_s(100.0)
+        .rack("r0")
+        .rack("r1")
+        .network(1000.0, 100.0)
+        .algorithm("lsap")
+        .policy("beta", 10.0)
+        .policy("aging_s", 50.0);
+    for (i, &(w, m, min_t, fair_t, clock, max_jobs)) in pools.iter().enumerate() {
+        let mut p = Pool::new(&format!("p{i}"))
+            .weight(f64::from(w))
+            .min_map_share(f64::from(m))
+            .min_reduce_share(f64::from(m / 2))
+            .set(
+                "starvation",
+                json!({"map": {"at_min_share_s": clock, "at_half_fair_share_s": clock},
+                       "reduce": {"at_min_share_s": clock}}),
+            );
+        if let Some(t) = min_t {
+            p = p.min_share_timeout_s(f64::from(t));
+        }
+        if let Some(t) = fair_t {
+            p = p.fair_share_timeout_s(f64::from(t));
+        }
+        if let Some(m) = max_jobs {
+            p = p.max_running_jobs(m);
+        }
+        s = s.pool(p);
+    }
+    for (i, &(p, prio, submit, user)) in jobs.iter().enumerate() {
+        s = s.job(
+            Job::new(&format!("j{i}"))
+                .pool(&format!("p{}", p % pools.len()))
+                .priority(priorities[prio])
+                .submit_s(f64::from(submit))
+                .user(&format!("u{user}"))
+                .set("delay", json!({"level": (i % 3), "wait_s": submit, "skipped_at_s": 90.0})),
+        );
+    }
     let job = |k: usize| format!("j{}", k % jobs.len());
-    let mut running = Vec::new();
     let mut busy = busy_jobs.iter().cycle();
-    let node_json: Vec<Value> = nodes
-        .iter()
-        .enumerate()
-        .map(|(i, &(rack, ms, rs, cpac, bm, br))| {
-            let mut v = json!({"id": format!("n{i}"), "rack": format!("r{rack}"), "map_slots": ms,
-                               "reduce_slots": rs});
-            let mut reducers = rs;
-            if let Some((max_reducers, max_computing)) = cpac {
-                v["max_reducers"] = json!(max_reducers);
-                v["max_computing"] = json!(max_computing);
-                reducers = max_reducers;
-            }
-            for b in 0..bm.min(ms) {
-                let &(j, started, _) = busy.next().unwrap_or(&(0, 0, false));
-                running.push(json!({"id": format!("m{i}-{b}"), "job": job(j), "kind": "map",
-                                    "node": format!("n{i}"), "started_s": started}));
-            }
-            for b in 0..br.min(reducers) {
-                let &(j, started, copy) = busy.next().unwrap_or(&(0, 0, true));
-                running.push(json!({"id": format!("r{i}-{b}"), "job": job(j), "kind": "reduce",
-                                    "node": format!("n{i}"), "started_s": started,
-                                    "phase": if copy { "copy" } else { "compute" }}));
-            }
-            v
-        })
-        .collect();
-    let mut pending: Vec<Value> = maps
-        .iter()
-        .enumerate()
-        .map(|(i, (j, mib, replicas))| {
-            let r: Vec<String> =
-                replicas.iter().filter(|&&k| k < n).map(|k| format!("n{k}")).collect();
-            json!({"id": format!("t{i}"), "job": job(*j), "kind": "map", "input_bytes": mib << 20,
-                   "replicas": r, "pending_since_s": (i * 17 % 100) as f64})
-        })
-        .collect();
+    for (i, &(rack, ms, rs, cpac, bm, br)) in nodes.iter().enumerate() {
+        let id = format!("n{i}");
+        let mut node = Node::new(&id).rack(&format!("r{rack}")).map_slots(ms).reduce_slots(rs);
+        let mut reducers = rs;
+        if let Some((max_reducers, max_computing)) = cpac {
+            node = node.max_reducers(max_reducers).max_computing(max_computing);
+            reducers = max_reducers;
+        }
+        s = s.node(node);
+        for b in 0..bm.min(ms) {
+            let &(j, started, _) = busy.next().unwrap_or(&(0, 0, false));
+            s = s.running(
+                Running::map(&format!("m{i}-{b}"))
+                    .job(&job(j))
+                    .node(&id)
+                    .started_s(f64::from(started)),
+            );
+        }
+        for b in 0..br.min(reducers) {
+            let &(j, started, copy) = busy.next().unwrap_or(&(0, 0, true));
+            s = s.running(
+                Running::reduce(&format!("r{i}-{b}"))
+                    .job(&job(j))
+                    .node(&id)
+                    .started_s(f64::from(started))
+                    .phase(if copy { "copy" } else { "compute" }),
+            );
+        }
+    }
+    for (i, (j, mib, replicas)) in maps.iter().enumerate() {
+        let r: Vec<String> = replicas.iter().filter(|&&k| k < n).map(|k| format!("n{k}")).collect();
+        let r: Vec<&str> = r.iter().map(String::as_str).collect();
+        s = s.map(
+            Map::new(&format!("t{i}"))
+                .job(&job(*j))
+                .input_bytes(mib << 20)
+                .replicas(&r)
+                .pending_since_s((i * 17 % 100) as f64),
+        );
+    }
     for (i, (j, sources)) in reduces.iter().enumerate() {
-        let s: Vec<Value> = sources
-            .iter()
-            .map(|&(k, mib)| json!({"node": format!("n{}", k % n), "bytes": mib << 20}))
-            .collect();
-        pending
-            .push(json!({"id": format!("s{i}"), "job": job(*j), "kind": "reduce", "shuffle": s}));
+        let reduce = Reduce::new(&format!("s{i}")).job(&job(*j));
+        s = s.reduce(
+            sources
+                .iter()
+                .fold(reduce, |r, &(k, mib)| r.shuffle(&format!("n{}", k % n), mib << 20)),
+        );
     }
-    let mut v = json!({
-        "schema_version": 1,
-        "now_s": 100.0,
-        "cluster": {"racks": [{"id": "r0"}, {"id": "r1"}], "nodes": node_json,
-                    "network": {"rack_mbps": 1000.0, "cross_rack_mbps": 100.0}},
-        "pools": pool_json,
-        "jobs": job_json,
-        "pending": pending,
-        "running": running,
-        "policy": {"algorithm": "lsap", "beta": 10.0, "aging_s": 50.0}
-    });
     if user_limit {
-        v["users"] = json!([{"id": "u0", "max_running_jobs": 1}]);
+        s = s.user("u0", 1);
     }
-    common::request(&v)
+    s.build().expect("snapshot parses")
 }
 
 fn with_algorithm(req: &PlaceRequest, algorithm: &str) -> PlaceRequest {

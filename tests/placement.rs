@@ -3,16 +3,29 @@
 //! dl-sched's documented order, and the valid edge cases (empty cluster, no free slots).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
 use approx::assert_relative_eq;
-use common::{busy, map, request, snapshot, BLOCK};
-use placer_models::{Locality, PlaceResponse, Status, WaitReason};
+use placer_models::{Locality, PlaceRequest, PlaceResponse, Status, WaitReason};
 use placer_solver::{place, PlaceOptions};
-use serde_json::json;
+use placer_testkit::{Job, Map, Node, Pool, Reduce, Running, Snapshot, BLOCK};
 
-fn run(v: &serde_json::Value) -> PlaceResponse {
-    place(&request(v), &PlaceOptions::default()).unwrap()
+/// The base of every case: one pool `p` with jobs `j1`, `j2` and `bg`, the default bandwidths
+/// stated, at time 0. Cases add racks, nodes, tasks (j1's pending maps, bg's running ones) and
+/// the algorithm.
+fn one_pool() -> Snapshot {
+    Snapshot::new()
+        .network(1000.0, 100.0)
+        .pool(Pool::new("p"))
+        .job(Job::new("j1").pool("p"))
+        .job(Job::new("j2").pool("p"))
+        .job(Job::new("bg").pool("p"))
+}
+
+fn request(s: &Snapshot) -> PlaceRequest {
+    s.build().unwrap()
+}
+
+fn run(s: &Snapshot) -> PlaceResponse {
+    place(&request(s), &PlaceOptions::default()).unwrap()
 }
 
 fn node_of(r: &PlaceResponse, task: &str) -> Option<String> {
@@ -22,14 +35,15 @@ fn node_of(r: &PlaceResponse, task: &str) -> Option<String> {
 /// lsap Fig. 1: nodes A and B with one idle slot each; T1's block on A and B, T2's only on A.
 /// dl-sched visits A first and gives it T1 (the first local task), so T2 lands on B: one
 /// node-local task. lsap-sched places T1 on B and T2 on A: both node-local, cost 0.
-fn fig1(algorithm: &str) -> serde_json::Value {
-    snapshot(
-        &["r"],
-        &[("A", "r", 1, 0), ("B", "r", 1, 0)],
-        vec![map("T1", BLOCK, &["A", "B"]), map("T2", BLOCK, &["A"])],
-        vec![],
-        algorithm,
-    )
+fn fig1(algorithm: &str) -> Snapshot {
+    one_pool()
+        .rack("r")
+        .nodes([Node::new("A").rack("r").map_slots(1), Node::new("B").rack("r").map_slots(1)])
+        .maps([
+            Map::new("T1").job("j1").input_bytes(BLOCK).replicas(&["A", "B"]),
+            Map::new("T2").job("j1").input_bytes(BLOCK).replicas(&["A"]),
+        ])
+        .algorithm(algorithm)
 }
 
 #[test]
@@ -56,9 +70,7 @@ fn lsap_fig1_lsap_places_both_node_local() {
 #[test]
 fn every_exact_engine_gives_the_same_objective() {
     for solver in ["auto", "jv", "hungarian"] {
-        let mut v = fig1("lsap");
-        v["policy"]["solver"] = json!(solver);
-        assert_eq!(run(&v).stats.objective, 0.0, "{solver}");
+        assert_eq!(run(&fig1("lsap").solver(solver)).stats.objective, 0.0, "{solver}");
     }
 }
 
@@ -67,25 +79,21 @@ fn every_exact_engine_gives_the_same_objective() {
 /// α = 2 doubles it.
 #[test]
 fn bandwidth_aware_locality_cost_eq1() {
-    let base = || {
-        snapshot(
-            &["r1", "r2"],
-            &[("n1", "r1", 1, 0), ("n3", "r2", 1, 0)],
-            vec![map("t", BLOCK, &["n1"])],
-            vec![busy("b", "n1")],
-            "lsap",
-        )
-    };
-    let r = run(&base());
+    let base = one_pool()
+        .rack("r1")
+        .rack("r2")
+        .nodes([Node::new("n1").rack("r1").map_slots(1), Node::new("n3").rack("r2").map_slots(1)])
+        .map(Map::new("t").job("j1").input_bytes(BLOCK).replicas(&["n1"]))
+        .running(Running::map("b").job("bg").node("n1").started_s(0.0))
+        .algorithm("lsap");
+    let r = run(&base);
     assert_eq!(r.assignments[0].locality, Locality::Remote);
     assert_relative_eq!(r.stats.locality_cost, 10.737_418_24, max_relative = 1e-12);
 
-    let mut v = base();
-    v["cluster"]["network"]["rack_pairs"] = json!([{"from": "r1", "to": "r2", "mbps": 50}]);
-    assert_relative_eq!(run(&v).stats.objective, 21.474_836_48, max_relative = 1e-12);
+    let slow_pair = base.rack_pair("r1", "r2", 50.0);
+    assert_relative_eq!(run(&slow_pair).stats.objective, 21.474_836_48, max_relative = 1e-12);
 
-    v["policy"]["alpha"] = json!(2.0);
-    let r = run(&v);
+    let r = run(&slow_pair.policy("alpha", 2.0));
     assert_relative_eq!(r.assignments[0].cost.locality, 42.949_672_96, max_relative = 1e-12);
     assert_eq!(r.assignments[0].cost.total, r.assignments[0].cost.locality);
 }
@@ -94,14 +102,17 @@ fn bandwidth_aware_locality_cost_eq1() {
 /// slot on n3 (r2): 1.074 s, rack-local.
 #[test]
 fn nearest_replica_sets_the_cost() {
-    let v = snapshot(
-        &["r1", "r2"],
-        &[("n1", "r1", 0, 0), ("n2", "r2", 0, 0), ("n3", "r2", 1, 0)],
-        vec![map("t", BLOCK, &["n1", "n2"])],
-        vec![],
-        "lsap",
-    );
-    let r = run(&v);
+    let s = one_pool()
+        .rack("r1")
+        .rack("r2")
+        .nodes([
+            Node::new("n1").rack("r1").map_slots(0),
+            Node::new("n2").rack("r2").map_slots(0),
+            Node::new("n3").rack("r2").map_slots(1),
+        ])
+        .map(Map::new("t").job("j1").input_bytes(BLOCK).replicas(&["n1", "n2"]))
+        .algorithm("lsap");
+    let r = run(&s);
     assert_eq!(r.assignments[0].locality, Locality::Rack);
     assert_relative_eq!(r.stats.objective, 1.073_741_824, max_relative = 1e-12);
 }
@@ -110,16 +121,18 @@ fn nearest_replica_sets_the_cost() {
 /// On n1: 5e6·8/5e7 = 0.8 s. On n2 (r1): 0.08 + 0.8 = 0.88 s. On n3: 1.6 s. lsap picks n1.
 #[test]
 fn reduce_goes_where_its_shuffle_is_cheapest() {
-    let mut v = snapshot(
-        &["r1", "r2"],
-        &[("n1", "r1", 0, 1), ("n2", "r1", 0, 1), ("n3", "r2", 0, 1)],
-        vec![json!({"id": "r", "job": "j1", "kind": "reduce",
-                    "shuffle": [{"node": "n1", "bytes": 10_000_000}, {"node": "n3", "bytes": 5_000_000}]})],
-        vec![],
-        "lsap",
-    );
-    v["cluster"]["network"]["rack_pairs"] = json!([{"from": "r1", "to": "r2", "mbps": 50}]);
-    let r = run(&v);
+    let s = one_pool()
+        .rack("r1")
+        .rack("r2")
+        .nodes([
+            Node::new("n1").rack("r1").map_slots(0).reduce_slots(1),
+            Node::new("n2").rack("r1").map_slots(0).reduce_slots(1),
+            Node::new("n3").rack("r2").map_slots(0).reduce_slots(1),
+        ])
+        .rack_pair("r1", "r2", 50.0)
+        .reduce(Reduce::new("r").job("j1").shuffle("n1", 10_000_000).shuffle("n3", 5_000_000))
+        .algorithm("lsap");
+    let r = run(&s);
     assert_eq!(node_of(&r, "r").as_deref(), Some("n1"));
     assert_relative_eq!(r.stats.objective, 0.8, max_relative = 1e-12);
     assert_eq!(r.assignments[0].locality, Locality::Remote);
@@ -130,21 +143,25 @@ fn reduce_goes_where_its_shuffle_is_cheapest() {
 /// snapshot order); per slot a node-local task first, else rack-local, else the first remaining.
 #[test]
 fn dl_sched_order() {
-    let v = snapshot(
-        &["r1", "r2"],
-        &[("a", "r1", 2, 0), ("b", "r1", 1, 0), ("c", "r2", 1, 0), ("d", "r2", 1, 0)],
-        vec![
-            map("t0", BLOCK, &["c"]),
-            map("t1", BLOCK, &["b"]),
-            map("t2", BLOCK, &["a"]),
-            map("t3", BLOCK, &["b"]),
-            map("t4", BLOCK, &["b"]),
-            map("t5", BLOCK, &[]),
-        ],
-        vec![],
-        "dl_sched",
-    );
-    let r = run(&v);
+    let s = one_pool()
+        .rack("r1")
+        .rack("r2")
+        .nodes([
+            Node::new("a").rack("r1").map_slots(2),
+            Node::new("b").rack("r1").map_slots(1),
+            Node::new("c").rack("r2").map_slots(1),
+            Node::new("d").rack("r2").map_slots(1),
+        ])
+        .maps([
+            Map::new("t0").job("j1").input_bytes(BLOCK).replicas(&["c"]),
+            Map::new("t1").job("j1").input_bytes(BLOCK).replicas(&["b"]),
+            Map::new("t2").job("j1").input_bytes(BLOCK).replicas(&["a"]),
+            Map::new("t3").job("j1").input_bytes(BLOCK).replicas(&["b"]),
+            Map::new("t4").job("j1").input_bytes(BLOCK).replicas(&["b"]),
+            Map::new("t5").job("j1").input_bytes(BLOCK),
+        ])
+        .algorithm("dl_sched");
+    let r = run(&s);
     // Round 0: a → local t2; b → local t1 (first of t1, t3, t4 on b); c → local t0;
     // d → nothing local, nothing left in r2, first remaining t3 (remote: its block is in r1).
     // Round 1: a → nothing local, rack-local t4 (on b). t5 waits.
@@ -160,8 +177,13 @@ fn dl_sched_order() {
 #[test]
 fn empty_cluster_places_nothing_and_says_why() {
     for algorithm in ["lsap", "dl_sched"] {
-        let v = snapshot(&[], &[], vec![map("t", BLOCK, &[]), map("u", 1, &[])], vec![], algorithm);
-        let r = run(&v);
+        let s = one_pool()
+            .maps([
+                Map::new("t").job("j1").input_bytes(BLOCK),
+                Map::new("u").job("j1").input_bytes(1),
+            ])
+            .algorithm(algorithm);
+        let r = run(&s);
         assert!(r.assignments.is_empty());
         assert_eq!(r.waiting.len(), 1);
         assert_eq!(r.waiting[0].tasks, 2);
@@ -172,34 +194,34 @@ fn empty_cluster_places_nothing_and_says_why() {
 
 #[test]
 fn all_slots_busy_places_nothing_and_says_why() {
-    let v = snapshot(
-        &["r"],
-        &[("n", "r", 1, 0)],
-        vec![map("t", BLOCK, &["n"])],
-        vec![busy("b", "n")],
-        "lsap",
-    );
-    let r = run(&v);
+    let s = one_pool()
+        .rack("r")
+        .node(Node::new("n").rack("r").map_slots(1))
+        .map(Map::new("t").job("j1").input_bytes(BLOCK).replicas(&["n"]))
+        .running(Running::map("b").job("bg").node("n").started_s(0.0))
+        .algorithm("lsap");
+    let r = run(&s);
     assert!(r.assignments.is_empty());
     assert_eq!(r.waiting[0].reason, WaitReason::NoFreeSlots);
 }
 
 #[test]
 fn more_tasks_than_slots_wait_per_job_or_per_task() {
-    let mut v = snapshot(
-        &["r"],
-        &[("n", "r", 1, 0)],
-        vec![map("t0", BLOCK, &["n"]), map("t1", BLOCK, &[]), map("t2", BLOCK, &[])],
-        vec![],
-        "lsap",
-    );
-    v["pending"][2]["job"] = json!("j2");
-    let r = run(&v);
+    let s = one_pool()
+        .rack("r")
+        .node(Node::new("n").rack("r").map_slots(1))
+        .maps([
+            Map::new("t0").job("j1").input_bytes(BLOCK).replicas(&["n"]),
+            Map::new("t1").job("j1").input_bytes(BLOCK),
+            Map::new("t2").job("j2").input_bytes(BLOCK),
+        ])
+        .algorithm("lsap");
+    let r = run(&s);
     assert_eq!(node_of(&r, "t0").as_deref(), Some("n"), "the local task takes the slot");
     let waiting: Vec<_> = r.waiting.iter().map(|w| (w.job.as_str(), w.tasks, w.reason)).collect();
     assert_eq!(waiting, [("j1", 1, WaitReason::SlotsTaken), ("j2", 1, WaitReason::SlotsTaken)]);
 
-    let r = place(&request(&v), &PlaceOptions { explain: true }).unwrap();
+    let r = place(&request(&s), &PlaceOptions { explain: true }).unwrap();
     let tasks: Vec<_> = r.waiting.iter().map(|w| w.task.as_ref().unwrap().as_str()).collect();
     assert_eq!(tasks, ["t1", "t2"]);
 }
@@ -215,9 +237,9 @@ fn unimplemented_algorithms_and_engines_are_422_errors_not_panics() {
 
 #[test]
 fn same_input_same_output() {
-    let v = fig1("lsap");
-    let a = serde_json::to_string(&run(&v)).unwrap();
-    let b = serde_json::to_string(&run(&v)).unwrap();
+    let s = fig1("lsap");
+    let a = serde_json::to_string(&run(&s)).unwrap();
+    let b = serde_json::to_string(&run(&s)).unwrap();
     assert_eq!(a, b);
 }
 
@@ -248,14 +270,19 @@ fn example_fair_shares_by_hand() {
 #[test]
 fn billions_of_slots_on_one_node_are_cheap() {
     for algorithm in ["lsap", "dl_sched"] {
-        let v = snapshot(
-            &["r"],
-            &[("big", "r", 4_000_000_000, 4_000_000_000), ("n", "r", 1, 0)],
-            vec![map("t0", BLOCK, &["n"]), map("t1", BLOCK, &["big"]), map("t2", BLOCK, &[])],
-            vec![],
-            algorithm,
-        );
-        let r = run(&v);
+        let s = one_pool()
+            .rack("r")
+            .nodes([
+                Node::new("big").rack("r").map_slots(4_000_000_000).reduce_slots(4_000_000_000),
+                Node::new("n").rack("r").map_slots(1),
+            ])
+            .maps([
+                Map::new("t0").job("j1").input_bytes(BLOCK).replicas(&["n"]),
+                Map::new("t1").job("j1").input_bytes(BLOCK).replicas(&["big"]),
+                Map::new("t2").job("j1").input_bytes(BLOCK),
+            ])
+            .algorithm(algorithm);
+        let r = run(&s);
         assert_eq!(r.stats.assigned, 3, "{algorithm}");
         assert_eq!(r.stats.free_map_slots, 4_000_000_001);
     }
@@ -264,15 +291,16 @@ fn billions_of_slots_on_one_node_are_cheap() {
 /// A dense problem beyond 2²⁷ entries is refused with a 422-class error before allocating.
 #[test]
 fn oversized_dense_problem_is_refused_not_allocated() {
-    let pending: Vec<_> = (0..12_000).map(|i| map(&format!("t{i}"), 1, &[])).collect();
-    let mut v = snapshot(&["r"], &[("n", "r", 12_000, 0)], pending, vec![], "lsap");
-    v["policy"]["solver"] = json!("jv");
-    let err = place(&request(&v), &PlaceOptions::default()).unwrap_err();
+    let s = one_pool()
+        .rack("r")
+        .node(Node::new("n").rack("r").map_slots(12_000))
+        .maps((0..12_000).map(|i| Map::new(&format!("t{i}")).job("j1").input_bytes(1)))
+        .algorithm("lsap");
+    let err = place(&request(&s.clone().solver("jv")), &PlaceOptions::default()).unwrap_err();
     assert_eq!((err.code(), err.path()), ("problem_too_large", "pending"));
     assert!(!err.is_invalid_input());
     // The structured flow engine and the greedy baseline have no such limit.
-    v["policy"]["solver"] = json!("flow");
-    assert_eq!(run(&v).stats.assigned, 12_000);
-    v["policy"]["algorithm"] = json!("dl_sched");
-    assert_eq!(run(&v).stats.assigned, 12_000);
+    let flow = s.solver("flow");
+    assert_eq!(run(&flow).stats.assigned, 12_000);
+    assert_eq!(run(&flow.algorithm("dl_sched")).stats.assigned, 12_000);
 }

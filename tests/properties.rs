@@ -4,13 +4,12 @@
 //! cost matrix, and dl-sched never beats it.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-mod common;
-
 use ndarray::Array2;
 use placer_models::{PlaceRequest, TaskKind};
 use placer_solver::flow::dense_adapter::FlowOnDense;
 use placer_solver::lsap::{brute, hungarian::Hungarian, jv, jv::Jv, DenseSolver};
 use placer_solver::{cost_matrix, place, PlaceOptions};
+use placer_testkit::{Job, Map, Node, Pool, Running, Snapshot};
 use proptest::prelude::*;
 use serde_json::json;
 use std::collections::HashMap;
@@ -91,44 +90,33 @@ fn snapshot_in(
             ),
         )
             .prop_map(move |(nodes, tasks)| {
-                let rack_ids: Vec<String> = (0..racks).map(|r| format!("r{r}")).collect();
-                let mut running = Vec::new();
-                let node_json: Vec<_> = nodes
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &(rack, slots, busy))| {
-                        for b in 0..busy.min(slots) {
-                            running.push(common::busy(&format!("bg-{i}-{b}"), &format!("n{i}")));
-                        }
-                        json!({"id": format!("n{i}"), "rack": rack_ids[rack], "map_slots": slots})
-                    })
-                    .collect();
-                let pending: Vec<_> = tasks
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (mib, replicas))| {
-                        let r: Vec<String> = replicas.iter().map(|k| format!("n{k}")).collect();
-                        let r: Vec<&str> = r.iter().map(String::as_str).collect();
-                        common::map(&format!("t{i}"), mib << 20, &r)
-                    })
-                    .collect();
-                let mut network = json!({"rack_mbps": 1000.0, "cross_rack_mbps": 100.0});
-                if pair && racks > 1 {
-                    network["rack_pairs"] = json!([{"from": "r0", "to": "r1", "mbps": 10.0}]);
+                let mut s = Snapshot::new().network(1000.0, 100.0);
+                for r in 0..racks {
+                    s = s.rack(&format!("r{r}"));
                 }
-                let v = json!({
-                    "schema_version": 1,
-                    "cluster": {
-                        "racks": rack_ids.iter().map(|r| json!({"id": r})).collect::<Vec<_>>(),
-                        "nodes": node_json,
-                        "network": network
-                    },
-                    "pools": [{"id": "p"}],
-                    "jobs": [{"id": "j1", "pool": "p"}, {"id": "bg", "pool": "p"}],
-                    "pending": pending,
-                    "running": running,
-                });
-                common::request(&v)
+                if pair && racks > 1 {
+                    s = s.rack_pair("r0", "r1", 10.0);
+                }
+                for (i, &(rack, slots, busy)) in nodes.iter().enumerate() {
+                    let id = format!("n{i}");
+                    s = s.node(Node::new(&id).rack(&format!("r{rack}")).map_slots(slots));
+                    for b in 0..busy.min(slots) {
+                        let task = Running::map(&format!("bg-{i}-{b}")).job("bg").node(&id);
+                        s = s.running(task.started_s(0.0));
+                    }
+                }
+                s = s
+                    .pool(Pool::new("p"))
+                    .job(Job::new("j1").pool("p"))
+                    .job(Job::new("bg").pool("p"));
+                for (i, (mib, replicas)) in tasks.iter().enumerate() {
+                    let r: Vec<String> = replicas.iter().map(|k| format!("n{k}")).collect();
+                    let r: Vec<&str> = r.iter().map(String::as_str).collect();
+                    s = s.map(
+                        Map::new(&format!("t{i}")).job("j1").input_bytes(mib << 20).replicas(&r),
+                    );
+                }
+                s.build().expect("snapshot parses")
             })
     })
 }

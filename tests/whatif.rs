@@ -10,12 +10,9 @@ fn placer(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_placer")).args(args).output().expect("placer runs")
 }
 
+/// A shipped trace's path, as an argument.
 fn data(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("datasets/tests/data")
-        .join(name)
-        .display()
-        .to_string()
+    placer_testkit::data(name).display().to_string()
 }
 
 fn fresh(name: &str) -> PathBuf {

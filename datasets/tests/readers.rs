@@ -11,29 +11,11 @@ use placer_datasets::rumen::{
 };
 use placer_datasets::sls::{parse_sls, parse_sls_topology, read_sls, read_sls_topology};
 use placer_datasets::swim::{parse_swim, read_swim, SwimOptions, SwimPools};
-use placer_datasets::{DatasetError, NodeSpec, RackSpec, Topology, Workload};
+use placer_datasets::{DatasetError, Topology, Workload};
+use placer_testkit::data;
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
-use std::path::PathBuf;
-
-fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
-}
-
-/// `racks` racks of `per` nodes, `r{i}` / `n{j}`.
-fn cluster(racks: usize, per: usize) -> Topology {
-    Topology {
-        racks: (0..racks)
-            .map(|r| RackSpec {
-                id: format!("r{r}"),
-                nodes: (0..per)
-                    .map(|k| NodeSpec { id: format!("n{}", r * per + k), ..NodeSpec::default() })
-                    .collect(),
-            })
-            .collect(),
-    }
-}
 
 /// The parts of a Malformed error.
 fn malformed(e: DatasetError) -> (String, String, String, String) {
@@ -56,7 +38,7 @@ const MIB: u64 = 1 << 20;
 #[test]
 fn swim_fb2009_counts_and_byte_totals() {
     // FB-2009 came from a 600-machine cluster: 30 racks of 20.
-    let opts = SwimOptions::new(cluster(30, 20), 7);
+    let opts = SwimOptions::new(Topology::uniform(600, 20), 7);
     let w = read_swim(&data("FB-2009_samples_24_times_1hr_0.tsv"), &opts).unwrap();
     assert_eq!(w.jobs.len(), 5894);
     // ⌈input / 64 MiB⌉ (≥ 1) and round((shuffle + output) / 64 MiB) (≥ 1 unless shuffle = 0),
@@ -94,7 +76,7 @@ fn swim_fb2009_counts_and_byte_totals() {
 fn swim_first_row_hand_derived() {
     // job0  49  49  740773  2339561  627471: one map (input < one block), one reduce
     // (round(2967032 / 64 MiB) = 0, raised to 1 because shuffle > 0).
-    let opts = SwimOptions::new(cluster(2, 3), 1);
+    let opts = SwimOptions::new(Topology::uniform(6, 3), 1);
     let w = read_swim(&data("FB-2009_samples_24_times_1hr_0_first50jobs.tsv"), &opts).unwrap();
     assert_eq!(w.jobs.len(), 50);
     let j = &w.jobs[0];
@@ -109,7 +91,7 @@ fn swim_first_row_hand_derived() {
 
 #[test]
 fn swim_splits_evenly_and_rounds_reduces_half_up() {
-    let opts = SwimOptions::new(cluster(2, 3), 1);
+    let opts = SwimOptions::new(Topology::uniform(6, 3), 1);
     let input = 200 * MIB + 1; // 3.125 blocks → 4 maps
     let shuffle = 96 * MIB; // (96 + 0) / 64 = 1.5 → 2 reduces
     let text = format!("a\t0\t0\t{input}\t{shuffle}\t0\nb\t1\t1\t0\t0\t5\n");
@@ -133,16 +115,16 @@ fn swim_splits_evenly_and_rounds_reduces_half_up() {
 #[test]
 fn swim_is_deterministic_per_seed() {
     let f = data("FB-2009_samples_24_times_1hr_0_first50jobs.tsv");
-    let a = read_swim(&f, &SwimOptions::new(cluster(4, 5), 3)).unwrap();
-    let b = read_swim(&f, &SwimOptions::new(cluster(4, 5), 3)).unwrap();
-    let c = read_swim(&f, &SwimOptions::new(cluster(4, 5), 4)).unwrap();
+    let a = read_swim(&f, &SwimOptions::new(Topology::uniform(20, 5), 3)).unwrap();
+    let b = read_swim(&f, &SwimOptions::new(Topology::uniform(20, 5), 3)).unwrap();
+    let c = read_swim(&f, &SwimOptions::new(Topology::uniform(20, 5), 4)).unwrap();
     assert_eq!(a, b);
     assert_ne!(a, c);
 }
 
 #[test]
 fn swim_with_input_paths_reuses_blocks() {
-    let opts = SwimOptions::new(cluster(10, 10), 11);
+    let opts = SwimOptions::new(Topology::uniform(100, 10), 11);
     let f = data("FB-2010_samples_24_times_1hr_withInputPaths_0_first200jobs.tsv");
     let w = read_swim(&f, &opts).unwrap();
     assert_eq!(w.jobs.len(), 200);
@@ -173,7 +155,10 @@ fn swim_with_input_paths_reuses_blocks() {
 #[test]
 fn swim_pools() {
     let f = data("FB-2009_samples_24_times_1hr_0_first50jobs.tsv");
-    let rr = SwimOptions { pools: SwimPools::RoundRobin(3), ..SwimOptions::new(cluster(2, 2), 1) };
+    let rr = SwimOptions {
+        pools: SwimPools::RoundRobin(3),
+        ..SwimOptions::new(Topology::uniform(4, 2), 1)
+    };
     let w = read_swim(&f, &rr).unwrap();
     let pools: BTreeSet<&str> = w.jobs.iter().map(|j| j.pool.as_str()).collect();
     assert_eq!(pools, BTreeSet::from(["pool0", "pool1", "pool2"]));
@@ -184,7 +169,7 @@ fn swim_pools() {
 
 #[test]
 fn swim_malformed_names_line_and_column() {
-    let opts = SwimOptions::new(cluster(1, 1), 0);
+    let opts = SwimOptions::new(Topology::uniform(1, 1), 0);
     let ok = "job0\t1\t1\t10\t0\t0\n";
     let cases = [
         ("job1\t2\t1\tlots\t0\t0\n", "map_input_bytes", "not a byte count"),
@@ -643,7 +628,7 @@ fn alibaba_malformed_names_line_and_column() {
 // ---------------------------------------------------------------- no panics
 
 fn all_readers(bytes: &[u8]) {
-    let t = cluster(3, 4);
+    let t = Topology::uniform(12, 4);
     let _ = parse_swim("f", bytes, &SwimOptions::new(t.clone(), 1));
     let _ = parse_rumen("f", bytes, &RumenOptions::default());
     let _ = parse_rumen_topology("f", bytes);

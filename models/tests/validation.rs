@@ -1,32 +1,30 @@
 //! Every validation rule of the v1 schema (DESIGN.md §Wire schema v1, §Errors; issue "The first
-#![allow(clippy::unwrap_used, clippy::panic)]
 //! working placer", deliverable 2) rejects its case with the expected code and JSON path, and
 //! the valid edge cases (empty cluster, no free slots) pass.
+#![allow(clippy::unwrap_used, clippy::panic)]
 
 use placer_models::{parse_request, validate, ModelError};
+use placer_testkit::{Job, Map, Node, Pool, Reduce, Running, Snapshot};
 use serde_json::{json, Value};
 
+/// Every kind of object and reference once: two racks with a rack-pair override, a node with
+/// reduce slots and one without, a map with two replicas, a reduce with a shuffle source, and a
+/// running map.
 fn base() -> Value {
-    json!({
-        "schema_version": 1,
-        "now_s": 10.0,
-        "cluster": {
-            "racks": [{"id": "r1"}, {"id": "r2"}],
-            "nodes": [
-                {"id": "n1", "rack": "r1", "map_slots": 1, "reduce_slots": 1},
-                {"id": "n2", "rack": "r2", "map_slots": 2, "reduce_slots": 0}
-            ],
-            "network": {"rack_mbps": 1000, "cross_rack_mbps": 100,
-                        "rack_pairs": [{"from": "r1", "to": "r2", "mbps": 50}]}
-        },
-        "pools": [{"id": "p", "weight": 1.0}],
-        "jobs": [{"id": "j", "pool": "p", "submit_s": 1.0}],
-        "pending": [
-            {"id": "m0", "job": "j", "kind": "map", "input_bytes": 1, "replicas": ["n1", "n2"]},
-            {"id": "r0", "job": "j", "kind": "reduce", "shuffle": [{"node": "n1", "bytes": 5}]}
-        ],
-        "running": [{"id": "m9", "job": "j", "kind": "map", "node": "n2", "started_s": 2.0}]
-    })
+    Snapshot::new()
+        .now_s(10.0)
+        .rack("r1")
+        .rack("r2")
+        .node(Node::new("n1").rack("r1").map_slots(1).reduce_slots(1))
+        .node(Node::new("n2").rack("r2").map_slots(2).reduce_slots(0))
+        .network(1000.0, 100.0)
+        .rack_pair("r1", "r2", 50.0)
+        .pool(Pool::new("p").weight(1.0))
+        .job(Job::new("j").pool("p").submit_s(1.0))
+        .map(Map::new("m0").job("j").input_bytes(1).replicas(&["n1", "n2"]))
+        .reduce(Reduce::new("r0").job("j").shuffle("n1", 5))
+        .running(Running::map("m9").job("j").node("n2").started_s(2.0))
+        .json()
 }
 
 /// Parses and validates; the first error.

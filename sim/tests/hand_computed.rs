@@ -3,12 +3,10 @@
 //! comments; rates: disk 100 MB/s, in-rack link 1000 Mbit/s = 125 MB/s, cross-rack link
 //! 100 Mbit/s = 12.5 MB/s (MB = 10⁶ bytes).
 
-mod common;
-
-use common::{job, map, reduce, topology};
 use placer_datasets::Workload;
 use placer_models::Algorithm;
 use placer_sim::{simulate, ClusterSource, SimConfig, StopReason};
+use placer_testkit::workload::{job, map, reduce, topology};
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-9

@@ -3,15 +3,13 @@
 //! seeded random workloads, with `SimConfig::audit` on (slots never oversubscribed at any
 //! epoch, time never goes back, every task completes exactly once).
 
-mod common;
-
-use common::{job, map, random_workload, topology};
 use placer_datasets::{PoolSpec, Workload};
 use placer_models::Algorithm;
 use placer_sim::{
     simulate, simulate_many, ClusterSource, PendingBound, ReplicaSource, SimConfig, SimError,
     SimReport, StopReason,
 };
+use placer_testkit::workload::{job, map, random_workload, reduce, topology};
 use proptest::prelude::*;
 
 /// Every registered policy's algorithm.
@@ -172,13 +170,7 @@ fn errors_name_their_cause() {
 #[test]
 fn reduces_without_reduce_slots_stall_instead_of_looping() {
     let w = Workload {
-        jobs: vec![job(
-            "a",
-            "default",
-            0.0,
-            vec![map(0, &["n0"], 1.0, 0)],
-            vec![common::reduce(1, 1.0)],
-        )],
+        jobs: vec![job("a", "default", 0.0, vec![map(0, &["n0"], 1.0, 0)], vec![reduce(1, 1.0)])],
         topology: Some(topology(&[&[("n0", 1, 0)]])),
         ..Workload::default()
     };

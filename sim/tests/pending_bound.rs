@@ -2,12 +2,10 @@
 //! under `FreeSlots` a job offers at most as many tasks as there are free slots, node-local
 //! candidates first, and the epoch still finds the node-local placement.
 
-mod common;
-
-use common::{job, map, topology};
 use placer_datasets::Workload;
 use placer_models::Algorithm;
 use placer_sim::{simulate, PendingBound, SimConfig};
+use placer_testkit::workload::{job, map, topology};
 
 #[test]
 fn free_slots_bound_offers_node_local_candidates_first() {
