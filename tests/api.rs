@@ -1,7 +1,6 @@
 //! In-process API tests of `placer-server` (DESIGN.md §Wire schema v1, §Errors): status codes,
 //! JSON error bodies with code and path, the body limit, and that the service keeps serving
 //! after bad requests. The app is mounted with `actix_web::test::init_service`, no socket.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{Service, ServiceResponse};

@@ -1,13 +1,13 @@
 //! The CLI contract (DESIGN.md §CLI contract) run as a user would: `gen snapshot` determinism,
 //! `place` against a golden response, `export-matrix` + `lsap` agreeing with `place` (the
 //! lsap-sched cost matrix, Guo, Fox, Zhou §3.2), `.lsap` edge cases and error exits.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn placer(args: &[&str]) -> Output {
+/// Runs the `placer` binary built for these tests.
+pub(crate) fn placer(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_placer")).args(args).output().expect("placer runs")
 }
 

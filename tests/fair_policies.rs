@@ -3,7 +3,6 @@
 //! IO-rate biasing (FAIR §4.3), preemption (design doc §3.3, §4.5), running-job limits (§3.4),
 //! copy-compute splitting admission (FAIR §5.2), lsap-fair-sched's costs (lsap §3.3) and the
 //! fairness distance (lsap eqs. 10–11). Every expected value is derived in the comments.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use approx::assert_relative_eq;
 use placer_models::{DelayState, PlaceResponse, PreemptionReason, WaitReason};

@@ -5,7 +5,6 @@
 //! a pool below its fair share (design doc §3.3), the greedy policies are work-conserving on
 //! maps, and the exact policies equal a brute-force oracle: `lsap` on capped reduces and
 //! `lsap_fair` on its FC + DLC − ageing matrix (lsap §3.3).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use ndarray::Array2;
 use placer_models::{PlaceRequest, PlaceResponse, TaskKind};

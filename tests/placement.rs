@@ -1,7 +1,6 @@
 //! The epoch pipeline end to end on hand-derived snapshots: lsap paper cases (Guo, Fox, Zhou
 //! Fig. 1, eq. 1), the bandwidth-aware cost with rack-pair overrides, reduce shuffle costs,
 //! dl-sched's documented order, and the valid edge cases (empty cluster, no free slots).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use approx::assert_relative_eq;
 use placer_models::{Locality, PlaceRequest, PlaceResponse, Status, WaitReason};

@@ -2,7 +2,6 @@
 //! brute-force optimum (lsap-sched eq. 3), and on random small snapshots every placement is
 //! valid, no slot is oversubscribed, lsap's objective is the brute-force optimum of the exported
 //! cost matrix, and dl-sched never beats it.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use ndarray::Array2;
 use placer_models::{PlaceRequest, TaskKind};

@@ -1,14 +1,10 @@
 //! `placer whatif` as a user runs it (DESIGN.md §CLI contract, §What-if simulator): the SLS
 //! two-job trace shipped with the datasets replayed to hand-checked completion times, the
 //! output files, a sharded sweep merged by `placer whatif summarize`, and clear errors.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use crate::cli::placer;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn placer(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_placer")).args(args).output().expect("placer runs")
-}
+use std::process::Output;
 
 /// A shipped trace's path, as an argument.
 fn data(name: &str) -> String {

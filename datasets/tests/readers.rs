@@ -1,7 +1,6 @@
 //! The trace readers on the shipped traces (`tests/data/`, see its README): counts checked
 //! against the traces' own statistics, hand-derived rows, malformed input naming file, place
 //! and field, and no panic on arbitrary bytes.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use placer_datasets::alibaba::{
     parse_alibaba_nodes, parse_alibaba_pods, read_alibaba, read_alibaba_nodes, AlibabaOptions,

@@ -1,7 +1,6 @@
 //! Every validation rule of the v1 schema (DESIGN.md §Wire schema v1, §Errors; issue "The first
 //! working placer", deliverable 2) rejects its case with the expected code and JSON path, and
 //! the valid edge cases (empty cluster, no free slots) pass.
-#![allow(clippy::unwrap_used, clippy::panic)]
 
 use placer_models::{parse_request, validate, ModelError};
 use placer_testkit::{Job, Map, Node, Pool, Reduce, Running, Snapshot};

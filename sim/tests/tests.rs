@@ -1,0 +1,8 @@
+//! The integration tests of `placer-sim`, in one binary (DESIGN.md §What-if simulator):
+//! `hand_computed` (completion times derived by hand), `invariants` (conservation, determinism
+//! and errors on hand-built and seeded random workloads) and `pending_bound` (a snapshot's
+//! per-job pending bound). Workloads come from `placer_testkit::workload`.
+
+mod hand_computed;
+mod invariants;
+mod pending_bound;

@@ -1,0 +1,14 @@
+//! placer's integration tests, in one binary (DESIGN.md §Style): the in-process API, the CLI
+//! contract, the conformance suite of every exact engine, the epoch pipeline and the fair-sharing
+//! family on hand-derived snapshots, their property tests against brute-force oracles, and
+//! `placer whatif`. Snapshots and workloads come from `placer-testkit`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod api;
+mod cli;
+mod conformance;
+mod fair_policies;
+mod fair_properties;
+mod placement;
+mod properties;
+mod whatif;
