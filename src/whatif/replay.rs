@@ -1,0 +1,320 @@
+//! The what-if replay itself (DESIGN.md §CLI contract: `placer whatif`): every run of the
+//! policies × sweep points, in parallel, with a progress bar, and the outputs they write; and
+//! `summarize`, which merges a sweep's shards.
+
+use super::load::{self, Format, Shape};
+use super::sweep::{self, Point, Sweep};
+use super::table;
+use crate::error::CliError;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use placer_models::Algorithm;
+use placer_report::manifest::{self, FileEntry, Manifest, Shard, MANIFEST_FILE};
+use placer_report::plots;
+use placer_report::tables::{self, SummaryRow};
+use placer_sim::{SimConfig, SimReport};
+use rayon::prelude::*;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+/// `placer whatif` arguments (the run itself).
+#[derive(clap::Args, Debug, Clone)]
+pub struct RunArgs {
+    /// The trace file.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// Its format.
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// The cluster: a Rumen topology (.json/.json.gz), an SLS nodes file, or for alibaba the
+    /// node list CSV. Without it: --nodes/--rack-size/--map-slots/--reduce-slots.
+    #[arg(long)]
+    pub topology: Option<PathBuf>,
+    /// Nodes of the synthetic cluster.
+    #[arg(long, default_value_t = 100)]
+    pub nodes: usize,
+    /// Nodes per rack.
+    #[arg(long, default_value_t = 20)]
+    pub rack_size: usize,
+    /// Map slots per node (also for topology nodes that do not say).
+    #[arg(long, default_value_t = 4)]
+    pub map_slots: u32,
+    /// Reduce slots per node (also for topology nodes that do not say).
+    #[arg(long, default_value_t = 2)]
+    pub reduce_slots: u32,
+    /// In-rack link bandwidth, Mbit/s.
+    #[arg(long, default_value_t = 1000.0)]
+    pub rack_mbps: f64,
+    /// Rack-to-rack bandwidth, Mbit/s.
+    #[arg(long, default_value_t = 100.0)]
+    pub cross_rack_mbps: f64,
+    /// Disk read rate of node-local input, MB/s.
+    #[arg(long, default_value_t = 100.0)]
+    pub disk_mb_s: f64,
+    /// Epoch (heartbeat) length, s.
+    #[arg(long, default_value_t = 3.0)]
+    pub epoch_s: f64,
+    /// Policies to compare, comma-separated.
+    #[arg(long, value_delimiter = ',', value_parser = crate::parse_policy,
+          default_value = "fifo,fair,delay,dl_sched,lsap,lsap_quota")]
+    pub policies: Vec<Algorithm>,
+    /// SWIM only: how jobs map to pools (SWIM names none): single, size-bin (FAIR Table 2
+    /// bins) or round-robin:N.
+    #[arg(long, default_value = "single", value_parser = load::parse_swim_pools)]
+    pub swim_pools: placer_datasets::swim::SwimPools,
+    /// Seed of every random choice (replica synthesis, heartbeat order).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output directory (created).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// A parameter sweep (TOML; see `placer whatif --help` and the README).
+    #[arg(long)]
+    pub sweep: Option<PathBuf>,
+    /// Run only slice i of N of the runs (0-based), for array jobs.
+    #[arg(long, value_parser = sweep::parse_shard)]
+    pub shard: Option<(usize, usize)>,
+    /// Stop every run at this simulated time, s.
+    #[arg(long)]
+    pub max_time_s: Option<f64>,
+}
+
+/// One run of a what-if: a policy at one sweep point.
+pub struct Run {
+    /// `policy` or `policy/key=value/...`.
+    pub name: String,
+    /// Hive partition keys: `policy=…` then the sweep keys.
+    pub partition: Vec<(String, String)>,
+    /// The simulator's config.
+    pub config: SimConfig,
+}
+
+/// Every run of the what-if in a fixed order: sweep points outer, policies inner.
+fn runs(args: &RunArgs, base: &SimConfig, points: &[Point]) -> Vec<Run> {
+    let mut out = Vec::new();
+    for point in points {
+        for &algorithm in &args.policies {
+            let mut config = base.clone();
+            config.policy.algorithm = algorithm;
+            sweep::apply(&mut config, point);
+            let mut partition = vec![("policy".to_owned(), algorithm.name().to_owned())];
+            partition.extend(point.iter().map(|&(k, v)| (k.to_owned(), format!("{v}"))));
+            let name = partition
+                .iter()
+                .skip(1)
+                .fold(algorithm.name().to_owned(), |acc, (k, v)| format!("{acc}/{k}={v}"));
+            config.name = name.clone();
+            out.push(Run { name, partition, config });
+        }
+    }
+    out
+}
+
+/// Runs the what-if.
+pub fn run(args: &RunArgs) -> Result<(), CliError> {
+    let (Some(trace), Some(format)) = (&args.trace, args.format) else {
+        return Err(CliError::Usage("whatif needs --trace FILE and --format".into()));
+    };
+    let Some(out) = &args.out else {
+        return Err(CliError::Usage("whatif needs --out DIR".into()));
+    };
+    let shape = Shape {
+        nodes: args.nodes,
+        rack_size: args.rack_size,
+        map_slots: args.map_slots,
+        reduce_slots: args.reduce_slots,
+    };
+    let input =
+        load::load(trace, format, args.topology.as_deref(), &shape, args.seed, args.swim_pools)?;
+    let sweep = match &args.sweep {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|source| CliError::Io { path: p.clone(), source })?;
+            Sweep::parse(&p.display().to_string(), &text)?
+        }
+        None => Sweep::default(),
+    };
+    let base = SimConfig {
+        cluster: input.cluster.clone(),
+        replicas: input.replicas,
+        rack_mbps: args.rack_mbps,
+        cross_rack_mbps: args.cross_rack_mbps,
+        disk_mb_s: args.disk_mb_s,
+        epoch_s: args.epoch_s,
+        seed: args.seed,
+        max_time_s: args.max_time_s,
+        ..SimConfig::default()
+    };
+    let (shard, shards) = args.shard.unwrap_or((0, 1));
+    let all = runs(args, &base, &sweep.points());
+    // The sweep's identity, the same for every shard: the arguments but the shard, and every
+    // run's config.
+    let config = serde_json::json!({
+        "workload": input.workload.name,
+        "args": format!("{:?}", RunArgs { shard: None, ..args.clone() }),
+        "runs": all.iter().map(|run| &run.config).collect::<Vec<_>>(),
+    })
+    .to_string();
+    let mine: Vec<Run> =
+        all.into_iter().enumerate().filter(|(i, _)| i % shards == shard).map(|(_, r)| r).collect();
+    for run in &mine {
+        run.config.validate()?;
+    }
+    let bar = progress_bar((mine.len() * input.workload.jobs.len()) as u64, mine.len());
+    let tick = || bar.inc(1);
+    let reports: Vec<Result<SimReport, placer_sim::SimError>> = mine
+        .par_iter()
+        .map(|run| placer_sim::simulate_observed(&input.workload, &run.config, &tick))
+        .collect();
+    bar.finish_and_clear();
+    let mut done = Vec::with_capacity(reports.len());
+    for (run, report) in mine.iter().zip(reports) {
+        done.push((run, report.map_err(|e| CliError::Usage(format!("{}: {e}", run.name)))?));
+    }
+    std::fs::create_dir_all(out).map_err(|source| CliError::Io { path: out.clone(), source })?;
+    let outputs = Outputs { dir: out, shard, shards, config: &config };
+    outputs.write(&done)?;
+    let rows: Vec<SummaryRow> = done.iter().map(|(_, r)| SummaryRow::from_report(r)).collect();
+    print!("{}", table::render(&rows));
+    Ok(())
+}
+
+/// Jobs finished over all runs (`jobs` = runs × jobs per run) on stderr; hidden unless stdout
+/// is a terminal (a pipe or a batch log gets only the summary).
+fn progress_bar(jobs: u64, runs: usize) -> ProgressBar {
+    let bar = ProgressBar::new(jobs);
+    if !std::io::stdout().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    let template = format!(
+        "{{spinner}} [{{elapsed_precise}}] {{bar:30}} {{pos}}/{{len}} jobs over {runs} runs, \
+         eta {{eta}}"
+    );
+    if let Ok(style) = ProgressStyle::with_template(&template) {
+        bar.set_style(style);
+    }
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    bar
+}
+
+/// Where and what a what-if writes.
+struct Outputs<'a> {
+    dir: &'a Path,
+    shard: usize,
+    shards: usize,
+    /// The sweep's config JSON (hashed into the manifest).
+    config: &'a str,
+}
+
+impl Outputs<'_> {
+    /// Tables per run, then the summary, plots (the whole run's or this shard's), and the
+    /// manifest last, every file atomically.
+    fn write(&self, done: &[(&Run, SimReport)]) -> Result<(), CliError> {
+        let shard = Shard::new(self.shard, self.shards)?;
+        let mut files = Vec::new();
+        for (run, report) in done {
+            files.extend(tables::write_run_tables(self.dir, &run.partition, report)?);
+        }
+        let rows: Vec<SummaryRow> = done.iter().map(|(_, r)| SummaryRow::from_report(r)).collect();
+        files.push(tables::write_summary_csv(self.dir, &shard.summary_file(), &rows)?);
+        let plot_dir = match shard == Shard::WHOLE {
+            true => self.dir.to_path_buf(),
+            false => self.dir.join(shard_dir(&shard)),
+        };
+        let reports: Vec<&SimReport> = done.iter().map(|(_, r)| r).collect();
+        for path in plots::write_plots(&reports, &plot_dir)? {
+            let bytes = std::fs::read(&path)
+                .map_err(|source| CliError::Io { path: path.clone(), source })?;
+            let rel =
+                path.strip_prefix(self.dir).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+            files.push(FileEntry::new(rel, "plot", None, &bytes));
+        }
+        let names = done.iter().map(|(run, _)| run.name.clone()).collect();
+        let manifest = Manifest::new(GIT_REVISION, self.config, shard, names, files);
+        manifest::write_manifest(self.dir, &shard.manifest_file(), &manifest)?;
+        Ok(())
+    }
+}
+
+/// The folder of a shard's summary, manifest and plots, relative to `--out`.
+fn shard_dir(shard: &Shard) -> PathBuf {
+    Path::new(&shard.manifest_file()).parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+/// placer's git revision at build time (`build.rs`), or `unknown`.
+const GIT_REVISION: &str = env!("PLACER_GIT_REVISION");
+
+/// `placer whatif summarize DIR`: reads every shard's manifest under `DIR/shards/`, checks that
+/// all N of one sweep are there (same N, same config hash, each index once) and that the files
+/// they list exist with the recorded sizes, then writes `DIR/summary.csv` with the rows in run
+/// order (run k came from shard k mod N) and `DIR/manifest.json` listing every shard's files.
+pub fn summarize(dir: &Path) -> Result<(), CliError> {
+    let shards_dir = dir.join("shards");
+    let entries = std::fs::read_dir(&shards_dir)
+        .map_err(|source| CliError::Io { path: shards_dir.clone(), source })?;
+    let mut found: Vec<(Manifest, Vec<SummaryRow>)> = Vec::new();
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for p in paths {
+        let m_path = p.join(MANIFEST_FILE);
+        if !m_path.is_file() {
+            continue;
+        }
+        let m = manifest::read_manifest(&m_path)?;
+        for f in &m.files {
+            let on_disk = std::fs::metadata(dir.join(&f.path)).map(|md| md.len()).ok();
+            if on_disk != Some(f.bytes) {
+                return Err(CliError::Usage(format!(
+                    "{}: {} is missing or has changed since shard {} wrote it",
+                    m_path.display(),
+                    f.path,
+                    m.shard
+                )));
+            }
+        }
+        let rows = tables::read_summary_csv(&dir.join(m.shard.summary_file()))?;
+        found.push((m, rows));
+    }
+    let Some((first, _)) = found.first() else {
+        return Err(CliError::Usage(format!("{}: no shard manifests", shards_dir.display())));
+    };
+    let n = first.shard.count;
+    let hash = first.config_sha256.clone();
+    let first_shard = first.shard;
+    let mut by_index: Vec<Option<(Manifest, Vec<SummaryRow>)>> = (0..n).map(|_| None).collect();
+    for (m, rows) in found {
+        if m.shard.count != n || m.config_sha256 != hash {
+            return Err(CliError::Usage(format!(
+                "shard {} belongs to another sweep (N or config hash differs from shard {})",
+                m.shard, first_shard
+            )));
+        }
+        let i = m.shard.index;
+        if by_index[i].is_some() {
+            return Err(CliError::Usage(format!("shard {i}/{n} found twice")));
+        }
+        by_index[i] = Some((m, rows));
+    }
+    let mut shards = Vec::with_capacity(n);
+    for (i, s) in by_index.into_iter().enumerate() {
+        shards.push(s.ok_or_else(|| CliError::Usage(format!("shard {i}/{n} is missing")))?);
+    }
+    // Run k is row k / N of shard k mod N.
+    let total: usize = shards.iter().map(|(_, rows)| rows.len()).sum();
+    let mut rows = Vec::with_capacity(total);
+    let mut names = Vec::with_capacity(total);
+    for k in 0..total {
+        let (m, shard_rows) = &shards[k % n];
+        if let Some(row) = shard_rows.get(k / n) {
+            rows.push(row.clone());
+            names.push(m.policies.get(k / n).cloned().unwrap_or_default());
+        }
+    }
+    let mut files: Vec<FileEntry> = shards.iter().flat_map(|(m, _)| m.files.clone()).collect();
+    files.push(tables::write_summary_csv(dir, &Shard::WHOLE.summary_file(), &rows)?);
+    let revision = shards[0].0.git_revision.clone();
+    let mut manifest = Manifest::new(&revision, "", Shard::WHOLE, names, files);
+    manifest.config_sha256 = hash;
+    manifest::write_manifest(dir, &Shard::WHOLE.manifest_file(), &manifest)?;
+    println!("merged {n} shards, {} runs: {}", rows.len(), dir.join("summary.csv").display());
+    Ok(())
+}
