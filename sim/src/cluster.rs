@@ -98,7 +98,10 @@ impl SimCluster {
                 .collect(),
             network: Network {
                 rack_mbps: config.rack_mbps,
-                cross_rack_mbps: config.cross_rack_mbps,
+                // An uncontended cross-rack read is capped by the rack uplink too.
+                cross_rack_mbps: config
+                    .uplink_mbps
+                    .map_or(config.cross_rack_mbps, |up| up.min(config.cross_rack_mbps)),
                 rack_pairs: Vec::new(),
             },
         };

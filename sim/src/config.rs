@@ -119,6 +119,11 @@ pub struct SimConfig {
     pub rack_mbps: f64,
     /// Bandwidth of one directed rack-to-rack path, Mbit/s (> 0); default 100.
     pub cross_rack_mbps: f64,
+    /// Each rack's uplink and downlink to the core, Mbit/s (> 0), shared by every flow that
+    /// leaves or enters the rack (ShuffleWatcher §4.1's oversubscription); default none (no
+    /// rack limit beyond the rack-pair links).
+    #[serde(default)]
+    pub uplink_mbps: Option<f64>,
     /// Disk read rate of node-local input, MB/s (10⁶ byte/s, > 0); default 100 (one 2009-era
     /// SATA disk per slot: reads on a node do not share it).
     pub disk_mb_s: f64,
@@ -175,6 +180,7 @@ impl Default for SimConfig {
             cluster: ClusterSource::default(),
             rack_mbps: 1000.0,
             cross_rack_mbps: 100.0,
+            uplink_mbps: None,
             disk_mb_s: 100.0,
             epoch_s: 3.0,
             replicas: ReplicaSource::Workload,
@@ -204,6 +210,9 @@ impl SimConfig {
     pub fn validate(&self) -> Result<(), SimError> {
         positive("rack_mbps", self.rack_mbps)?;
         positive("cross_rack_mbps", self.cross_rack_mbps)?;
+        if let Some(up) = self.uplink_mbps {
+            positive("uplink_mbps", up)?;
+        }
         positive("disk_mb_s", self.disk_mb_s)?;
         positive("epoch_s", self.epoch_s)?;
         if let Some(t) = self.min_share_timeout_s {

@@ -168,7 +168,7 @@ impl<'a> Engine<'a> {
         let req = crate::snapshot::base_request(cfg, &cluster, &ix);
         let metrics = Metrics::new(ix.jobs.len(), ix.tasks.len());
         Ok(Self {
-            net: Network::new(cluster.len(), cfg.rack_mbps, cfg.cross_rack_mbps),
+            net: Network::new(cluster.len(), cfg.rack_mbps, cfg.cross_rack_mbps, cfg.uplink_mbps),
             used: vec![[0, 0]; cluster.len()],
             free: [cluster.total_map_slots, cluster.total_reduce_slots],
             starvation: vec![None; ix.pools.len()],

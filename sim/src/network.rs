@@ -6,11 +6,16 @@
 //! - every node has one **in-rack link** (its NIC, receive side) of `rack_mbps`; every network
 //!   flow into the node uses it, whether its source is in the same rack or not;
 //! - every ordered pair of distinct racks (source rack → destination rack) has one
-//!   **cross-rack link** of `cross_rack_mbps`; a flow between racks uses it as well.
+//!   **cross-rack link** of `cross_rack_mbps`; a flow between racks uses it as well;
+//! - optionally (`uplink_mbps`), every rack has an **uplink** and a **downlink** of
+//!   `uplink_mbps` to the core, shared by every flow that leaves (enters) the rack: the
+//!   oversubscribed top-of-rack switch of ShuffleWatcher §4.1 (10 racks of 10 nodes at 5:1).
+//!   Without it (the default) racks have no aggregate limit beyond their pair links.
 //!
 //! A flow on links L gets `rate = min over l ∈ L of capacity(l) / flows(l)` bytes/s, with
 //! capacity = Mbit/s · 10⁶ / 8. A lone in-rack flow thus runs at `rack_mbps`, a lone cross-rack
-//! flow at `min(rack_mbps, cross_rack_mbps)`: the solver's `bw(s, n)`, so that lsap's cost is
+//! flow at `min(rack_mbps, cross_rack_mbps, uplink_mbps)`: the solver's `bw(s, n)` (the
+//! simulator's snapshots carry `min(cross_rack_mbps, uplink_mbps)` across racks), so that lsap's cost is
 //! the transfer time of an uncontended read. Sources' send sides are not modelled (HDFS spreads
 //! reads over replicas). Example: two flows into one node from its rack at 1000 Mbit/s each
 //! get 62.5 MB/s, so a 125 MB read takes 2 s instead of 1 s.
@@ -42,7 +47,7 @@ struct Flow {
     version: u32,
     active: bool,
     cross_rack: bool,
-    links: [usize; 2],
+    links: [usize; 4],
     nlinks: usize,
     stamp: u64,
 }
@@ -63,27 +68,56 @@ pub(crate) struct FlowEnd {
 pub(crate) struct Network {
     links: Vec<Link>,
     pair: HashMap<(usize, usize), usize>,
+    /// Per rack: (uplink, downlink), created on first use when `uplink_capacity` is set.
+    uplinks: HashMap<usize, (usize, usize)>,
     flows: Vec<Flow>,
     free: Vec<usize>,
     stamp: u64,
     cross_capacity: f64,
+    /// Bytes/s of each rack's uplink and downlink; `None`: no rack limit.
+    uplink_capacity: Option<f64>,
     active: usize,
 }
 
 impl Network {
-    /// One in-rack link per node; cross-rack links are created on first use.
-    pub fn new(nodes: usize, rack_mbps: f64, cross_rack_mbps: f64) -> Self {
+    /// One in-rack link per node; cross-rack links (and rack uplinks, with `uplink_mbps`) are
+    /// created on first use.
+    pub fn new(
+        nodes: usize,
+        rack_mbps: f64,
+        cross_rack_mbps: f64,
+        uplink_mbps: Option<f64>,
+    ) -> Self {
         Self {
             links: (0..nodes)
                 .map(|_| Link { capacity: rack_mbps * MBPS_TO_BYTES, flows: Vec::new() })
                 .collect(),
             pair: HashMap::new(),
+            uplinks: HashMap::new(),
             flows: Vec::new(),
             free: Vec::new(),
             stamp: 0,
             cross_capacity: cross_rack_mbps * MBPS_TO_BYTES,
+            uplink_capacity: uplink_mbps.map(|m| m * MBPS_TO_BYTES),
             active: 0,
         }
+    }
+
+    /// A new link of `capacity` bytes/s; returns its id.
+    fn add_link(&mut self, capacity: f64) -> usize {
+        self.links.push(Link { capacity, flows: Vec::new() });
+        self.links.len() - 1
+    }
+
+    /// Rack `rack`'s (uplink, downlink), created on first use; `None` without a rack limit.
+    fn rack_links(&mut self, rack: usize) -> Option<(usize, usize)> {
+        let capacity = self.uplink_capacity?;
+        if let Some(&pair) = self.uplinks.get(&rack) {
+            return Some(pair);
+        }
+        let pair = (self.add_link(capacity), self.add_link(capacity));
+        self.uplinks.insert(rack, pair);
+        Some(pair)
     }
 
     /// Flows in progress.
@@ -109,17 +143,27 @@ impl Network {
     ) -> usize {
         let (_, src_rack) = src;
         let (dst_node, dst_rack) = dst;
-        let mut links = [dst_node, 0];
+        let mut links = [dst_node, 0, 0, 0];
         let mut nlinks = 1;
         let cross_rack = src_rack != dst_rack;
         if cross_rack {
-            let next = self.links.len();
-            let l = *self.pair.entry((src_rack, dst_rack)).or_insert(next);
-            if l == next {
-                self.links.push(Link { capacity: self.cross_capacity, flows: Vec::new() });
-            }
+            let l = match self.pair.get(&(src_rack, dst_rack)) {
+                Some(&l) => l,
+                None => {
+                    let l = self.add_link(self.cross_capacity);
+                    self.pair.insert((src_rack, dst_rack), l);
+                    l
+                }
+            };
             links[1] = l;
             nlinks = 2;
+            if let (Some((up, _)), Some((_, down))) =
+                (self.rack_links(src_rack), self.rack_links(dst_rack))
+            {
+                links[2] = up;
+                links[3] = down;
+                nlinks = 4;
+            }
         }
         let flow = Flow {
             task,
@@ -215,7 +259,7 @@ impl Network {
 
     /// Settles and re-rates every flow on `links`; a flow whose rate changed gets a new
     /// version and finish event.
-    fn rebalance(&mut self, now: f64, links: [usize; 2], nlinks: usize, queue: &mut EventQueue) {
+    fn rebalance(&mut self, now: f64, links: [usize; 4], nlinks: usize, queue: &mut EventQueue) {
         self.stamp += 1;
         let stamp = self.stamp;
         for &l in &links[..nlinks] {
@@ -273,7 +317,7 @@ mod tests {
     #[test]
     fn lone_in_rack_flow_runs_at_rack_rate() {
         // 125 MB at 1000 Mbit/s = 125 MB/s → 1 s.
-        let mut net = Network::new(2, 1000.0, 100.0);
+        let mut net = Network::new(2, 1000.0, 100.0, None);
         let mut q = EventQueue::default();
         net.start(0.0, 9, 125_000_000, (0, 0), (1, 0), &mut q);
         let (t, end) = next_end(&mut net, &mut q).unwrap();
@@ -287,7 +331,7 @@ mod tests {
         // Node 2 (rack 0) reads 125 MB from node 0 and 62.5 MB from node 1, both in rack 0.
         // Shared NIC of 125 MB/s: 62.5 MB/s each, the small one ends at t = 1 s having moved
         // 62.5 MB; the big one has 62.5 MB left, now at 125 MB/s: ends at 1.5 s.
-        let mut net = Network::new(3, 1000.0, 100.0);
+        let mut net = Network::new(3, 1000.0, 100.0, None);
         let mut q = EventQueue::default();
         net.start(0.0, 1, 125_000_000, (0, 0), (2, 0), &mut q);
         net.start(0.0, 2, 62_500_000, (1, 0), (2, 0), &mut q);
@@ -304,7 +348,7 @@ mod tests {
     fn cross_rack_flows_share_the_rack_pair_link() {
         // Two 12.5 MB reads from rack 1 into two nodes of rack 0: each NIC is alone
         // (125 MB/s) but the r1 → r0 link (12.5 MB/s) is shared: 6.25 MB/s each → 2 s.
-        let mut net = Network::new(4, 1000.0, 100.0);
+        let mut net = Network::new(4, 1000.0, 100.0, None);
         let mut q = EventQueue::default();
         net.start(0.0, 1, 12_500_000, (2, 1), (0, 0), &mut q);
         net.start(0.0, 2, 12_500_000, (3, 1), (1, 0), &mut q);
@@ -316,8 +360,43 @@ mod tests {
     }
 
     #[test]
+    fn a_rack_uplink_is_shared_by_flows_to_different_racks() {
+        // ShuffleWatcher §4.1's oversubscribed rack: nodes 0, 1 in rack 0 send 12.5 MB each to
+        // rack 1 (node 2) and rack 2 (node 3). Each pair link (100 Mbit/s = 12.5 MB/s) is
+        // alone, so without a rack limit both end at 1 s; with a 100 Mbit/s uplink out of
+        // rack 0 they share 12.5 MB/s: 6.25 MB/s each → 2 s.
+        for (uplink, expected) in [(None, 1.0), (Some(100.0), 2.0)] {
+            let mut net = Network::new(4, 1000.0, 100.0, uplink);
+            let mut q = EventQueue::default();
+            net.start(0.0, 1, 12_500_000, (0, 0), (2, 1), &mut q);
+            net.start(0.0, 2, 12_500_000, (1, 0), (3, 2), &mut q);
+            for _ in 0..2 {
+                let (t, _) = next_end(&mut net, &mut q).unwrap();
+                assert!((t - expected).abs() < 1e-12, "{uplink:?}: {t}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_rack_downlink_is_shared_by_flows_from_different_racks() {
+        // Racks 1 and 2 each send 12.5 MB into rack 0 (nodes 0 and 1) under a 200 Mbit/s rack
+        // limit (25 MB/s): each pair link allows 12.5 MB/s and the downlink 12.5 MB/s each,
+        // so both end at 1 s; at 100 Mbit/s (12.5 MB/s shared) both end at 2 s.
+        for (uplink, expected) in [(200.0, 1.0), (100.0, 2.0)] {
+            let mut net = Network::new(4, 1000.0, 100.0, Some(uplink));
+            let mut q = EventQueue::default();
+            net.start(0.0, 1, 12_500_000, (2, 1), (0, 0), &mut q);
+            net.start(0.0, 2, 12_500_000, (3, 2), (1, 0), &mut q);
+            for _ in 0..2 {
+                let (t, _) = next_end(&mut net, &mut q).unwrap();
+                assert!((t - expected).abs() < 1e-12, "{uplink}: {t}");
+            }
+        }
+    }
+
+    #[test]
     fn cancel_reports_partial_bytes() {
-        let mut net = Network::new(2, 1000.0, 100.0);
+        let mut net = Network::new(2, 1000.0, 100.0, None);
         let mut q = EventQueue::default();
         let f = net.start(0.0, 1, 125_000_000, (0, 0), (1, 0), &mut q);
         assert!(net.cancel(f, 2, 0.5, &mut q).is_none());

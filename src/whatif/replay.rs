@@ -47,6 +47,10 @@ pub struct RunArgs {
     /// Rack-to-rack bandwidth, Mbit/s.
     #[arg(long, default_value_t = 100.0)]
     pub cross_rack_mbps: f64,
+    /// Each rack's uplink and downlink, Mbit/s, shared by all flows leaving or entering it
+    /// (ShuffleWatcher's oversubscribed racks); default: no rack limit.
+    #[arg(long)]
+    pub uplink_mbps: Option<f64>,
     /// Disk read rate of node-local input, MB/s.
     #[arg(long, default_value_t = 100.0)]
     pub disk_mb_s: f64,
@@ -138,6 +142,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         replicas: input.replicas,
         rack_mbps: args.rack_mbps,
         cross_rack_mbps: args.cross_rack_mbps,
+        uplink_mbps: args.uplink_mbps,
         disk_mb_s: args.disk_mb_s,
         epoch_s: args.epoch_s,
         seed: args.seed,

@@ -15,6 +15,7 @@
 //! epoch_s = [3]             # the simulator's epoch (heartbeat) length
 //! rack_mbps = [1000]
 //! cross_rack_mbps = [100]
+//! uplink_mbps = [500]       # each rack's uplink and downlink (ShuffleWatcher §4.1)
 //! ```
 //!
 //! Unknown keys are an error (a typo must not silently sweep nothing). Keys vary in the order
@@ -25,8 +26,17 @@ use placer_sim::{ReplicaSource, SimConfig};
 use std::collections::BTreeMap;
 
 /// The sweepable parameters, in partition order.
-pub const KEYS: [&str; 8] =
-    ["alpha", "beta", "t1_s", "t2_s", "replication", "epoch_s", "rack_mbps", "cross_rack_mbps"];
+pub const KEYS: [&str; 9] = [
+    "alpha",
+    "beta",
+    "t1_s",
+    "t2_s",
+    "replication",
+    "epoch_s",
+    "rack_mbps",
+    "cross_rack_mbps",
+    "uplink_mbps",
+];
 
 /// A parsed sweep: per key (in [`KEYS`] order) its values.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -116,6 +126,7 @@ pub fn apply(config: &mut SimConfig, point: &Point) {
             "epoch_s" => config.epoch_s = v,
             "rack_mbps" => config.rack_mbps = v,
             "cross_rack_mbps" => config.cross_rack_mbps = v,
+            "uplink_mbps" => config.uplink_mbps = Some(v),
             _ => {}
         }
     }
