@@ -5,6 +5,7 @@
 
 use super::{Epoch, Placement};
 use crate::error::SolveError;
+use crate::exact::ANY_ENGINE;
 use placer_models::SolverEngine;
 
 /// How many pending tasks per job and kind a snapshot must carry for a policy's answer to be
@@ -30,12 +31,17 @@ pub trait Policy: Sync {
         false
     }
 
-    /// The pending tasks a snapshot must carry for this policy (see [`Candidates`]).
-    fn candidates(&self) -> Candidates;
+    /// The pending tasks a snapshot must carry for this policy (see [`Candidates`]); by
+    /// default the cluster's slots, which every policy can use.
+    fn candidates(&self) -> Candidates {
+        Candidates::Capacity
+    }
 
-    /// The values of `policy.solver` it accepts; a greedy policy ignores the engine and
-    /// accepts all.
-    fn engines(&self) -> &'static [SolverEngine];
+    /// The values of `policy.solver` it accepts; by default every engine (a greedy policy
+    /// ignores the engine; an exact one whose problems have a dense form runs on any).
+    fn engines(&self) -> &'static [SolverEngine] {
+        ANY_ENGINE
+    }
 
     /// Places one epoch.
     ///

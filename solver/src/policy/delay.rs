@@ -4,10 +4,8 @@
 //! preemption as `fair`.
 
 use super::heartbeat::{self, Mode};
-use super::{Candidates, Epoch, Placement, Policy};
+use super::{Epoch, Placement, Policy};
 use crate::error::SolveError;
-use crate::exact::ANY_ENGINE;
-use placer_models::SolverEngine;
 
 /// The Fair Scheduler with delay scheduling.
 #[derive(Clone, Copy, Debug, Default)]
@@ -20,14 +18,6 @@ impl Policy for Delay {
 
     fn preempts(&self) -> bool {
         true
-    }
-
-    fn candidates(&self) -> Candidates {
-        Candidates::Capacity
-    }
-
-    fn engines(&self) -> &'static [SolverEngine] {
-        ANY_ENGINE
     }
 
     fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {

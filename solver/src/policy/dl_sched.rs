@@ -25,9 +25,8 @@ use super::queue::{heartbeat_rounds, Offer, Queue};
 use super::{Candidates, Epoch, Placement, Policy};
 use crate::cpac::Copies;
 use crate::error::SolveError;
-use crate::exact::ANY_ENGINE;
 use crate::index::Indexed;
-use placer_models::{SolverEngine, Status, TaskKind};
+use placer_models::{Status, TaskKind};
 
 /// The lsap paper's greedy data-locality baseline.
 #[derive(Clone, Copy, Debug, Default)]
@@ -40,10 +39,6 @@ impl Policy for DlSched {
 
     fn candidates(&self) -> Candidates {
         Candidates::FreeSlots
-    }
-
-    fn engines(&self) -> &'static [SolverEngine] {
-        ANY_ENGINE
     }
 
     fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {

@@ -5,8 +5,6 @@
 use super::heartbeat::{self, Mode};
 use super::{Candidates, Epoch, Placement, Policy};
 use crate::error::SolveError;
-use crate::exact::ANY_ENGINE;
-use placer_models::SolverEngine;
 
 /// Hadoop's FIFO scheduler.
 #[derive(Clone, Copy, Debug, Default)]
@@ -19,10 +17,6 @@ impl Policy for Fifo {
 
     fn candidates(&self) -> Candidates {
         Candidates::FreeSlots
-    }
-
-    fn engines(&self) -> &'static [SolverEngine] {
-        ANY_ENGINE
     }
 
     fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {

@@ -8,8 +8,8 @@
 
 use super::{Candidates, Epoch, Placement, Policy};
 use crate::error::SolveError;
-use crate::exact::{self, Objective, ANY_ENGINE};
-use placer_models::{SolverEngine, Status, TaskKind};
+use crate::exact::{self, Objective};
+use placer_models::{Status, TaskKind};
 
 /// lsap-sched.
 #[derive(Clone, Copy, Debug, Default)]
@@ -24,10 +24,6 @@ impl Policy for Lsap {
         // On the Mumak trace with 2 slots per node, the free slots alone showed lsap 222 of a
         // 3,204-map job's maps and cost it 11 GB more cross-rack traffic.
         Candidates::Capacity
-    }
-
-    fn engines(&self) -> &'static [SolverEngine] {
-        ANY_ENGINE
     }
 
     /// Places every kind optimally with `epoch.engine`.

@@ -21,11 +21,11 @@
 //!
 //! Cost: O(tasks + pools) for FC on top of lsap-sched's solve.
 
-use super::{Candidates, Epoch, Placement, Policy};
+use super::{Epoch, Placement, Policy};
 use crate::error::SolveError;
-use crate::exact::{self, Objective, ANY_ENGINE};
+use crate::exact::{self, Objective};
 use crate::index::Indexed;
-use placer_models::{SolverEngine, Status, TaskKind};
+use placer_models::{Status, TaskKind};
 
 /// The per-pool quantities of one kind (eqs. 4–9).
 #[derive(Clone, Debug, PartialEq)]
@@ -200,14 +200,6 @@ impl Policy for LsapFair {
 
     fn preempts(&self) -> bool {
         true
-    }
-
-    fn candidates(&self) -> Candidates {
-        Candidates::Capacity
-    }
-
-    fn engines(&self) -> &'static [SolverEngine] {
-        ANY_ENGINE
     }
 
     /// Places every kind by lsap-fair-sched with `epoch.engine`: C(t, s) = FC_t + DLC(t, N(s))

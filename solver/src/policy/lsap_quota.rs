@@ -50,7 +50,7 @@
 //! splitting caps keep `lsap`'s capped flow (no quotas).
 //! Cost: O(pools log pools · |feasible totals|) for the counts, plus the structured solve.
 
-use super::{Candidates, Epoch, Placement, Policy};
+use super::{Epoch, Placement, Policy};
 use crate::error::SolveError;
 use crate::exact::{self, Objective, Quotas, FLOW_ONLY};
 use crate::fair_shares::FairShares;
@@ -284,10 +284,6 @@ pub struct LsapQuota;
 impl Policy for LsapQuota {
     fn name(&self) -> &'static str {
         "lsap_quota"
-    }
-
-    fn candidates(&self) -> Candidates {
-        Candidates::Capacity
     }
 
     /// The quota network has no dense form.
