@@ -112,7 +112,7 @@ impl DenseSolver for Jv {
     /// An optimal rectangular assignment of an i64 matrix (rows × columns, `i64::MAX`
     /// forbidden) by Jonker–Volgenant shortest augmenting paths: minimise Σᵢ c(i, φ(i)) over
     /// the complete matchings φ of the smaller side, in the entries' units (placer's locality
-    /// costs: seconds scaled to integer quanta, 1 ns by default, see [`crate::quantum`]).
+    /// costs: seconds scaled to integer quanta, 1 ns by default, see the exact layer's `quantum`).
     ///
     /// # Complexity
     /// Time O(r · c) for column and row reduction plus O(r · c) per row left to the

@@ -3,7 +3,7 @@
 //! at minimum total cost. Rectangular problems are solved as they are: no dummy rows or columns
 //! (lsap-sched's Fig. 2 padding is exactly what placer avoids). Forbidden pairs are `+inf`
 //! (f64) or `i64::MAX`; when no complete matching avoids them the answer is
-//! [`SolveError::Infeasible`], never a panic.
+//! [`crate::SolveError::Infeasible`], never a panic.
 //!
 //! Engines: [`jv`] (placer's shortest augmenting path, the working one), [`hungarian`]
 //! (`pathfinding::kuhn_munkres`, a reference) and [`brute`] (exhaustive, the test oracle).
