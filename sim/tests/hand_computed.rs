@@ -171,3 +171,35 @@ fn heartbeat_order_is_shuffled_each_epoch_unless_fixed() {
     let shuffled = local(placer_sim::NodeOrder::Shuffled);
     assert!((1..30).contains(&shuffled), "{shuffled} of 30 node-local");
 }
+
+#[test]
+fn a_rack_uplink_slows_two_reads_leaving_one_rack() {
+    // ShuffleWatcher §4.1's oversubscribed racks. Rack 0 holds the data on n0 and n1 (no
+    // slots); racks 1 and 2 have one map slot each (n2, n3). Jobs a and b each have one map of
+    // 12.5 MB (replicas n0 and n1), 1 s compute, submitted at 0; tick 0 sends one map to each
+    // of n2 and n3, both off-rack. Each flow is alone on its rack-pair link (100 Mbit/s =
+    // 12.5 MB/s): without a rack limit the read takes 1 s, finish 2 s. With a 100 Mbit/s
+    // uplink out of rack 0 both flows share 12.5 MB/s: 2 s each, finish 3 s.
+    let workload = Workload {
+        jobs: vec![
+            job("a", "default", 0.0, vec![map(12_500_000, &["n0"], 1.0, 0)], vec![]),
+            job("b", "default", 0.0, vec![map(12_500_000, &["n1"], 1.0, 0)], vec![]),
+        ],
+        topology: Some(topology(&[
+            &[("n0", 0, 0), ("n1", 0, 0)],
+            &[("n2", 1, 0)],
+            &[("n3", 1, 0)],
+        ])),
+        ..Workload::default()
+    };
+    for (uplink_mbps, finish) in [(None, 2.0), (Some(100.0), 3.0)] {
+        let cfg = SimConfig { uplink_mbps, ..config(Algorithm::Lsap) };
+        let r = simulate(&workload, &cfg).unwrap();
+        assert_eq!(r.stop, StopReason::Completed);
+        for j in &r.jobs {
+            assert!(close(j.finish_s.unwrap(), finish), "{uplink_mbps:?}: {j:?}");
+            assert_eq!(j.maps_remote, 1);
+        }
+        assert!(close(r.summary.cross_rack_gb, 0.025));
+    }
+}

@@ -196,6 +196,7 @@ proptest! {
         bound in 0usize..4,
         preempt in any::<bool>(),
         epoch_s in 0.5f64..5.0,
+        uplink in proptest::option::of(50.0f64..1000.0),
     ) {
         let w = random_workload(seed, nodes, jobs, 5, 3, 30.0);
         let cfg = SimConfig {
@@ -204,6 +205,7 @@ proptest! {
             min_share_timeout_s: preempt.then_some(0.0),
             fair_share_timeout_s: preempt.then_some(3.0),
             epoch_s,
+            uplink_mbps: uplink,
             stall_epochs: 20,
             audit: true,
             ..SimConfig::with_algorithm(algorithms()[algorithm])
