@@ -113,9 +113,24 @@ fn whatif_writes_every_table_plot_and_the_manifest() {
             format!("jobs/policy={policy}/part-0.parquet"),
             format!("epochs/policy={policy}/part-0.csv"),
             format!("epochs/policy={policy}/part-0.parquet"),
+            format!("racks/policy={policy}/part-0.csv"),
+            format!("racks/policy={policy}/part-0.parquet"),
             format!("jobruntime/policy={policy}/jobruntime.csv"),
         ] {
             assert!(out.join(&f).is_file(), "{f} missing");
+        }
+        // Per-rack cross-rack traffic adds up to the epochs' cross-rack bytes, out and in.
+        let total = |file: &str, column: &str| -> f64 {
+            rows(&out.join(format!("{file}/policy={policy}/part-0.csv")))
+                .iter()
+                .map(|r| r[column].parse::<f64>().unwrap())
+                .sum()
+        };
+        let cross = total("epochs", "bytes_cross_rack");
+        assert!(cross > 0.0, "{policy}: the Mumak replay moves data across racks");
+        for column in ["bytes_out", "bytes_in"] {
+            let sum = total("racks", column);
+            assert!((sum - cross).abs() <= 1e-9 * cross, "{policy} {column}: {sum} vs {cross}");
         }
     }
     for plot in ["locality", "response_cdf", "cross_rack", "fairness"] {

@@ -47,6 +47,7 @@ fn epoch(time_s: f64, fairness_distance: f64, bytes_cross_rack: f64) -> EpochMet
         fairness_distance,
         bytes_in_rack: 1e8,
         bytes_cross_rack,
+        racks: Vec::new(),
     }
 }
 

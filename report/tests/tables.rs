@@ -12,10 +12,13 @@ use placer_models::Algorithm;
 use placer_report::atomic::TEMP_MARKER;
 use placer_report::manifest::{read_manifest, write_manifest, Manifest, Shard};
 use placer_report::tables::{
-    jobs_csv, parse_summary_csv, read_summary_csv, summary_csv, write_run_tables,
-    write_summary_csv, SummaryRow, EPOCH_COLUMNS, JOBRUNTIME_COLUMNS, JOB_COLUMNS, SUMMARY_COLUMNS,
+    jobs_csv, parse_summary_csv, racks_csv, read_summary_csv, summary_csv, write_run_tables,
+    write_summary_csv, SummaryRow, EPOCH_COLUMNS, JOBRUNTIME_COLUMNS, JOB_COLUMNS, RACK_COLUMNS,
+    SUMMARY_COLUMNS,
 };
-use placer_sim::{EpochMetrics, JobMetrics, SimReport, StopReason, Summary, WallTiming};
+use placer_sim::{
+    EpochMetrics, JobMetrics, RackTraffic, SimReport, StopReason, Summary, WallTiming,
+};
 
 /// The job id that needs CSV quoting.
 const NASTY_ID: &str = "j,1 \"big\"";
@@ -58,6 +61,7 @@ fn epoch(time_s: f64, assigned: u64) -> EpochMetrics {
         fairness_distance: 0.25,
         bytes_in_rack: 1.5e8,
         bytes_cross_rack: 0.0,
+        racks: Vec::new(),
     }
 }
 
@@ -253,6 +257,10 @@ fn run_tables_have_exact_headers_row_counts_and_escaping() {
         "jobs/policy=dl_sched/part-0.parquet",
         "jobs/policy=lsap/part-0.csv",
         "jobs/policy=lsap/part-0.parquet",
+        "racks/policy=dl_sched/part-0.csv",
+        "racks/policy=dl_sched/part-0.parquet",
+        "racks/policy=lsap/part-0.csv",
+        "racks/policy=lsap/part-0.parquet",
         "summary.csv",
     ]
     .iter()
@@ -295,7 +303,7 @@ fn every_write_is_atomic_and_leaves_no_temp_file() {
     let manifest = Manifest::new("abc123", "{}", Shard::WHOLE, vec![], files);
     write_manifest(dir.path(), &Shard::WHOLE.manifest_file(), &manifest).unwrap();
     let all = walk(dir.path());
-    assert_eq!(all.len(), 12);
+    assert_eq!(all.len(), 16);
     for p in all {
         assert!(!p.to_string_lossy().contains(TEMP_MARKER), "{}", p.display());
     }
@@ -351,7 +359,7 @@ fn empty_runs_write_readable_empty_tables() {
     r.timing.solve_ms.clear();
     let files = write_run_tables(dir.path(), &partition("ras"), &r).unwrap();
     assert!(files.iter().all(|f| f.rows == Some(0)));
-    for table in ["jobs", "epochs"] {
+    for table in ["jobs", "epochs", "racks"] {
         let p = dir.path().join(format!("{table}/policy=ras/part-0.parquet"));
         assert!(parquet_rows(&p).is_empty());
         assert_eq!(csv_lines(&p.with_extension("csv")).len(), 1);
@@ -367,7 +375,8 @@ fn sweep_partitions_nest_in_key_order() {
         vec![("policy".to_owned(), "lsap".to_owned()), ("alpha".to_owned(), "10".to_owned())];
     let files = write_run_tables(dir.path(), &keys, &r).unwrap();
     assert_eq!(files[0].path, "jobs/policy=lsap/alpha=10/part-0.csv");
-    assert_eq!(files[4].path, "jobruntime/policy=lsap/alpha=10/jobruntime.csv");
+    assert_eq!(files[4].path, "racks/policy=lsap/alpha=10/part-0.csv");
+    assert_eq!(files[6].path, "jobruntime/policy=lsap/alpha=10/jobruntime.csv");
 }
 
 #[test]
@@ -397,8 +406,8 @@ fn manifest_round_trips_and_lists_every_file() {
         "sha256:e2d3b5417c4b719bdbbaf916c17795b70d9e104a9fe61678806d146a567c774f"
     );
     let rows: Vec<(&str, u64)> = back.rows.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-    assert_eq!(rows, [("epochs", 6), ("jobruntime", 4), ("jobs", 6), ("summary", 2)]);
-    assert_eq!(back.files.len(), 11);
+    assert_eq!(rows, [("epochs", 6), ("jobruntime", 4), ("jobs", 6), ("racks", 0), ("summary", 2)]);
+    assert_eq!(back.files.len(), 15);
     let paths: Vec<&str> = back.files.iter().map(|f| f.path.as_str()).collect();
     let mut sorted = paths.clone();
     sorted.sort_unstable();
@@ -411,4 +420,28 @@ fn manifest_round_trips_and_lists_every_file() {
     assert_eq!(json["shard"], "1/3");
     assert_eq!(json["git_revision"], "v0.1.0-12-gabc1234-dirty");
     assert!(read_manifest(&dir.path().join("summary.csv")).is_err());
+}
+
+#[test]
+fn racks_table_has_one_row_per_epoch_and_rack_with_traffic() {
+    // Epoch 0: rack 0 sent 2e8 B to rack 2 and received 5e7 B from it; epoch 1: no traffic;
+    // epoch 2: rack 1 received 1e8 B (from a rack with no row: r3 sent it).
+    let mut r = report("lsap", Algorithm::Lsap, [1, 0, 0, 0]);
+    let traffic = |rack, bytes_out, bytes_in| RackTraffic { rack, bytes_out, bytes_in };
+    r.epochs[0].racks = vec![traffic(0, 2e8, 5e7), traffic(2, 5e7, 2e8)];
+    r.epochs[2].racks = vec![traffic(1, 0.0, 1e8), traffic(3, 1e8, 0.0)];
+    let csv = racks_csv(&r);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], RACK_COLUMNS.join(","));
+    let time = |e: usize| format!("{:?}", r.epochs[e].time_s);
+    assert_eq!(lines[1], format!("0,{},r0,200000000.0,50000000.0", time(0)));
+    assert_eq!(lines[2], format!("0,{},r2,50000000.0,200000000.0", time(0)));
+    assert_eq!(lines[3], format!("2,{},r1,0.0,100000000.0", time(2)));
+    assert_eq!(lines[4], format!("2,{},r3,100000000.0,0.0", time(2)));
+    assert_eq!(lines.len(), 5);
+    let dir = tempfile::tempdir().unwrap();
+    let files = write_run_tables(dir.path(), &partition("lsap"), &r).unwrap();
+    let racks = files.iter().find(|f| f.path == "racks/policy=lsap/part-0.parquet").unwrap();
+    assert_eq!(racks.rows, Some(4));
+    assert_eq!(parquet_rows(&dir.path().join(&racks.path)).len(), 4);
 }

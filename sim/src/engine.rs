@@ -166,7 +166,7 @@ impl<'a> Engine<'a> {
             queue.push(job.submit_s, EventKind::Arrival(j));
         }
         let req = crate::snapshot::base_request(cfg, &cluster, &ix);
-        let metrics = Metrics::new(ix.jobs.len(), ix.tasks.len());
+        let metrics = Metrics::new(ix.jobs.len(), ix.tasks.len(), cluster.nodes_of_rack.len());
         Ok(Self {
             net: Network::new(cluster.len(), cfg.rack_mbps, cfg.cross_rack_mbps, cfg.uplink_mbps),
             used: vec![[0, 0]; cluster.len()],

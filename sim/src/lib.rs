@@ -39,5 +39,7 @@ mod workload_index;
 
 pub use config::{ClusterSource, NodeOrder, PendingBound, ReplicaSource, SimConfig};
 pub use error::SimError;
-pub use report::{EpochMetrics, JobMetrics, SimReport, StopReason, Summary, WallTiming};
+pub use report::{
+    EpochMetrics, JobMetrics, RackTraffic, SimReport, StopReason, Summary, WallTiming,
+};
 pub use run::{simulate, simulate_many, simulate_observed};

@@ -18,7 +18,8 @@ use crate::config::SimConfig;
 use crate::ideal::ideal_time_s;
 use crate::network::FlowEnd;
 use crate::report::{
-    mean, quantile, EpochMetrics, JobMetrics, SimReport, StopReason, Summary, WallTiming,
+    mean, quantile, EpochMetrics, JobMetrics, RackTraffic, SimReport, StopReason, Summary,
+    WallTiming,
 };
 use crate::workload_index::WorkloadIndex;
 use placer_datasets::Workload;
@@ -48,7 +49,7 @@ struct JobCounts {
 }
 
 /// Bytes read and moved so far.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Bytes {
     in_rack: f64,
     cross_rack: f64,
@@ -56,6 +57,23 @@ struct Bytes {
     /// `in_rack` and `cross_rack` at the last solver call.
     in_rack_recorded: f64,
     cross_rack_recorded: f64,
+    /// Per rack: cross-rack bytes out and in since the last solver call.
+    rack_out: Vec<f64>,
+    rack_in: Vec<f64>,
+}
+
+impl Bytes {
+    /// The racks with cross-rack traffic since the last call, and a fresh window.
+    fn rack_window(&mut self) -> Vec<RackTraffic> {
+        let mut racks = Vec::new();
+        for (rack, (out, into)) in self.rack_out.iter_mut().zip(&mut self.rack_in).enumerate() {
+            if *out > 0.0 || *into > 0.0 {
+                racks.push(RackTraffic { rack: rack as u32, bytes_out: *out, bytes_in: *into });
+                (*out, *into) = (0.0, 0.0);
+            }
+        }
+        racks
+    }
 }
 
 /// A run's measurements, accumulated as it goes.
@@ -77,11 +95,15 @@ pub(crate) struct Metrics {
 
 impl Metrics {
     /// Nothing measured yet, for `jobs` jobs and `tasks` tasks.
-    pub fn new(jobs: usize, tasks: usize) -> Self {
+    pub fn new(jobs: usize, tasks: usize, racks: usize) -> Self {
         Self {
             jobs: vec![JobCounts::default(); jobs],
             run_locality: vec![Locality::None; tasks],
-            bytes: Bytes::default(),
+            bytes: Bytes {
+                rack_out: vec![0.0; racks],
+                rack_in: vec![0.0; racks],
+                ..Bytes::default()
+            },
             busy: [0.0, 0.0],
             events: 0,
             last_event_s: 0.0,
@@ -124,6 +146,12 @@ impl Metrics {
     pub fn flow_ended(&mut self, end: &FlowEnd) {
         if end.cross_rack {
             self.bytes.cross_rack += end.moved;
+            if let Some(out) = self.bytes.rack_out.get_mut(end.src_rack) {
+                *out += end.moved;
+            }
+            if let Some(into) = self.bytes.rack_in.get_mut(end.dst_rack) {
+                *into += end.moved;
+            }
         } else {
             self.bytes.in_rack += end.moved;
         }
@@ -181,6 +209,7 @@ impl Metrics {
             fairness_distance: s.fairness_distance,
             bytes_in_rack: self.bytes.in_rack - self.bytes.in_rack_recorded,
             bytes_cross_rack: self.bytes.cross_rack - self.bytes.cross_rack_recorded,
+            racks: self.bytes.rack_window(),
         });
         self.bytes.in_rack_recorded = self.bytes.in_rack;
         self.bytes.cross_rack_recorded = self.bytes.cross_rack;

@@ -47,6 +47,8 @@ struct Flow {
     version: u32,
     active: bool,
     cross_rack: bool,
+    /// (source rack, destination rack).
+    racks: (usize, usize),
     links: [usize; 4],
     nlinks: usize,
     stamp: u64,
@@ -61,6 +63,10 @@ pub(crate) struct FlowEnd {
     pub moved: f64,
     /// Whether it crossed racks.
     pub cross_rack: bool,
+    /// The rack it left (its source's).
+    pub src_rack: usize,
+    /// The rack it entered (its destination's).
+    pub dst_rack: usize,
 }
 
 /// All links and flows of a run.
@@ -174,6 +180,7 @@ impl Network {
             version: 0,
             active: true,
             cross_rack,
+            racks: (src_rack, dst_rack),
             links,
             nlinks,
             stamp: 0,
@@ -210,7 +217,13 @@ impl Network {
         if !f.active || f.version != version {
             return None;
         }
-        let end = FlowEnd { task: f.task, moved: f.bytes as f64, cross_rack: f.cross_rack };
+        let end = FlowEnd {
+            task: f.task,
+            moved: f.bytes as f64,
+            cross_rack: f.cross_rack,
+            src_rack: f.racks.0,
+            dst_rack: f.racks.1,
+        };
         self.remove(flow, now, queue);
         Some(end)
     }
@@ -233,6 +246,8 @@ impl Network {
             task: f.task,
             moved: (f.bytes as f64 - f.remaining).max(0.0),
             cross_rack: f.cross_rack,
+            src_rack: f.racks.0,
+            dst_rack: f.racks.1,
         };
         self.remove(flow, now, queue);
         Some(end)

@@ -88,6 +88,21 @@ pub struct EpochMetrics {
     pub bytes_in_rack: f64,
     /// Bytes moved across racks since the previous epoch of this table.
     pub bytes_cross_rack: f64,
+    /// Per rack with cross-rack traffic since the previous epoch of this table (rack order):
+    /// the bytes that left and entered it (ShuffleWatcher §3.1's per-rack cross-rack load,
+    /// what NetSat reads). Σ `bytes_out` = Σ `bytes_in` = `bytes_cross_rack`.
+    pub racks: Vec<RackTraffic>,
+}
+
+/// One rack's cross-rack bytes over one epoch's window (flows counted when they end).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct RackTraffic {
+    /// Rack index (`r{rack}` in the snapshots).
+    pub rack: u32,
+    /// Bytes that left the rack.
+    pub bytes_out: f64,
+    /// Bytes that entered the rack.
+    pub bytes_in: f64,
 }
 
 /// Totals of a run.

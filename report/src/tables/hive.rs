@@ -6,7 +6,7 @@ use std::path::Path;
 
 use placer_sim::SimReport;
 
-use super::run_tables::{epochs_table, jobruntime_table, jobs_table};
+use super::run_tables::{epochs_table, jobruntime_table, jobs_table, racks_table};
 use crate::atomic::write_atomic;
 use crate::manifest::FileEntry;
 use crate::ReportError;
@@ -16,6 +16,8 @@ pub const JOBS_DIR: &str = "jobs";
 
 /// The per-epoch table's directory under `DIR`.
 pub const EPOCHS_DIR: &str = "epochs";
+/// The per-rack cross-rack traffic table's directory.
+pub const RACKS_DIR: &str = "racks";
 
 /// The SLS job runtime table's directory under `DIR`.
 pub const JOBRUNTIME_DIR: &str = "jobruntime";
@@ -65,8 +67,8 @@ pub(super) fn emit(
 }
 
 /// Writes one run's tables under `dir` in the partition `partition` (e.g.
-/// `[("policy", "lsap")]`): `jobs/…/part-0.{csv,parquet}`, `epochs/…/part-0.{csv,parquet}`
-/// and `jobruntime/…/jobruntime.csv`, each atomically. Returns the files written, in that
+/// `[("policy", "lsap")]`): `jobs/…/part-0.{csv,parquet}`, `epochs/…/part-0.{csv,parquet}`,
+/// `racks/…/part-0.{csv,parquet}` and `jobruntime/…/jobruntime.csv`, each atomically. Returns the files written, in that
 /// order, with paths relative to `dir` (`/`-separated).
 ///
 /// Errors: [`ReportError::Io`] for a file that cannot be written, [`ReportError::Format`] if
@@ -77,8 +79,12 @@ pub fn write_run_tables(
     report: &SimReport,
 ) -> Result<Vec<FileEntry>, ReportError> {
     let part = partition_path(partition);
-    let mut files = Vec::with_capacity(5);
-    for (table_dir, table) in [(JOBS_DIR, jobs_table(report)), (EPOCHS_DIR, epochs_table(report))] {
+    let mut files = Vec::with_capacity(7);
+    for (table_dir, table) in [
+        (JOBS_DIR, jobs_table(report)),
+        (EPOCHS_DIR, epochs_table(report)),
+        (RACKS_DIR, racks_table(report)),
+    ] {
         let csv = rel(table_dir, &part, "part-0.csv");
         files.push(emit(dir, csv, table_dir, table.rows, table.to_csv().as_bytes())?);
         let pq = rel(table_dir, &part, "part-0.parquet");

@@ -10,6 +10,8 @@
 //! DIR/jobs/policy=lsap/part-0.csv                   JOB_COLUMNS, one row per job
 //! DIR/jobs/policy=lsap/part-0.parquet               the same rows
 //! DIR/epochs/policy=lsap/part-0.{csv,parquet}       EPOCH_COLUMNS, one row per solver call
+//! DIR/racks/policy=lsap/part-0.{csv,parquet}        RACK_COLUMNS, one row per epoch and rack
+//!                                                   with cross-rack traffic since the last one
 //! DIR/jobruntime/policy=lsap/jobruntime.csv         SLS's columns, one row per finished job
 //! ```
 //!
@@ -48,9 +50,10 @@ mod hive;
 mod run_tables;
 mod summary_row;
 
-pub use hive::{partition_path, write_run_tables, EPOCHS_DIR, JOBRUNTIME_DIR, JOBS_DIR};
+pub use hive::{partition_path, write_run_tables, EPOCHS_DIR, JOBRUNTIME_DIR, JOBS_DIR, RACKS_DIR};
 pub use run_tables::{
-    epochs_csv, jobruntime_csv, jobs_csv, EPOCH_COLUMNS, JOBRUNTIME_COLUMNS, JOB_COLUMNS,
+    epochs_csv, jobruntime_csv, jobs_csv, racks_csv, EPOCH_COLUMNS, JOBRUNTIME_COLUMNS,
+    JOB_COLUMNS, RACK_COLUMNS,
 };
 pub use summary_row::{
     parse_summary_csv, read_summary_csv, summary_csv, write_summary_csv, SummaryRow,

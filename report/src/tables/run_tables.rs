@@ -48,6 +48,11 @@ pub const EPOCH_COLUMNS: [&str; 16] = [
     "solve_ms",
 ];
 
+/// The columns of the per-rack table: one row per (epoch, rack with cross-rack traffic in the
+/// window since the previous epoch), from [`placer_sim::RackTraffic`]; `epoch` and `time_s`
+/// as in the epoch table, `rack` the snapshots' rack id (`r0`, `r1`, ...).
+pub const RACK_COLUMNS: [&str; 5] = ["epoch", "time_s", "rack", "bytes_out", "bytes_in"];
+
 /// SLS's `jobruntime.csv` header (hadoop-sls `SchedulerMetrics`), all times in ms.
 ///
 /// What placer writes in each (SLS writes one row when an application master finishes, so
@@ -125,6 +130,31 @@ pub(super) fn epochs_table(report: &SimReport) -> Table {
     Table::new(columns, e.len())
 }
 
+/// The per-rack cross-rack traffic of a run, one row per epoch and rack with traffic (see
+/// [`RACK_COLUMNS`]): ShuffleWatcher's per-rack cross-rack load over time.
+pub(super) fn racks_table(report: &SimReport) -> Table {
+    let rows: Vec<(usize, f64, &placer_sim::RackTraffic)> = report
+        .epochs
+        .iter()
+        .enumerate()
+        .flat_map(|(i, e)| e.racks.iter().map(move |r| (i, e.time_s, r)))
+        .collect();
+    let columns = vec![
+        Column { name: "epoch", cells: Cells::I64(rows.iter().map(|r| int(r.0 as u64)).collect()) },
+        Column { name: "time_s", cells: Cells::F64(rows.iter().map(|r| r.1).collect()) },
+        Column {
+            name: "rack",
+            cells: Cells::Str(rows.iter().map(|r| format!("r{}", r.2.rack)).collect()),
+        },
+        Column {
+            name: "bytes_out",
+            cells: Cells::F64(rows.iter().map(|r| r.2.bytes_out).collect()),
+        },
+        Column { name: "bytes_in", cells: Cells::F64(rows.iter().map(|r| r.2.bytes_in).collect()) },
+    ];
+    Table::new(columns, rows.len())
+}
+
 /// SLS's `jobruntime.csv` rows of a run (see [`JOBRUNTIME_COLUMNS`]).
 pub(super) fn jobruntime_table(report: &SimReport) -> Table {
     let mut finished: Vec<(usize, f64)> =
@@ -159,6 +189,11 @@ pub fn jobs_csv(report: &SimReport) -> String {
 /// The per-epoch CSV text of a run (see [`EPOCH_COLUMNS`]).
 pub fn epochs_csv(report: &SimReport) -> String {
     epochs_table(report).to_csv()
+}
+
+/// The per-rack table's CSV text of a run (see [`RACK_COLUMNS`]).
+pub fn racks_csv(report: &SimReport) -> String {
+    racks_table(report).to_csv()
 }
 
 /// SLS's `jobruntime.csv` text of a run (see [`JOBRUNTIME_COLUMNS`]).
