@@ -180,6 +180,7 @@ pub fn parse_alibaba_pods(
             }
         };
         jobs.push(JobSpec {
+            observed_finish_s: None,
             id: name.to_string(),
             submit_s: created as f64,
             user: "unknown".into(),
@@ -194,7 +195,13 @@ pub fn parse_alibaba_pods(
             class: (!phase.is_empty()).then(|| phase.to_string()),
         });
     }
-    let mut w = Workload { name: file.to_string(), jobs, pools: Vec::new(), topology: None };
+    let mut w = Workload {
+        measured_times: false,
+        name: file.to_string(),
+        jobs,
+        pools: Vec::new(),
+        topology: None,
+    };
     w.sort_jobs();
     Ok(w)
 }

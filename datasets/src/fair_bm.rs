@@ -233,6 +233,7 @@ pub fn fair_bm(spec: &FairBmSpec) -> Result<Workload, DatasetError> {
         let reduces = even_split(shuffle, reduces)
             .into_iter()
             .map(|bytes| ReduceSpec {
+                failed_attempts_s: Vec::new(),
                 shuffle_bytes: bytes,
                 output_bytes: (keep_reduce * bytes as f64).round() as u64,
                 compute_s: per_block_s * bytes as f64 / block,
@@ -241,6 +242,7 @@ pub fn fair_bm(spec: &FairBmSpec) -> Result<Workload, DatasetError> {
             .collect();
         let user = format!("u{}", k % spec.users);
         jobs.push(JobSpec {
+            observed_finish_s: None,
             id: format!("bm-j{k}"),
             submit_s,
             user: user.clone(),
@@ -254,6 +256,7 @@ pub fn fair_bm(spec: &FairBmSpec) -> Result<Workload, DatasetError> {
     let pools =
         (0..spec.users.min(jobs.len())).map(|u| PoolSpec::plain(&format!("u{u}"))).collect();
     Ok(Workload {
+        measured_times: false,
         name: format!("fair-bm seed={}", spec.seed),
         jobs,
         pools,

@@ -317,6 +317,7 @@ pub fn ras_mix(spec: &RasSpec) -> Result<Workload, DatasetError> {
         let maps: Vec<MapSpec> = splits
             .into_iter()
             .map(|bytes| MapSpec {
+                failed_attempts_s: Vec::new(),
                 input_bytes: bytes,
                 replicas: placer.place(&mut rng),
                 compute_s,
@@ -333,6 +334,7 @@ pub fn ras_mix(spec: &RasSpec) -> Result<Workload, DatasetError> {
         let reduces = even_split(shuffle, reduces)
             .into_iter()
             .map(|bytes| ReduceSpec {
+                failed_attempts_s: Vec::new(),
                 shuffle_bytes: bytes,
                 output_bytes: bytes,
                 compute_s: 0.0,
@@ -340,6 +342,7 @@ pub fn ras_mix(spec: &RasSpec) -> Result<Workload, DatasetError> {
             })
             .collect();
         jobs.push(JobSpec {
+            observed_finish_s: None,
             id: j.label.to_string(),
             submit_s: j.submit_s,
             user: "gridmix".into(),
@@ -354,6 +357,7 @@ pub fn ras_mix(spec: &RasSpec) -> Result<Workload, DatasetError> {
         });
     }
     let mut w = Workload {
+        measured_times: false,
         name: format!(
             "ras-mix experiment={} seed={}",
             match spec.experiment {

@@ -107,6 +107,7 @@ pub fn parse_rumen(
             reduces.push(reduce_spec(t, &format!("reduceTasks[{i}]"), &m)?);
         }
         let spec = JobSpec {
+            observed_finish_s: None,
             id,
             submit_s: 0.0,
             user: non_empty(job.user).unwrap_or_else(|| "unknown".into()),
@@ -128,6 +129,7 @@ pub fn parse_rumen(
         })
         .collect();
     let mut w = Workload {
+        measured_times: false,
         name: file.to_string(),
         jobs,
         pools: Vec::new(),
@@ -392,6 +394,7 @@ fn map_spec(
             .or_else(|| a.location.as_ref()?.layers.as_ref()?.last().map(|h| unescape(h)))
     });
     Ok(MapSpec {
+        failed_attempts_s: Vec::new(),
         input_bytes: input,
         replicas,
         compute_s: c.seconds,
@@ -431,6 +434,7 @@ fn reduce_spec(
         },
     };
     Ok(ReduceSpec {
+        failed_attempts_s: Vec::new(),
         shuffle_bytes: shuffle,
         output_bytes: output,
         compute_s: c.seconds,

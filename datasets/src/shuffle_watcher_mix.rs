@@ -344,6 +344,7 @@ pub fn shuffle_watcher_mix(spec: &ShuffleWatcherSpec) -> Result<Workload, Datase
         let reduces = even_split(shuffle, reduces)
             .into_iter()
             .map(|bytes| ReduceSpec {
+                failed_attempts_s: Vec::new(),
                 shuffle_bytes: bytes,
                 output_bytes: bytes,
                 compute_s: spec.reduce_compute_s_per_gib * bytes as f64 / GIB,
@@ -352,6 +353,7 @@ pub fn shuffle_watcher_mix(spec: &ShuffleWatcherSpec) -> Result<Workload, Datase
             .collect();
         let user = format!("u{}", users[k]);
         jobs.push(JobSpec {
+            observed_finish_s: None,
             id: format!("sw-j{k}"),
             submit_s: submits[k],
             user: user.clone(),
@@ -364,6 +366,7 @@ pub fn shuffle_watcher_mix(spec: &ShuffleWatcherSpec) -> Result<Workload, Datase
     }
     let pools = (0..spec.users).map(|u| PoolSpec::plain(&format!("u{u}"))).collect();
     Ok(Workload {
+        measured_times: false,
         name: format!("shuffle-watcher-mix seed={}", spec.seed),
         jobs,
         pools,

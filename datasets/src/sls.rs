@@ -142,6 +142,7 @@ pub fn parse_sls(file: &str, bytes: &[u8]) -> Result<Workload, DatasetError> {
                 return Err(rec.err(file, "job.id", &format!("duplicate job id {id:?}")));
             }
             jobs.push(JobSpec {
+                observed_finish_s: None,
                 id,
                 submit_s: start as f64 / 1000.0,
                 user: user.clone(),
@@ -154,7 +155,13 @@ pub fn parse_sls(file: &str, bytes: &[u8]) -> Result<Workload, DatasetError> {
         }
         Ok(())
     })?;
-    let mut w = Workload { name: file.to_string(), jobs, pools: Vec::new(), topology: None };
+    let mut w = Workload {
+        measured_times: false,
+        name: file.to_string(),
+        jobs,
+        pools: Vec::new(),
+        topology: None,
+    };
     w.sort_jobs();
     Ok(w)
 }

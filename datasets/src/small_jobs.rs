@@ -144,6 +144,7 @@ pub fn small_jobs(spec: &SmallJobsSpec) -> Result<Workload, DatasetError> {
         .into_iter()
         .enumerate()
         .map(|(k, submit_s)| JobSpec {
+            observed_finish_s: None,
             id: format!("s{}-j{k}", spec.maps_per_job),
             submit_s,
             user: "scan".into(),
@@ -163,6 +164,7 @@ pub fn small_jobs(spec: &SmallJobsSpec) -> Result<Workload, DatasetError> {
         })
         .collect();
     Ok(Workload {
+        measured_times: false,
         name: format!("small-jobs maps={} seed={}", spec.maps_per_job, spec.seed),
         jobs,
         pools: vec![PoolSpec::plain("default")],

@@ -232,6 +232,7 @@ pub fn parse_swim(
                 nodes.into_iter().map(|n| names[n].clone()).collect()
             };
             maps.push(MapSpec {
+                failed_attempts_s: Vec::new(),
                 input_bytes,
                 replicas,
                 compute_s: input_bytes as f64 * options.map_s_per_byte,
@@ -245,6 +246,7 @@ pub fn parse_swim(
                 let s = share(shuffle, n_reduces, k);
                 let o = share(output, n_reduces, k);
                 ReduceSpec {
+                    failed_attempts_s: Vec::new(),
                     shuffle_bytes: s,
                     output_bytes: o,
                     compute_s: (s as f64 + o as f64) * options.reduce_s_per_byte,
@@ -259,6 +261,7 @@ pub fn parse_swim(
             SwimPools::BySizeBin => format!("bin{bin}"),
         };
         jobs.push(JobSpec {
+            observed_finish_s: None,
             id: id.to_string(),
             submit_s: submit,
             user: "unknown".into(),
@@ -269,7 +272,13 @@ pub fn parse_swim(
             class: Some(format!("bin{bin}")),
         });
     }
-    let mut w = Workload { name: file.to_string(), jobs, pools: Vec::new(), topology: None };
+    let mut w = Workload {
+        measured_times: false,
+        name: file.to_string(),
+        jobs,
+        pools: Vec::new(),
+        topology: None,
+    };
     w.sort_jobs();
     Ok(w)
 }

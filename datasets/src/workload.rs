@@ -22,6 +22,12 @@ pub struct Workload {
     pub pools: Vec<PoolSpec>,
     /// The trace's own cluster (Rumen topology, SLS nodes file, Alibaba node list), if any.
     pub topology: Option<Topology>,
+    /// Task times are *measured* attempt times (Rumen): a map's `compute_s` already contains
+    /// its start-up and its input read, so the simulator adds neither (it still counts the
+    /// bytes the read moves, by locality, but they delay nothing); a reduce's `compute_s` is
+    /// its time after the shuffle, and the shuffle itself is simulated. False for generators
+    /// and for traces that give sizes and rates (SWIM, SLS, Alibaba).
+    pub measured_times: bool,
 }
 
 /// One job.
@@ -43,6 +49,9 @@ pub struct JobSpec {
     pub deadline_s: Option<f64>,
     /// A label for reports (SWIM size bin, ShuffleWatcher benchmark, RAS job type, …).
     pub class: Option<String>,
+    /// When the traced cluster really finished the job, s (same origin as `submit_s`), if the
+    /// trace says: `placer whatif` reports simulated against real response time with it.
+    pub observed_finish_s: Option<f64>,
 }
 
 /// One map task.
@@ -60,6 +69,10 @@ pub struct MapSpec {
     pub demand: Option<Demand>,
     /// Where the traced scheduler actually ran it, if the trace says (for comparisons).
     pub observed_host: Option<String>,
+    /// Durations, s, of the attempts that failed or were killed before the one `compute_s`
+    /// describes, in the order they ran (a trace's retries): each holds a slot that long and
+    /// returns the task to pending. Empty for generators.
+    pub failed_attempts_s: Vec<f64>,
 }
 
 /// One reduce task.
@@ -73,6 +86,9 @@ pub struct ReduceSpec {
     pub compute_s: f64,
     /// Multi-resource demand, if known.
     pub demand: Option<Demand>,
+    /// Durations, s, of failed or killed attempts before the one described (see
+    /// [`MapSpec::failed_attempts_s`]).
+    pub failed_attempts_s: Vec<f64>,
 }
 
 /// A task's resource demand as fractions of one node's capacity (RAS §3.1's per-phase

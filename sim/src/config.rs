@@ -154,6 +154,104 @@ pub struct SimConfig {
     /// The order the snapshot lists nodes in, i.e. the order heartbeats arrive in; default
     /// [`NodeOrder::Shuffled`].
     pub node_order: NodeOrder,
+    /// How free slots are offered to the policy; default [`Offers::Auto`].
+    #[serde(default)]
+    pub offers: Offers,
+    /// Fraction of a job's maps that must have finished before its reduces become placeable
+    /// (Hadoop's `mapred.reduce.slowstart.completed.maps`), in [0, 1]; default 0.05, Hadoop's.
+    /// 1.0 starts reduces only when every map is done. A placed reduce copies each map's
+    /// output as that map finishes (see `engine.rs`).
+    #[serde(default = "default_slowstart")]
+    pub slowstart: f64,
+    /// Start-up time of every task attempt, s (≥ 0; JVM launch and task set-up): the slot is
+    /// held, nothing is read or computed. Default 1 s (Hadoop 0.20 launched a fresh JVM per
+    /// task, about a second). Not added to measured times ([`Workload::measured_times`]).
+    ///
+    /// [`Workload::measured_times`]: placer_datasets::Workload::measured_times
+    #[serde(default = "default_task_overhead_s")]
+    pub task_overhead_s: f64,
+    /// How tasks that share a node slow each other when their resource demands exceed it;
+    /// default [`Contention::default`]. Only tasks with a `demand` take part.
+    #[serde(default)]
+    pub contention: Contention,
+    /// Each node's disk space for map outputs (intermediate data), GB (10⁹ bytes, > 0): an
+    /// output stays on its node until its job finishes (FAIR §5.4); default none (unlimited).
+    #[serde(default)]
+    pub intermediate_gb: Option<f64>,
+    /// Whose intermediate data goes when the disks are full and nothing can progress (FAIR
+    /// §5.4's deadlock); default [`Victim::LatestSubmitted`].
+    #[serde(default)]
+    pub victim: Victim,
+}
+
+fn default_slowstart() -> f64 {
+    0.05
+}
+
+fn default_task_overhead_s() -> f64 {
+    1.0
+}
+
+/// How free slots reach the policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Offers {
+    /// What the policy is ([`placer_solver::Policy::heartbeat`]): `Heartbeats { assign_multiple:
+    /// false }` for the heartbeat schedulers Hadoop shipped (`fifo`, `fair`, `delay`,
+    /// `dl_sched`), `Epochs` for the batch policies (`lsap*`), which place at each epoch over
+    /// all free slots: that difference is what lsap-sched measures. The default.
+    #[default]
+    Auto,
+    /// Every `epoch_s`, one snapshot offers every free slot of the cluster.
+    Epochs,
+    /// Each node heartbeats on its own phase (drawn uniformly in [0, `policy.heartbeat_s`) from
+    /// the seed) every `policy.heartbeat_s`, and its snapshot offers only that node's free
+    /// slots: at most one map and one reduce (Hadoop 0.20), or all of them with
+    /// `assign_multiple` (the Fair Scheduler's `assignmultiple`).
+    Heartbeats {
+        /// Offer every free slot of the node, not one per kind.
+        assign_multiple: bool,
+    },
+}
+
+/// The contention model: a running task's compute progresses at rate
+/// `∏_r f_r` (1 = alone on an idle node), over the resources r ∈ {cpu, io, mem}, where with
+/// `D_r` = Σ demands of the tasks computing on the node (fractions of the node, RAS Table 2)
+/// and `C_r` = 1:
+/// - cpu and io are shared proportionally, and overcommitting them wastes some of them
+///   (context switches, disk seeks): `f_r = 1` while `D_r ≤ 1`, else
+///   `1 / (D_r · (1 + κ_r (D_r − 1)))`;
+/// - memory beyond the node swaps: `f_mem = 1` while `D_mem ≤ 1`, else
+///   `1 / (1 + κ_mem (D_mem − 1))`.
+///
+/// κ = 0 is pure proportional sharing. The defaults are calibrated on RAS Fig. 3 (fair, 1..8
+/// map slots on 20 TaskTrackers, best at 4): see BENCHMARKS.md.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Contention {
+    /// Whether demands slow tasks at all (false: every task runs at rate 1).
+    pub enabled: bool,
+    /// κ_cpu.
+    pub cpu_thrash: f64,
+    /// κ_io.
+    pub io_thrash: f64,
+    /// κ_mem (the swap penalty).
+    pub swap_penalty: f64,
+}
+
+impl Default for Contention {
+    fn default() -> Self {
+        Self { enabled: true, cpu_thrash: 0.1, io_thrash: 0.5, swap_penalty: 4.0 }
+    }
+}
+
+/// FAIR §5.4's victim heuristics (evicting the job using the most space is not offered: §5.4
+/// shows it can starve every job).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Victim {
+    /// The job submitted latest.
+    #[default]
+    LatestSubmitted,
+    /// The job with the least progress (fraction of its tasks done).
+    LeastProgress,
 }
 
 /// The order of the nodes in each epoch's snapshot. The heartbeat policies (`fifo`, `fair`,
@@ -192,6 +290,12 @@ impl Default for SimConfig {
             stall_epochs: 100,
             audit: false,
             node_order: NodeOrder::default(),
+            offers: Offers::Auto,
+            slowstart: default_slowstart(),
+            task_overhead_s: default_task_overhead_s(),
+            contention: Contention::default(),
+            intermediate_gb: None,
+            victim: Victim::default(),
         }
     }
 }
@@ -223,6 +327,20 @@ impl SimConfig {
         }
         if let Some(t) = self.max_time_s {
             positive("max_time_s", t)?;
+        }
+        if !(self.slowstart.is_finite() && (0.0..=1.0).contains(&self.slowstart)) {
+            return Err(SimError::config(
+                "slowstart",
+                format!("must be in [0, 1], got {}", self.slowstart),
+            ));
+        }
+        non_negative("task_overhead_s", self.task_overhead_s)?;
+        let c = &self.contention;
+        non_negative("contention.cpu_thrash", c.cpu_thrash)?;
+        non_negative("contention.io_thrash", c.io_thrash)?;
+        non_negative("contention.swap_penalty", c.swap_penalty)?;
+        if let Some(gb) = self.intermediate_gb {
+            positive("intermediate_gb", gb)?;
         }
         if self.stall_epochs == 0 {
             return Err(SimError::config("stall_epochs", "must be ≥ 1"));
@@ -263,6 +381,18 @@ impl SimConfig {
     pub fn may_preempt(&self) -> bool {
         self.policy.algorithm.policy().is_some_and(|p| p.preempts())
             && (self.min_share_timeout_s.is_some() || self.fair_share_timeout_s.is_some())
+    }
+
+    /// Whether slots are offered node by node on heartbeats (and then whether every free slot
+    /// of the node at once), [`Offers::Auto`] resolved for the run's algorithm.
+    pub fn heartbeats(&self) -> Option<bool> {
+        match self.offers {
+            Offers::Epochs => None,
+            Offers::Heartbeats { assign_multiple } => Some(assign_multiple),
+            Offers::Auto => {
+                self.policy.algorithm.policy().is_some_and(|p| p.heartbeat()).then_some(false)
+            }
+        }
     }
 }
 

@@ -37,7 +37,9 @@ mod run;
 mod snapshot;
 mod workload_index;
 
-pub use config::{ClusterSource, NodeOrder, PendingBound, ReplicaSource, SimConfig};
+pub use config::{
+    ClusterSource, Contention, NodeOrder, Offers, PendingBound, ReplicaSource, SimConfig, Victim,
+};
 pub use error::SimError;
 pub use report::{
     EpochMetrics, JobMetrics, RackTraffic, SimReport, StopReason, Summary, WallTiming,

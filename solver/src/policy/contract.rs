@@ -31,6 +31,14 @@ pub trait Policy: Sync {
         false
     }
 
+    /// Whether it is a heartbeat scheduler (FAIR §2, Hadoop 0.20): it hands out free slots one
+    /// node at a time as TaskTrackers report, and a node's heartbeat is its only chance to be
+    /// given work; a batch policy (lsap-sched) instead solves one epoch over every free slot.
+    /// The what-if simulator offers slots accordingly. Default false.
+    fn heartbeat(&self) -> bool {
+        false
+    }
+
     /// The pending tasks a snapshot must carry for this policy (see [`Candidates`]); by
     /// default the cluster's slots, which every policy can use.
     fn candidates(&self) -> Candidates {

@@ -16,6 +16,10 @@ impl Policy for Delay {
         "delay"
     }
 
+    fn heartbeat(&self) -> bool {
+        true
+    }
+
     fn preempts(&self) -> bool {
         true
     }

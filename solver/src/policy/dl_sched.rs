@@ -37,6 +37,10 @@ impl Policy for DlSched {
         "dl_sched"
     }
 
+    fn heartbeat(&self) -> bool {
+        true
+    }
+
     fn candidates(&self) -> Candidates {
         Candidates::FreeSlots
     }

@@ -16,6 +16,10 @@ impl Policy for Fair {
         "fair"
     }
 
+    fn heartbeat(&self) -> bool {
+        true
+    }
+
     fn preempts(&self) -> bool {
         true
     }

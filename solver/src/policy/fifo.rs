@@ -15,6 +15,10 @@ impl Policy for Fifo {
         "fifo"
     }
 
+    fn heartbeat(&self) -> bool {
+        true
+    }
+
     fn candidates(&self) -> Candidates {
         Candidates::FreeSlots
     }
