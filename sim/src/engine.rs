@@ -1,32 +1,43 @@
 //! The discrete-event engine (DESIGN.md §What-if simulator; the slot and heartbeat model of
-//! FAIR, Zaharia et al. §2): job arrivals, flow ends, task ends and epoch ticks on simulated
-//! time; every epoch a v1 snapshot goes to `placer_solver::place` and its answer is applied
-//! (tasks start, preempted tasks die and return to pending, losing their progress) and its
-//! per-job `delay` and per-pool `starvation` state is echoed into the next snapshot, as a
-//! master does with the stateless service (models `state.rs`).
+//! FAIR, Zaharia et al. §2): job arrivals, flow ends, task ends, epoch ticks and node heartbeats
+//! on simulated time; at each offer a v1 snapshot goes to `placer_solver::place` and its answer
+//! is applied (tasks start, preempted tasks die and return to pending, losing their progress)
+//! and its per-job `delay` and per-pool `starvation` state is echoed into the next snapshot,
+//! as a master does with the stateless service (models `state.rs`).
 //!
-//! Task time (s) = `compute_s` + input:
-//! - a map reads `input_bytes` from its own disk at `disk_mb_s` when a replica is on its node
-//!   (or when it has no replica at all), else over the network from a replica in its rack if
-//!   there is one, else from the replica whose rack-to-rack link is least loaded (ties: replica
-//!   order), at the shared link rates of `network.rs`;
-//! - a reduce pulls its `shuffle_bytes` from every node its job's maps ran on, split in
-//!   proportion to the map output each node holds (to the number of maps there when the
-//!   outputs are all 0); the part on its own node is read from disk, the rest moves as **one
-//!   flow per source rack** (the bytes of all that rack's source nodes together), all at once;
-//!   the input phase ends when the last part has arrived. One flow per rack rather than per
-//!   node keeps a reduce to ≤ racks flows (Hadoop fetches with a few parallel copiers, 5 by
-//!   default, not one per map node) and the rebalancing cost O(racks²) per reduce instead of
-//!   O(nodes²), which on 600 nodes was the whole run time;
-//! - then it computes for `compute_s`.
+//! **Offers** ([`crate::Offers`], `offers.rs`): at epochs (every `epoch_s` one snapshot offers
+//! every free slot: the batch policies) or on per-node heartbeats (each node on its own seeded
+//! phase, one map and one reduce per heartbeat as Hadoop 0.20 gave, or all free slots with
+//! `assign_multiple`: the heartbeat schedulers).
 //!
-//! A job's reduces become pending when all of its maps have finished (no Hadoop slowstart).
+//! **A task's run** (placer's model):
+//! 1. *A failed attempt* of a trace (`failed_attempts_s`) holds its slot for the attempt's
+//!    measured time and returns the task to pending; nothing is read or produced.
+//! 2. *Input.* A map reads `input_bytes` from its own disk at `disk_mb_s` when a replica is on
+//!    its node (or when it has no replica at all), else over the network from a replica in its
+//!    rack if there is one, else from the replica whose rack-to-rack link is least loaded (ties:
+//!    replica order), at the shared link rates of `network.rs`. With measured times
+//!    ([`placer_datasets::Workload::measured_times`]) the read is counted by locality but takes
+//!    no time: the trace's attempt time contains it. A reduce copies its job's map outputs
+//!    (`shuffle.rs`): from the moment it starts, each finished map's share, and each later
+//!    one's as that map finishes, until the last map is done and every byte has arrived.
+//! 3. *Compute.* Work = the local disk read still to come + `task_overhead_s` (not with
+//!    measured times) + `compute_s`, done at rate 1, or at the node's contention rate when
+//!    the task has a demand (`contention.rs`).
+//!
+//! **Reduces** become pending once ⌈`slowstart` · maps⌉ of their job's maps have finished
+//! (Hadoop's slowstart; 1.0: when all have).
+//!
+//! **Intermediate data** (`intermediate.rs`, FAIR §5.4): with `intermediate_gb`, map outputs
+//! occupy their node's disk until their job finishes, the snapshot tells the solver each
+//! node's free space, and a stuck cluster evicts a victim job's outputs.
 //!
 //! Epochs fall on the grid k · `epoch_s`. A tick with no pending task schedules no further
 //! tick; the next arrival or ready reduce schedules the next grid point, so idle stretches
 //! cost nothing. A tick whose pending tasks have no free slot of their kind skips the solver
 //! (its answer would be empty) unless the policy may preempt. Per event the work is
-//! O(log events) plus O(flows on the touched links); per solver call O(snapshot), and the
+//! O(log events) plus O(flows on the touched links) plus O(tasks computing on the node);
+//! a map's end costs O(its job's copying reduces); per solver call O(snapshot), and the
 //! snapshot is O(active jobs + offered pending + running) (see `snapshot.rs`). What the run
 //! measures, and the report built from it, is in `metrics.rs`.
 
@@ -51,7 +62,7 @@ use std::time::Instant;
 pub(crate) enum Phase {
     /// Its job has not arrived.
     NotArrived,
-    /// A reduce whose job still has unfinished maps.
+    /// A reduce whose job has not finished enough maps (slowstart).
     Blocked,
     /// Waiting for a slot.
     Pending,
@@ -61,35 +72,66 @@ pub(crate) enum Phase {
     Done,
 }
 
+/// A reduce's copy state for one source rack.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RackFetch {
+    pub rack: usize,
+    /// The node the next flow comes from (the rack's latest source).
+    pub src: usize,
+    /// Bytes known but not yet requested.
+    pub owed: u64,
+    /// A flow from this rack is in progress.
+    pub active: bool,
+}
+
 /// A task's dynamic state.
 #[derive(Clone, Debug)]
 pub(crate) struct TaskRun {
     pub phase: Phase,
-    /// Bumped at every start, kill and finish; stale `TaskDone` events carry an older one.
+    /// Bumped at every start, kill, finish and rate change; stale `TaskDone` events carry an
+    /// older one.
     pub version: u32,
     pub node: usize,
     pub started_s: f64,
     pub pending_since_s: f64,
-    flows_left: usize,
-    local_done_s: f64,
+    pub flows_left: usize,
+    pub local_done_s: f64,
     completions: u32,
-    flows: Vec<usize>,
+    pub flows: Vec<usize>,
+    /// Failed attempts run so far.
+    attempt: u32,
+    /// The current run is one of the trace's failed attempts.
+    doomed: bool,
+    /// A reduce still in its copy phase.
+    pub copying: bool,
+    /// Per source rack, for a copying reduce.
+    pub fetch: Vec<RackFetch>,
+    /// Computing: work left (s at rate 1) as of `settled_s`.
+    pub computing: bool,
+    pub work_left: f64,
+    pub settled_s: f64,
 }
 
 /// A job's dynamic state.
 #[derive(Clone, Debug)]
 pub(crate) struct JobRun {
     pub arrived: bool,
-    maps_left: usize,
+    pub maps_done: usize,
     reduces_left: usize,
+    /// Its reduces are placeable (slowstart reached).
+    pub released: bool,
     /// Pending tasks by kind, in task order.
     pub pending: [BTreeSet<usize>; 2],
     /// Echoed delay-scheduling state.
     pub delay: Option<placer_models::DelayState>,
-    /// Map output bytes and map count per node, of finished maps.
-    map_output: BTreeMap<usize, (u64, u64)>,
-    /// Shuffle sources (node, weight), fixed when the reduces became pending.
-    pub shuffle: Vec<(usize, u64)>,
+    /// Finished maps' shuffle weight per node (node order).
+    pub map_output: BTreeMap<usize, u128>,
+    /// Σ `map_output`.
+    pub weight_done: u128,
+    /// Running reduces in their copy phase.
+    pub copying: BTreeSet<usize>,
+    /// Finished maps' output bytes per node, held on disk until the job ends.
+    pub held: BTreeMap<usize, u64>,
 }
 
 /// One run's whole state.
@@ -102,8 +144,8 @@ pub(crate) struct Engine<'a> {
     pub on_job_done: Option<&'a (dyn Fn() + Sync)>,
     pub cluster: SimCluster,
     pub ix: WorkloadIndex,
-    queue: EventQueue,
-    net: Network,
+    pub queue: EventQueue,
+    pub net: Network,
     pub tasks: Vec<TaskRun>,
     pub jobs: Vec<JobRun>,
     /// Echoed starvation clocks per pool.
@@ -116,16 +158,27 @@ pub(crate) struct Engine<'a> {
     pub pending: [usize; 2],
     /// Running tasks, in task order.
     pub running: BTreeSet<usize>,
+    /// Running tasks per kind.
+    pub running_kind: [usize; 2],
     /// Arrived, unfinished jobs.
     pub active_jobs: BTreeSet<usize>,
     arrivals_left: usize,
     tick_scheduled: bool,
-    stall: u32,
+    pub stall: u32,
     pub now: f64,
     /// Reused snapshot buffer.
     pub req: PlaceRequest,
+    /// Per-node heartbeats (`offers.rs`); `None` at epochs.
+    pub beats: Option<crate::offers::Beats>,
+    /// The node whose heartbeat is being answered and the free slots per kind it offers;
+    /// `None` at an epoch (every free slot is offered).
+    pub offer: Option<(usize, [u32; 2])>,
+    /// Tasks computing with a demand, per node (`contention.rs`).
+    pub load: crate::contention::NodeLoad,
+    /// Intermediate data on disks (`intermediate.rs`).
+    pub disks: crate::intermediate::Disks,
     /// What the run measures; read only by the report.
-    metrics: Metrics,
+    pub metrics: Metrics,
 }
 
 impl<'a> Engine<'a> {
@@ -145,6 +198,13 @@ impl<'a> Engine<'a> {
                 local_done_s: 0.0,
                 completions: 0,
                 flows: Vec::new(),
+                attempt: 0,
+                doomed: false,
+                copying: false,
+                fetch: Vec::new(),
+                computing: false,
+                work_left: 0.0,
+                settled_s: 0.0,
             };
             ix.tasks.len()
         ];
@@ -153,12 +213,15 @@ impl<'a> Engine<'a> {
             .iter()
             .map(|j| JobRun {
                 arrived: false,
-                maps_left: j.maps,
+                maps_done: 0,
                 reduces_left: j.reduces,
+                released: false,
                 pending: [BTreeSet::new(), BTreeSet::new()],
                 delay: None,
                 map_output: BTreeMap::new(),
-                shuffle: Vec::new(),
+                weight_done: 0,
+                copying: BTreeSet::new(),
+                held: BTreeMap::new(),
             })
             .collect();
         let mut queue = EventQueue::default();
@@ -167,12 +230,19 @@ impl<'a> Engine<'a> {
         }
         let req = crate::snapshot::base_request(cfg, &cluster, &ix);
         let metrics = Metrics::new(ix.jobs.len(), ix.tasks.len(), cluster.nodes_of_rack.len());
+        let beats = cfg.heartbeats().map(|multiple| {
+            crate::offers::Beats::new(cluster.len(), cfg.policy.heartbeat_s, multiple, cfg.seed)
+        });
         Ok(Self {
             net: Network::new(cluster.len(), cfg.rack_mbps, cfg.cross_rack_mbps, cfg.uplink_mbps),
             used: vec![[0, 0]; cluster.len()],
             free: [cluster.total_map_slots, cluster.total_reduce_slots],
             starvation: vec![None; ix.pools.len()],
             arrivals_left: ix.jobs.len(),
+            load: crate::contention::NodeLoad::new(cluster.len()),
+            disks: crate::intermediate::Disks::new(cluster.len(), cfg.intermediate_gb),
+            beats,
+            offer: None,
             cfg,
             workload,
             on_job_done: None,
@@ -185,6 +255,7 @@ impl<'a> Engine<'a> {
             jobs,
             pending: [0, 0],
             running: BTreeSet::new(),
+            running_kind: [0, 0],
             active_jobs: BTreeSet::new(),
             tick_scheduled: false,
             stall: 0,
@@ -241,10 +312,24 @@ impl<'a> Engine<'a> {
                     }
                     true
                 }
+                EventKind::Heartbeat(n) => {
+                    if !self.heartbeat(n)? {
+                        self.metrics.stalling_tick();
+                        stop = StopReason::Stalled;
+                        break;
+                    }
+                    true
+                }
             };
             if counted {
                 self.metrics.event(self.now);
             }
+        }
+        // Heartbeats stop when no node could take a pending task: unfinished jobs then can
+        // never finish.
+        if stop == StopReason::Completed && (!self.active_jobs.is_empty() || self.arrivals_left > 0)
+        {
+            stop = StopReason::Stalled;
         }
         if self.cfg.audit {
             self.audit_end(stop)?;
@@ -262,22 +347,35 @@ impl<'a> Engine<'a> {
             return;
         }
         self.active_jobs.insert(j);
-        if spec.maps == 0 {
-            for r in 0..spec.reduces {
-                self.make_pending(spec.task(TaskKind::Reduce, r));
-            }
-        } else {
-            for m in 0..spec.maps {
-                self.make_pending(spec.task(TaskKind::Map, m));
-            }
-            for r in 0..spec.reduces {
-                self.tasks[spec.task(TaskKind::Reduce, r)].phase = Phase::Blocked;
-            }
+        for m in 0..spec.maps {
+            self.make_pending(spec.task(TaskKind::Map, m));
         }
-        self.ensure_tick();
+        for r in 0..spec.reduces {
+            self.tasks[spec.task(TaskKind::Reduce, r)].phase = Phase::Blocked;
+        }
+        self.release_reduces(j);
+        self.offer_soon();
     }
 
-    fn make_pending(&mut self, t: usize) {
+    /// Makes job `j`'s reduces pending once slowstart allows it.
+    pub(crate) fn release_reduces(&mut self, j: usize) {
+        let spec = &self.ix.jobs[j];
+        if self.jobs[j].released || self.jobs[j].maps_done < spec.slowstart_maps {
+            return;
+        }
+        self.jobs[j].released = true;
+        let (first, maps, reduces) = (spec.first, spec.maps, spec.reduces);
+        for t in first + maps..first + maps + reduces {
+            if self.tasks[t].phase == Phase::Blocked {
+                self.make_pending(t);
+            }
+        }
+        if reduces > 0 {
+            self.offer_soon();
+        }
+    }
+
+    pub(crate) fn make_pending(&mut self, t: usize) {
         let task = &self.ix.tasks[t];
         let kind = task.kind.slot();
         let run = &mut self.tasks[t];
@@ -285,11 +383,15 @@ impl<'a> Engine<'a> {
         run.pending_since_s = self.now;
         self.jobs[task.job as usize].pending[kind].insert(t);
         self.pending[kind] += 1;
+        if self.pending[kind] == 1 {
+            self.wake_all();
+        }
     }
 
-    /// Schedules the next grid tick at or after now, unless one is scheduled.
-    fn ensure_tick(&mut self) {
-        if self.tick_scheduled {
+    /// Schedules the next offer: the next epoch tick, or nothing with heartbeats (those are
+    /// woken by `make_pending` and by freed slots).
+    pub(crate) fn offer_soon(&mut self) {
+        if self.beats.is_some() || self.tick_scheduled {
             return;
         }
         let e = self.cfg.epoch_s;
@@ -312,19 +414,13 @@ impl<'a> Engine<'a> {
             (self.pending[0] > 0 && self.free[0] > 0) || (self.pending[1] > 0 && self.free[1] > 0);
         let mut assigned = 0;
         if room || self.cfg.may_preempt() {
-            assigned = self.epoch()?;
+            assigned = self.solve(None)?;
         }
-        if self.running.is_empty() && self.net.active() == 0 && self.arrivals_left == 0 {
-            if assigned == 0 {
-                self.stall += 1;
-                if self.stall >= self.cfg.stall_epochs {
-                    return Ok(false);
-                }
-            } else {
-                self.stall = 0;
+        if !self.progressing(assigned) {
+            self.stall += 1;
+            if self.stall >= self.cfg.stall_epochs {
+                return Ok(false);
             }
-        } else {
-            self.stall = 0;
         }
         if self.pending != [0, 0] {
             let next = tick + 1;
@@ -334,23 +430,50 @@ impl<'a> Engine<'a> {
         Ok(true)
     }
 
-    /// Builds the snapshot, calls the solver, applies the answer; returns the tasks started.
-    fn epoch(&mut self) -> Result<u64, SimError> {
+    /// After an offer that started `assigned` tasks: whether the run can still move (else a
+    /// stuck disk is unblocked by an eviction, `intermediate.rs`, or the offer counts towards
+    /// a stall).
+    pub(crate) fn progressing(&mut self, assigned: u64) -> bool {
+        if assigned > 0 || self.arrivals_left > 0 {
+            self.stall = 0;
+            return true;
+        }
+        if self.pending[0] > 0 && self.disks.limited() && self.disks_stuck() {
+            self.evict();
+            self.stall = 0;
+            return true;
+        }
+        if self.running.is_empty() && self.net.active() == 0 {
+            return false;
+        }
+        self.stall = 0;
+        true
+    }
+
+    /// Builds the snapshot (every free slot, or node `offer`'s on its heartbeat), calls the
+    /// solver, applies the answer; returns the tasks started.
+    pub(crate) fn solve(&mut self, offer: Option<(usize, [u32; 2])>) -> Result<u64, SimError> {
         let before = Instant::now();
+        self.offer = offer;
         let offered = self.fill_snapshot();
         let built = Instant::now();
         let answer = placer_solver::place(&self.req, &PlaceOptions::default())
             .map_err(|source| SimError::Solver { time_s: self.now, source })?;
         let solve_ms = built.elapsed().as_secs_f64() * 1e3;
         let snapshot_ms = built.duration_since(before).as_secs_f64() * 1e3;
+        let free = match offer {
+            Some((_, f)) => [u64::from(f[0]), u64::from(f[1])],
+            None => self.free,
+        };
         let start = EpochStart {
             pending: self.pending[0] + self.pending[1],
             offered,
             running: self.running.len(),
-            free: self.free,
+            free,
         };
         self.apply(&answer)?;
-        self.metrics.epoch_solved(self.now, start, &answer, snapshot_ms, solve_ms);
+        let window = self.beats.as_ref().map(|_| self.cfg.epoch_s);
+        self.metrics.epoch_solved(self.now, start, &answer, snapshot_ms, solve_ms, window);
         if self.cfg.audit {
             self.audit_slots()?;
         }
@@ -391,6 +514,12 @@ impl<'a> Engine<'a> {
                     a.task, a.node
                 )));
             }
+            if self.offer.is_some_and(|(beating, _)| beating != n) {
+                return Err(bad(format!(
+                    "task {} assigned to node {}, which is not heartbeating",
+                    a.task, a.node
+                )));
+            }
             self.start(t, n);
         }
         for report in &answer.jobs {
@@ -416,48 +545,69 @@ impl<'a> Engine<'a> {
         self.used[n][kind] += 1;
         self.free[kind] -= 1;
         self.running.insert(t);
-        let disk = self.cfg.disk_mb_s * 1e6;
-        let rack = self.cluster.rack_of[n];
-        let mut local_bytes = 0u64;
-        let mut flows = std::mem::take(&mut self.tasks[t].flows);
-        flows.clear();
-        let locality;
+        self.running_kind[kind] += 1;
+        let run = &mut self.tasks[t];
+        run.phase = Phase::Running;
+        run.version = run.version.wrapping_add(1);
+        run.node = n;
+        run.started_s = self.now;
+        run.local_done_s = self.now;
+        run.flows.clear();
+        run.flows_left = 0;
+        run.copying = false;
+        run.fetch.clear();
+        run.computing = false;
+        let attempts = self.ix.failed_attempts(t);
+        if let Some(&d) = attempts.get(run.attempt as usize) {
+            // A failed attempt of the trace: it holds the slot, then fails.
+            run.doomed = true;
+            let version = run.version;
+            self.queue.push(self.now + d, EventKind::TaskDone { task: t, version });
+            self.metrics.task_started(j, t, Locality::None);
+            return;
+        }
+        run.doomed = false;
+        if task.kind == TaskKind::Map {
+            self.disks.reserve(n, task.output_bytes);
+        }
         match task.kind {
-            TaskKind::Map => {
-                let replicas = self.ix.replicas(t);
-                locality = self.map_locality(replicas, n);
-                match locality {
-                    Locality::Node | Locality::None => local_bytes = task.bytes,
-                    Locality::Rack | Locality::Remote => {
-                        let src = self.map_source(replicas, n, locality);
-                        if task.bytes > 0 {
-                            let f = self.net.start(
-                                self.now,
-                                t,
-                                task.bytes,
-                                (src, self.cluster.rack_of[src]),
-                                (n, rack),
-                                &mut self.queue,
-                            );
-                            flows.push(f);
-                        }
-                    }
+            TaskKind::Map => self.start_map(t, n),
+            TaskKind::Reduce => {
+                self.metrics.task_started(j, t, Locality::None);
+                self.start_copy(t);
+            }
+        }
+    }
+
+    /// A map's input: node-local from disk, else one flow from the chosen replica.
+    fn start_map(&mut self, t: usize, n: usize) {
+        let task = &self.ix.tasks[t];
+        let j = task.job as usize;
+        let replicas = self.ix.replicas(t);
+        let locality = self.map_locality(replicas, n);
+        self.metrics.task_started(j, t, locality);
+        let rack = self.cluster.rack_of[n];
+        let bytes = task.bytes;
+        match locality {
+            Locality::Node | Locality::None => {
+                self.metrics.read_local(bytes);
+                if !self.workload.measured_times {
+                    self.tasks[t].local_done_s = self.now + bytes as f64 / self.disk_rate();
                 }
             }
-            TaskKind::Reduce => {
-                locality = Locality::None;
-                // One flow per source rack: bytes of that rack's nodes summed (ordered by
-                // rack, then by first source node).
-                let mut per_rack: BTreeMap<usize, (usize, u64)> = BTreeMap::new();
-                for (src, bytes) in shuffle_split(task.bytes, &self.jobs[j].shuffle) {
-                    if src == n {
-                        local_bytes += bytes;
-                    } else if bytes > 0 {
-                        let e = per_rack.entry(self.cluster.rack_of[src]).or_insert((src, 0));
-                        e.1 += bytes;
-                    }
-                }
-                for (src_rack, (src, bytes)) in per_rack {
+            Locality::Rack | Locality::Remote => {
+                let src = self.map_source(replicas, n, locality);
+                let src_rack = self.cluster.rack_of[src];
+                if self.workload.measured_times {
+                    // The trace's time already contains the read: count its bytes only.
+                    self.metrics.flow_ended(&FlowEnd {
+                        task: t,
+                        moved: bytes as f64,
+                        cross_rack: src_rack != rack,
+                        src_rack,
+                        dst_rack: rack,
+                    });
+                } else if bytes > 0 {
                     let f = self.net.start(
                         self.now,
                         t,
@@ -466,24 +616,37 @@ impl<'a> Engine<'a> {
                         (n, rack),
                         &mut self.queue,
                     );
-                    flows.push(f);
+                    self.tasks[t].flows.push(f);
+                    self.tasks[t].flows_left = 1;
                 }
             }
         }
-        self.metrics.task_started(j, t, locality);
-        self.metrics.read_local(local_bytes);
-        let compute_s = task.compute_s;
+        if self.tasks[t].flows_left == 0 {
+            self.start_compute(t);
+        }
+    }
+
+    /// Bytes/s of a local disk.
+    pub(crate) fn disk_rate(&self) -> f64 {
+        self.cfg.disk_mb_s * 1e6
+    }
+
+    /// The task's input is complete: its compute begins (the local read still to come, the
+    /// start-up overhead and `compute_s`, as one piece of work).
+    pub(crate) fn start_compute(&mut self, t: usize) {
+        let overhead = if self.workload.measured_times { 0.0 } else { self.cfg.task_overhead_s };
+        let work = (self.tasks[t].local_done_s - self.now).max(0.0)
+            + overhead
+            + self.ix.tasks[t].compute_s;
         let run = &mut self.tasks[t];
-        run.phase = Phase::Running;
-        run.version = run.version.wrapping_add(1);
-        run.node = n;
-        run.started_s = self.now;
-        run.local_done_s = self.now + local_bytes as f64 / disk;
-        run.flows_left = flows.len();
-        run.flows = flows;
-        if run.flows_left == 0 {
-            let (at, version) = (run.local_done_s + compute_s, run.version);
-            self.queue.push(at, EventKind::TaskDone { task: t, version });
+        run.computing = true;
+        run.work_left = work;
+        run.settled_s = self.now;
+        if self.cfg.contention.enabled && self.ix.tasks[t].demand.is_some() {
+            self.join_load(t);
+        } else {
+            let version = run.version;
+            self.queue.push(self.now + work, EventKind::TaskDone { task: t, version });
         }
     }
 
@@ -528,30 +691,44 @@ impl<'a> Engine<'a> {
     fn flow_done(&mut self, end: FlowEnd) {
         self.metrics.flow_ended(&end);
         let t = end.task;
-        let compute_s = self.ix.tasks[t].compute_s;
         let run = &mut self.tasks[t];
         run.flows_left = run.flows_left.saturating_sub(1);
-        if run.flows_left == 0 {
-            let at = self.now.max(run.local_done_s) + compute_s;
-            let version = run.version;
-            self.queue.push(at, EventKind::TaskDone { task: t, version });
+        if run.copying {
+            self.fetch_done(t, end.src_rack);
+        } else if run.flows_left == 0 {
+            self.start_compute(t);
         }
     }
 
-    /// Frees task `t`'s slot (it ran since `started_s`).
+    /// Frees task `t`'s slot (it ran since `started_s`) and drops whatever it was doing.
     fn release(&mut self, t: usize) {
         let task = &self.ix.tasks[t];
-        let kind = task.kind.slot();
+        let (kind, j, is_map, output) =
+            (task.kind.slot(), task.job as usize, task.kind == TaskKind::Map, task.output_bytes);
+        if self.tasks[t].computing {
+            self.leave_load(t);
+        }
+        if self.tasks[t].copying {
+            self.tasks[t].copying = false;
+            self.jobs[j].copying.remove(&t);
+        }
+        if is_map && !self.tasks[t].doomed {
+            self.disks.unreserve(self.tasks[t].node, output);
+        }
         let run = &mut self.tasks[t];
         run.version = run.version.wrapping_add(1);
-        self.used[run.node][kind] -= 1;
+        run.computing = false;
+        let n = run.node;
+        self.used[n][kind] -= 1;
         self.free[kind] += 1;
+        self.running_kind[kind] -= 1;
         self.metrics.slot_freed(kind, self.now - run.started_s);
         self.running.remove(&t);
+        self.slot_freed(n, kind);
     }
 
     /// Preemption: the run dies, its transfers stop, the task is pending again.
-    fn kill(&mut self, t: usize) {
+    pub(crate) fn kill(&mut self, t: usize) {
         let flows = std::mem::take(&mut self.tasks[t].flows);
         for &f in &flows {
             if let Some(end) = self.net.cancel(f, t, self.now, &mut self.queue) {
@@ -559,12 +736,20 @@ impl<'a> Engine<'a> {
             }
         }
         self.tasks[t].flows = flows;
+        self.tasks[t].flows_left = 0;
         self.release(t);
         self.metrics.task_preempted(self.ix.tasks[t].job as usize);
         self.make_pending(t);
     }
 
     fn task_done(&mut self, t: usize) -> Result<(), SimError> {
+        if self.tasks[t].doomed {
+            // A failed attempt ends: the task is pending again for its next attempt.
+            self.release(t);
+            self.tasks[t].attempt += 1;
+            self.make_pending(t);
+            return Ok(());
+        }
         self.release(t);
         let (j, kind, output) = {
             let task = &self.ix.tasks[t];
@@ -580,35 +765,22 @@ impl<'a> Engine<'a> {
             });
         }
         let node = run.node;
-        let job = &mut self.jobs[j];
         match kind {
             TaskKind::Map => {
                 self.metrics.map_finished(j, t);
-                let e = job.map_output.entry(node).or_insert((0, 0));
-                e.0 += output;
-                e.1 += 1;
-                job.maps_left -= 1;
-                if job.maps_left == 0 {
-                    let by_bytes = job.map_output.values().any(|&(b, _)| b > 0);
-                    job.shuffle = job
-                        .map_output
-                        .iter()
-                        .map(|(&n, &(b, c))| (n, if by_bytes { b } else { c }))
-                        .collect();
-                    let spec = self.ix.jobs[j].clone();
-                    for r in 0..spec.reduces {
-                        self.make_pending(spec.task(TaskKind::Reduce, r));
-                    }
-                    if spec.reduces > 0 {
-                        self.ensure_tick();
-                    }
-                }
+                self.disks.hold(node, output);
+                *self.jobs[j].held.entry(node).or_insert(0) += output;
+                self.metrics.intermediate_changed(self.disks.held_total());
+                self.jobs[j].maps_done += 1;
+                self.map_output_ready(j, node, output);
+                self.release_reduces(j);
             }
-            TaskKind::Reduce => job.reduces_left -= 1,
+            TaskKind::Reduce => self.jobs[j].reduces_left -= 1,
         }
         let job = &self.jobs[j];
-        if job.maps_left == 0 && job.reduces_left == 0 {
+        if job.maps_done == self.ix.jobs[j].maps && job.reduces_left == 0 {
             self.active_jobs.remove(&j);
+            self.free_intermediate(j);
             self.job_done(j);
         }
         Ok(())
@@ -642,7 +814,7 @@ impl<'a> Engine<'a> {
                 });
             }
         }
-        Ok(())
+        self.disks.audit(self.now)
     }
 
     /// At the end of a completed run every task completed exactly once.
@@ -665,40 +837,12 @@ impl<'a> Engine<'a> {
         }
         Ok(())
     }
-}
 
-/// A reduce's shuffle bytes per source node: `bytes · w_s / Σ w` (floor), the rounding
-/// remainder on the last source, so that the parts sum to `bytes`. Example: 10 bytes over
-/// weights (n1: 1, n4: 2) → (n1, 3), (n4, 7). No sources → nothing to pull.
-pub(crate) fn shuffle_split(bytes: u64, sources: &[(usize, u64)]) -> Vec<(usize, u64)> {
-    let total: u128 = sources.iter().map(|&(_, w)| u128::from(w)).sum();
-    if total == 0 {
-        return Vec::new();
-    }
-    let mut left = bytes;
-    let mut out = Vec::with_capacity(sources.len());
-    for (i, &(n, w)) in sources.iter().enumerate() {
-        let part = if i + 1 == sources.len() {
-            left
-        } else {
-            (u128::from(bytes) * u128::from(w) / total) as u64
-        };
-        left -= part.min(left);
-        out.push((n, part));
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shuffle_split_sums_to_bytes() {
-        assert_eq!(shuffle_split(10, &[(1, 1), (4, 2)]), vec![(1, 3), (4, 7)]);
-        assert_eq!(shuffle_split(10, &[]), vec![]);
-        assert_eq!(shuffle_split(u64::MAX, &[(0, u64::MAX), (1, u64::MAX)]).len(), 2);
-        let parts = shuffle_split(1_000_003, &[(0, 3), (1, 5), (2, 7)]);
-        assert_eq!(parts.iter().map(|p| p.1).sum::<u64>(), 1_000_003);
+    /// An evicted map's output is lost: it must run again (`intermediate.rs`).
+    pub(crate) fn unfinish_map(&mut self, t: usize) {
+        let run = &mut self.tasks[t];
+        run.completions = run.completions.saturating_sub(1);
+        self.metrics.map_lost(self.ix.tasks[t].job as usize, t);
+        self.make_pending(t);
     }
 }

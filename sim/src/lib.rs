@@ -26,14 +26,18 @@
 
 mod cluster;
 mod config;
+mod contention;
 mod engine;
 mod error;
 pub mod ideal;
+mod intermediate;
 mod metrics;
 mod network;
+mod offers;
 mod queue;
 mod report;
 mod run;
+mod shuffle;
 mod snapshot;
 mod workload_index;
 

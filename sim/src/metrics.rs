@@ -91,6 +91,8 @@ pub(crate) struct Metrics {
     ticks: u64,
     epochs: Vec<EpochMetrics>,
     timing: WallTiming,
+    /// Jobs whose intermediate data was evicted, with multiplicity.
+    evictions: usize,
 }
 
 impl Metrics {
@@ -110,6 +112,7 @@ impl Metrics {
             ticks: 0,
             epochs: Vec::new(),
             timing: WallTiming::default(),
+            evictions: 0,
         }
     }
 
@@ -178,6 +181,30 @@ impl Metrics {
         self.jobs[j].locality[slot] += 1;
     }
 
+    /// Map `t` of job `j` lost its output (evicted) and must run again: its completion no
+    /// longer counts.
+    pub fn map_lost(&mut self, j: usize, t: usize) {
+        let slot = match self.run_locality[t] {
+            Locality::Node => 0,
+            Locality::Rack => 1,
+            Locality::Remote => 2,
+            Locality::None => 3,
+        };
+        let c = &mut self.jobs[j].locality[slot];
+        *c = c.saturating_sub(1);
+    }
+
+    /// Job `j`'s intermediate data was evicted (FAIR §5.4).
+    pub fn evicted(&mut self, _j: usize) {
+        self.evictions += 1;
+    }
+
+    /// The map outputs held on disks now total `held_bytes`.
+    pub fn intermediate_changed(&mut self, _held_bytes: u64) {}
+
+    /// From `now` on the cluster uses `in_use` (cpu, mem, io; in nodes' worth).
+    pub fn resources_changed(&mut self, _now: f64, _in_use: [f64; 3]) {}
+
     /// Job `j` finished at `now`.
     pub fn job_finished(&mut self, j: usize, now: f64) {
         self.jobs[j].finish_s = Some(now);
@@ -185,6 +212,10 @@ impl Metrics {
 
     /// A solver call at `now` whose `answer` has been applied to the state `start`; it took
     /// `snapshot_ms` to build the snapshot and `solve_ms` inside the solver (wall clock).
+    /// With `window` (heartbeats) the calls of one window ⌊now / window⌋ share one row: its
+    /// time and fairness distance are the first call's, pending, offered and running tasks the
+    /// window's largest, its counts (the free slots the heartbeats offered, assigned,
+    /// localities, preemptions, bytes) and solve time the window's sums.
     pub fn epoch_solved(
         &mut self,
         now: f64,
@@ -192,8 +223,43 @@ impl Metrics {
         answer: &PlaceResponse,
         snapshot_ms: f64,
         solve_ms: f64,
+        window: Option<f64>,
     ) {
         let s = &answer.stats;
+        let same_window =
+            |last: &EpochMetrics, w: f64| (last.time_s / w).floor() == (now / w).floor();
+        if let (Some(w), Some(last)) = (window, self.epochs.last_mut()) {
+            if same_window(last, w) {
+                last.pending = last.pending.max(start.pending);
+                last.offered = last.offered.max(start.offered);
+                last.running = last.running.max(start.running);
+                last.free_map_slots += start.free[0];
+                last.free_reduce_slots += start.free[1];
+                last.assigned += answer.assignments.len() as u64;
+                last.node_local += s.node_local;
+                last.rack_local += s.rack_local;
+                last.remote += s.remote;
+                last.preempted += answer.preemptions.len() as u64;
+                last.bytes_in_rack += self.bytes.in_rack - self.bytes.in_rack_recorded;
+                last.bytes_cross_rack += self.bytes.cross_rack - self.bytes.cross_rack_recorded;
+                for add in self.bytes.rack_window() {
+                    match last.racks.binary_search_by_key(&add.rack, |r| r.rack) {
+                        Ok(i) => {
+                            last.racks[i].bytes_out += add.bytes_out;
+                            last.racks[i].bytes_in += add.bytes_in;
+                        }
+                        Err(i) => last.racks.insert(i, add),
+                    }
+                }
+                self.bytes.in_rack_recorded = self.bytes.in_rack;
+                self.bytes.cross_rack_recorded = self.bytes.cross_rack;
+                self.timing.snapshot_ms += snapshot_ms;
+                if let Some(ms) = self.timing.solve_ms.last_mut() {
+                    *ms += solve_ms;
+                }
+                return;
+            }
+        }
         self.epochs.push(EpochMetrics {
             time_s: now,
             pending: start.pending,

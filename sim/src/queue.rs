@@ -1,7 +1,7 @@
 //! The event queue of the discrete-event engine (DESIGN.md §What-if simulator): a binary
 //! min-heap on (time, rank, sequence number). Times compare with `f64::total_cmp`; at equal
-//! times, job arrivals, flow ends and task ends (rank 0) come before the epoch tick (rank 1),
-//! so that a tick sees everything that happened at its instant; remaining ties go in push
+//! times, job arrivals, flow ends and task ends (rank 0) come before epoch ticks and node
+//! heartbeats (rank 1), so that a tick sees everything that happened at its instant; remaining ties go in push
 //! order (the sequence number), which makes every run deterministic. Stale events (a task or
 //! flow rescheduled or killed since) are not removed but recognised on pop by their version
 //! (lazy invalidation). O(log n) per push and pop.
@@ -30,12 +30,14 @@ pub(crate) enum EventKind {
     },
     /// Epoch tick number `0` (at time `0 × epoch_s`).
     Tick(u64),
+    /// Node `0` heartbeats ([`crate::Offers::Heartbeats`]).
+    Heartbeat(usize),
 }
 
 impl EventKind {
     fn rank(self) -> u8 {
         match self {
-            Self::Tick(_) => 1,
+            Self::Tick(_) | Self::Heartbeat(_) => 1,
             _ => 0,
         }
     }

@@ -19,7 +19,7 @@
 
 use crate::cluster::SimCluster;
 use crate::config::{NodeOrder, PendingBound, SimConfig};
-use crate::engine::{shuffle_split, Engine};
+use crate::engine::Engine;
 use crate::workload_index::WorkloadIndex;
 use placer_models::{
     Job, JobId, PendingTask, PlaceRequest, Pool, PoolId, RunningTask, ShuffleSource, TaskKind,
@@ -56,11 +56,24 @@ pub(crate) fn base_request(
 
 impl Engine<'_> {
     /// Refreshes `self.req` from the state; returns the number of pending tasks offered.
+    /// On a heartbeat (`self.offer`) only that node shows free slots: every node's slots are
+    /// set to its running tasks, plus the offered ones on the heartbeating node.
     pub(crate) fn fill_snapshot(&mut self) -> usize {
         let mut req = std::mem::take(&mut self.req);
         req.now_s = self.now;
-        if self.cfg.node_order == NodeOrder::Shuffled {
-            req.cluster.nodes.shuffle(&mut self.order_rng);
+        match self.offer {
+            Some((beating, offer)) => {
+                // Heartbeat snapshots keep the topology's order: node i is `n{i}`.
+                for (i, node) in req.cluster.nodes.iter_mut().enumerate() {
+                    let extra = if i == beating { offer } else { [0, 0] };
+                    node.map_slots = self.used[i][0] + extra[0];
+                    node.reduce_slots = self.used[i][1] + extra[1];
+                }
+            }
+            None if self.cfg.node_order == NodeOrder::Shuffled => {
+                req.cluster.nodes.shuffle(&mut self.order_rng);
+            }
+            None => {}
         }
         for (pool, clocks) in req.pools.iter_mut().zip(&self.starvation) {
             pool.starvation = *clocks;
@@ -125,10 +138,14 @@ impl Engine<'_> {
             TaskKind::Map => self.cluster.total_map_slots,
             TaskKind::Reduce => self.cluster.total_reduce_slots,
         };
+        let offered = match self.offer {
+            Some((_, offer)) => u64::from(offer[kind.slot()]),
+            None => self.free[kind.slot()],
+        };
         let bound = match self.cfg.pending_bound.resolve(self.cfg.policy.algorithm) {
             PendingBound::All | PendingBound::Auto => u64::MAX,
             PendingBound::Capacity => total,
-            PendingBound::FreeSlots => self.free[kind.slot()],
+            PendingBound::FreeSlots => offered,
         };
         let bound = usize::try_from(bound).unwrap_or(usize::MAX);
         if bound >= pending.len() {
@@ -148,7 +165,11 @@ impl Engine<'_> {
                     let (at, left) = &mut quota[n];
                     if *at != *stamp {
                         *at = *stamp;
-                        *left = self.cluster.map_slots[n].saturating_sub(self.used[n][0]);
+                        *left = match self.offer {
+                            Some((beating, offer)) if beating == n => offer[0],
+                            Some(_) => 0,
+                            None => self.cluster.map_slots[n].saturating_sub(self.used[n][0]),
+                        };
                     }
                     if *left > 0 {
                         *left -= 1;
@@ -193,7 +214,8 @@ impl Engine<'_> {
                     self.ix.replicas(t).iter().map(|&n| nodes[n as usize].id.clone()).collect();
             }
             TaskKind::Reduce => {
-                p.shuffle = shuffle_split(task.bytes, &self.jobs[task.job as usize].shuffle)
+                p.shuffle = self
+                    .known_shuffle(t)
                     .into_iter()
                     .filter(|&(_, b)| b > 0)
                     .map(|(n, bytes)| ShuffleSource { node: nodes[n].id.clone(), bytes })

@@ -28,6 +28,24 @@ pub(crate) struct JobIndex {
     pub pool: usize,
     /// Submit time, s.
     pub submit_s: f64,
+    /// Σ of its maps' shuffle weights: their output bytes, or (when every output is 0) their
+    /// number. A reduce pulls `bytes · w_m / weight_total` from map m.
+    pub weight_total: u128,
+    /// Whether maps weigh by output bytes (else 1 each).
+    pub by_bytes: bool,
+    /// Finished maps needed before its reduces become placeable: ⌈slowstart · maps⌉.
+    pub slowstart_maps: usize,
+}
+
+impl JobIndex {
+    /// Map `t`'s shuffle weight (its output bytes, or 1).
+    pub fn weight(&self, output_bytes: u64) -> u128 {
+        if self.by_bytes {
+            u128::from(output_bytes)
+        } else {
+            1
+        }
+    }
 }
 
 impl JobIndex {
@@ -57,6 +75,10 @@ pub(crate) struct TaskIndex {
     pub output_bytes: u64,
     /// Range of its replica node indices in `WorkloadIndex::replica_nodes`.
     replicas: (u32, u32),
+    /// Its demand while computing (cpu, mem, io; fractions of a node), if the workload has one.
+    pub demand: Option<[f64; 3]>,
+    /// Range of its failed attempts' durations in `WorkloadIndex::failed_attempts`.
+    failed: (u32, u32),
 }
 
 /// A pool's parameters.
@@ -83,6 +105,7 @@ pub(crate) struct WorkloadIndex {
     /// (weight 1, no min share).
     pub pools: Vec<PoolIndex>,
     replica_nodes: Vec<u32>,
+    failed_attempts: Vec<f64>,
 }
 
 impl WorkloadIndex {
@@ -120,6 +143,7 @@ impl WorkloadIndex {
         let mut jobs = Vec::with_capacity(workload.jobs.len());
         let mut tasks = Vec::with_capacity(workload.maps() + workload.reduces());
         let mut replica_nodes: Vec<u32> = Vec::new();
+        let mut failed_attempts: Vec<f64> = Vec::new();
         let mut seen: Vec<bool> = vec![false; cluster.len()];
         if u32::try_from(workload.jobs.len()).is_err() {
             return Err(SimError::workload("jobs", "too many jobs"));
@@ -139,12 +163,17 @@ impl WorkloadIndex {
                     pools.len() - 1
                 }
             };
+            let output: u128 = job.maps.iter().map(|m| u128::from(m.output_bytes)).sum();
             jobs.push(JobIndex {
                 first: tasks.len(),
                 maps: job.maps.len(),
                 reduces: job.reduces.len(),
                 pool,
                 submit_s: job.submit_s,
+                weight_total: if output > 0 { output } else { job.maps.len() as u128 },
+                by_bytes: output > 0,
+                slowstart_maps: ((config.slowstart * job.maps.len() as f64).ceil() as usize)
+                    .min(job.maps.len()),
             });
             for (k, map) in job.maps.iter().enumerate() {
                 finite_non_negative(map.compute_s, || format!("jobs[{j}].maps[{k}].compute_s"))?;
@@ -178,6 +207,9 @@ impl WorkloadIndex {
                         replica_nodes.extend(drawn.into_iter().map(|n| n as u32));
                     }
                 }
+                let failed = push_attempts(&mut failed_attempts, &map.failed_attempts_s, || {
+                    format!("jobs[{j}].maps[{k}].failed_attempts_s")
+                })?;
                 tasks.push(TaskIndex {
                     job: j as u32,
                     kind: TaskKind::Map,
@@ -186,6 +218,8 @@ impl WorkloadIndex {
                     bytes: map.input_bytes,
                     output_bytes: map.output_bytes,
                     replicas: (start as u32, replica_nodes.len() as u32),
+                    demand: demand(map.demand.as_ref(), || format!("jobs[{j}].maps[{k}].demand"))?,
+                    failed,
                 });
             }
             for (k, reduce) in job.reduces.iter().enumerate() {
@@ -193,6 +227,10 @@ impl WorkloadIndex {
                     format!("jobs[{j}].reduces[{k}].compute_s")
                 })?;
                 let at = replica_nodes.len() as u32;
+                let failed =
+                    push_attempts(&mut failed_attempts, &reduce.failed_attempts_s, || {
+                        format!("jobs[{j}].reduces[{k}].failed_attempts_s")
+                    })?;
                 tasks.push(TaskIndex {
                     job: j as u32,
                     kind: TaskKind::Reduce,
@@ -201,13 +239,26 @@ impl WorkloadIndex {
                     bytes: reduce.shuffle_bytes,
                     output_bytes: 0,
                     replicas: (at, at),
+                    demand: demand(reduce.demand.as_ref(), || {
+                        format!("jobs[{j}].reduces[{k}].demand")
+                    })?,
+                    failed,
                 });
             }
             if u32::try_from(replica_nodes.len()).is_err() {
                 return Err(SimError::workload("jobs", "too many replicas"));
             }
         }
-        Ok(Self { jobs, tasks, pools, replica_nodes })
+        if u32::try_from(failed_attempts.len()).is_err() {
+            return Err(SimError::workload("jobs", "too many failed attempts"));
+        }
+        Ok(Self { jobs, tasks, pools, replica_nodes, failed_attempts })
+    }
+
+    /// Durations of task `t`'s failed attempts, s, in the order they run.
+    pub fn failed_attempts(&self, t: usize) -> &[f64] {
+        let (a, b) = self.tasks[t].failed;
+        &self.failed_attempts[a as usize..b as usize]
     }
 
     /// Replica node indices of task `t` (empty for reduces and maps without a preference).
@@ -246,6 +297,32 @@ impl WorkloadIndex {
 pub(crate) fn parse_job_id(id: &str, jobs: usize) -> Option<usize> {
     let i: usize = id.strip_prefix('j')?.parse().ok()?;
     (i < jobs).then_some(i)
+}
+
+/// Appends a task's failed attempt durations (each finite, ≥ 0); returns their range.
+fn push_attempts(
+    all: &mut Vec<f64>,
+    attempts: &[f64],
+    path: impl Fn() -> String,
+) -> Result<(u32, u32), SimError> {
+    let start = all.len() as u32;
+    for (i, &d) in attempts.iter().enumerate() {
+        finite_non_negative(d, || format!("{}[{i}]", path()))?;
+        all.push(d);
+    }
+    Ok((start, all.len().min(u32::MAX as usize) as u32))
+}
+
+/// A demand as (cpu, mem, io), each finite and ≥ 0.
+fn demand(
+    d: Option<&placer_datasets::Demand>,
+    path: impl Fn() -> String,
+) -> Result<Option<[f64; 3]>, SimError> {
+    let Some(d) = d else { return Ok(None) };
+    for (name, v) in [("cpu", d.cpu), ("mem", d.mem), ("io", d.io)] {
+        finite_non_negative(v, || format!("{}.{name}", path()))?;
+    }
+    Ok(Some([d.cpu, d.mem, d.io]))
 }
 
 fn finite_non_negative(v: f64, path: impl FnOnce() -> String) -> Result<(), SimError> {

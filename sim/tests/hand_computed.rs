@@ -5,15 +5,24 @@
 
 use placer_datasets::Workload;
 use placer_models::Algorithm;
-use placer_sim::{simulate, ClusterSource, SimConfig, StopReason};
+use placer_sim::{simulate, ClusterSource, Offers, SimConfig, StopReason};
 use placer_testkit::workload::{job, map, reduce, topology};
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-9
 }
 
+/// The model these hand-derived times assume: epoch offers of every free slot, reduces only
+/// after every map (slowstart 1.0), no task start-up overhead. The tests of the newer
+/// mechanisms below change one setting at a time from here.
 fn config(algorithm: Algorithm) -> SimConfig {
-    SimConfig { audit: true, ..SimConfig::with_algorithm(algorithm) }
+    SimConfig {
+        audit: true,
+        offers: Offers::Epochs,
+        slowstart: 1.0,
+        task_overhead_s: 0.0,
+        ..SimConfig::with_algorithm(algorithm)
+    }
 }
 
 #[test]
@@ -202,4 +211,152 @@ fn a_rack_uplink_slows_two_reads_leaving_one_rack() {
         }
         assert!(close(r.summary.cross_rack_gb, 0.025));
     }
+}
+
+/// Two maps of 0 input (replicas n0 and n1), compute 10 s and 20 s, 62.5 MB output each; one
+/// reduce pulling 125 MB, 5 s compute; n0 and n1 in one rack, one map and one reduce slot each.
+fn staggered_maps() -> Workload {
+    Workload {
+        jobs: vec![job(
+            "a",
+            "default",
+            0.0,
+            vec![map(0, &["n0"], 10.0, 62_500_000), map(0, &["n1"], 20.0, 62_500_000)],
+            vec![reduce(125_000_000, 5.0)],
+        )],
+        topology: Some(topology(&[&[("n0", 1, 1), ("n1", 1, 1)]])),
+        ..Workload::default()
+    }
+}
+
+#[test]
+fn slowstart_reduce_copies_each_map_output_as_it_appears() {
+    // Hadoop's slowstart (mapred.reduce.slowstart.completed.maps). Both maps start at tick 0.
+    // slowstart 1.0: the reduce is pending when the second map ends (20 s), placed at tick 21
+    // on n0 or n1 (62.5 MB on each): its local half takes 62.5 / 100 = 0.625 s from disk, the
+    // other 62.5 / 125 = 0.5 s in-rack, in parallel; finish 21 + 0.625 + 5 = 26.625 s.
+    // slowstart 0.5: ⌈0.5 · 2⌉ = 1 map suffices. The first ends at 10; tick 12 places the
+    // reduce where the known 62.5 MB lie (n0, lsap): it reads them from disk by 12.625, then
+    // waits; the second map's 62.5 MB arrive from n1 at 20 + 0.5 = 20.5; finish 25.5 s.
+    let w = staggered_maps();
+    for (slowstart, finish) in [(1.0, 26.625), (0.5, 25.5)] {
+        let cfg = SimConfig { slowstart, ..config(Algorithm::Lsap) };
+        let r = simulate(&w, &cfg).unwrap();
+        assert_eq!(r.stop, StopReason::Completed);
+        assert!(close(r.jobs[0].finish_s.unwrap(), finish), "{slowstart}: {:?}", r.jobs[0]);
+        // Either way 62.5 MB moved in-rack and 62.5 MB were read from disk.
+        assert!(close(r.summary.in_rack_gb, 0.0625));
+        assert!(close(r.summary.local_read_gb, 0.0625));
+    }
+}
+
+#[test]
+fn task_start_up_overhead_delays_every_task() {
+    // As above with slowstart 0.5 and 1 s of start-up per task: the maps end at 11 and 21;
+    // tick 12 places the reduce on n0 (local 62.5 MB by 12.625); the second output arrives
+    // at 21.5; then 1 s overhead + 5 s: finish 27.5 s.
+    let cfg = SimConfig { slowstart: 0.5, task_overhead_s: 1.0, ..config(Algorithm::Lsap) };
+    let r = simulate(&staggered_maps(), &cfg).unwrap();
+    assert!(close(r.jobs[0].finish_s.unwrap(), 27.5), "{:?}", r.jobs[0]);
+}
+
+#[test]
+fn per_node_heartbeats_give_one_map_per_heartbeat_unless_assign_multiple() {
+    // Hadoop 0.20: one map per heartbeat. One node with 4 map slots, one job of 4 maps
+    // (replica n0, no input, 100 s compute). At epochs all 4 start at 0: finish 100 s. On
+    // heartbeats every 3 s at a phase φ ∈ [0, 3): one map at φ, φ + 3, φ + 6, φ + 9, finish
+    // φ + 109; with assign_multiple all four at φ, finish φ + 100: 9 s apart, same φ (seeded).
+    let w = Workload {
+        jobs: vec![job("a", "default", 0.0, vec![map(0, &["n0"], 100.0, 0); 4], vec![])],
+        topology: Some(topology(&[&[("n0", 4, 0)]])),
+        ..Workload::default()
+    };
+    let finish = |offers| {
+        for algorithm in [Algorithm::Fifo, Algorithm::Fair, Algorithm::Delay] {
+            let cfg = SimConfig { offers, ..config(algorithm) };
+            let r = simulate(&w, &cfg).unwrap();
+            assert_eq!(r.stop, StopReason::Completed);
+            let f = r.jobs[0].finish_s.unwrap();
+            let fifo = simulate(&w, &SimConfig { offers, ..config(Algorithm::Fifo) }).unwrap();
+            assert!(close(f, fifo.jobs[0].finish_s.unwrap()), "{algorithm:?}");
+        }
+        simulate(&w, &SimConfig { offers, ..config(Algorithm::Fifo) }).unwrap().jobs[0]
+            .finish_s
+            .unwrap()
+    };
+    assert!(close(finish(Offers::Epochs), 100.0));
+    let one = finish(Offers::Heartbeats { assign_multiple: false });
+    let all = finish(Offers::Heartbeats { assign_multiple: true });
+    assert!(close(one - all, 9.0), "{one} {all}");
+    assert!((100.0..103.0).contains(&all), "{all}");
+    // Auto gives the heartbeat schedulers one map per heartbeat, lsap its epochs.
+    let auto = |a| simulate(&w, &SimConfig { offers: Offers::Auto, ..config(a) }).unwrap();
+    assert!(close(auto(Algorithm::Fifo).jobs[0].finish_s.unwrap(), one));
+    assert!(close(auto(Algorithm::Lsap).jobs[0].finish_s.unwrap(), 100.0));
+}
+
+#[test]
+fn overcommitted_resources_slow_every_task_on_the_node() {
+    // RAS Table 2-style demands; contention.rs's rate. Two maps start together on one node
+    // with 2 map slots, no input, 10 s compute each.
+    // io 0.75 each: D_io = 1.5, ρ = 1 / (1.5 · (1 + 0.5 · 0.5)) = 1 / 1.875: 18.75 s.
+    // mem 0.6 each: D_mem = 1.2, ρ = 1 / (1 + 4 · 0.2) = 1 / 1.8: 18 s.
+    // cpu 0.5 each: D_cpu = 1, fits: 10 s. Contention off: 10 s.
+    let run = |demand: placer_datasets::Demand, enabled: bool| {
+        let m = placer_datasets::MapSpec { demand: Some(demand), ..map(0, &["n0"], 10.0, 0) };
+        let w = Workload {
+            jobs: vec![job("a", "default", 0.0, vec![m; 2], vec![])],
+            topology: Some(topology(&[&[("n0", 2, 0)]])),
+            ..Workload::default()
+        };
+        let contention = placer_sim::Contention { enabled, ..Default::default() };
+        let r = simulate(&w, &SimConfig { contention, ..config(Algorithm::Lsap) }).unwrap();
+        r.jobs[0].finish_s.unwrap()
+    };
+    let d = |cpu, mem, io| placer_datasets::Demand { cpu, mem, io };
+    assert!(close(run(d(0.0, 0.0, 0.75), true), 18.75));
+    assert!(close(run(d(0.0, 0.6, 0.0), true), 18.0));
+    assert!(close(run(d(0.5, 0.0, 0.0), true), 10.0));
+    assert!(close(run(d(0.0, 0.0, 0.75), false), 10.0));
+}
+
+#[test]
+fn a_task_that_ends_frees_room_for_the_others() {
+    // Rates change mid-run: maps of 10 s and 20 s with io 0.75 each on one node (κ_io 0.5):
+    // together ρ = 1 / 1.875, so the short one ends at 18.75 s, when the long one has done
+    // 10 s of its 20; alone it runs at rate 1: finish 18.75 + 10 = 28.75 s.
+    let m = |c| placer_datasets::MapSpec {
+        demand: Some(placer_datasets::Demand { cpu: 0.0, mem: 0.0, io: 0.75 }),
+        ..map(0, &["n0"], c, 0)
+    };
+    let w = Workload {
+        jobs: vec![job("a", "default", 0.0, vec![m(10.0), m(20.0)], vec![])],
+        topology: Some(topology(&[&[("n0", 2, 0)]])),
+        ..Workload::default()
+    };
+    let r = simulate(&w, &config(Algorithm::Lsap)).unwrap();
+    assert!(close(r.jobs[0].finish_s.unwrap(), 28.75), "{:?}", r.jobs[0]);
+}
+
+#[test]
+fn measured_times_and_failed_attempts_replay_as_traced() {
+    // A Rumen-style map: measured 10 s (its read included), one failed attempt of 4 s first,
+    // its replica in the other rack, 125 MB of input. Tick 0 starts the failed attempt; it
+    // fails at 4; tick 6 starts the real one, which takes its measured 10 s: no read time, no
+    // start-up overhead (even if set): finish 16 s. Its 125 MB still count as cross-rack.
+    let mut m = map(125_000_000, &["n1"], 10.0, 0);
+    m.failed_attempts_s = vec![4.0];
+    let w = Workload {
+        jobs: vec![job("a", "default", 0.0, vec![m], vec![])],
+        topology: Some(topology(&[&[("n0", 1, 0)], &[("n1", 0, 0)]])),
+        measured_times: true,
+        ..Workload::default()
+    };
+    let cfg = SimConfig { task_overhead_s: 1.0, ..config(Algorithm::Lsap) };
+    let r = simulate(&w, &cfg).unwrap();
+    assert_eq!(r.stop, StopReason::Completed);
+    assert!(close(r.jobs[0].finish_s.unwrap(), 16.0), "{:?}", r.jobs[0]);
+    assert_eq!(r.jobs[0].task_runs, 2);
+    assert_eq!(r.jobs[0].maps_remote, 1);
+    assert!(close(r.summary.cross_rack_gb, 0.125));
 }

@@ -1,0 +1,183 @@
+//! Intermediate data on the nodes' disks (FAIR, Zaharia et al. §5.4): a finished map's output
+//! stays on its node until its job finishes; with `SimConfig::intermediate_gb` each node has
+//! that much room for it. A running map reserves its expected output, the snapshot gives the
+//! solver each node's free room (`nodes[].resources.disk`) and each pending map's expected
+//! output (`pending[].output_bytes`), and the solver refuses a map that would overflow its
+//! node ("the node will refuse to admit tasks that are expected to overflow its disk").
+//!
+//! Deadlock (§5.4: "it is possible to get stuck if two jobs are running concurrently and the
+//! disk becomes full before either finishes"): when an offer places nothing while maps are
+//! pending, no map runs, no task computes, no byte moves, and no node with a free map slot has
+//! room for the smallest pending map's output, the victim job's outputs are evicted: its
+//! finished maps become pending again, its copying reduces are killed, and its reduces wait
+//! for slowstart again (reduces that finished stay finished; computing ones keep their data).
+//! The victim is the active job holding intermediate data that was submitted latest, or that
+//! has the least progress (fraction of its tasks done; ties: the latest) — §5.4's two
+//! heuristics under which "some job in the cluster monotonically make[s] progress". Evicting
+//! the job using the most space is not offered: §5.4 shows it can starve every job.
+
+use crate::config::Victim;
+use crate::engine::{Engine, Phase};
+use crate::error::SimError;
+use placer_models::TaskKind;
+
+/// Bytes held and reserved per node.
+#[derive(Clone, Debug)]
+pub(crate) struct Disks {
+    /// Room per node, bytes; `None`: unlimited.
+    budget: Option<u64>,
+    held: Vec<u64>,
+    reserved: Vec<u64>,
+    held_total: u64,
+}
+
+impl Disks {
+    /// `nodes` empty disks of `gb` GB each (`None`: unlimited).
+    pub fn new(nodes: usize, gb: Option<f64>) -> Self {
+        Self {
+            budget: gb.map(|g| (g * 1e9) as u64),
+            held: vec![0; nodes],
+            reserved: vec![0; nodes],
+            held_total: 0,
+        }
+    }
+
+    /// Whether disks are limited at all.
+    pub fn limited(&self) -> bool {
+        self.budget.is_some()
+    }
+
+    /// Free room on node `n`, bytes (`None`: unlimited).
+    pub fn free(&self, n: usize) -> Option<u64> {
+        self.budget.map(|b| b.saturating_sub(self.held[n] + self.reserved[n]))
+    }
+
+    /// Σ held over the nodes, bytes.
+    pub fn held_total(&self) -> u64 {
+        self.held_total
+    }
+
+    /// A map expecting `bytes` of output started on `n`.
+    pub fn reserve(&mut self, n: usize, bytes: u64) {
+        self.reserved[n] += bytes;
+    }
+
+    /// That map stopped (finished or killed).
+    pub fn unreserve(&mut self, n: usize, bytes: u64) {
+        self.reserved[n] = self.reserved[n].saturating_sub(bytes);
+    }
+
+    /// A finished map's `bytes` of output now occupy `n`.
+    pub fn hold(&mut self, n: usize, bytes: u64) {
+        self.held[n] += bytes;
+        self.held_total += bytes;
+    }
+
+    /// `bytes` of held output on `n` deleted.
+    pub fn drop_held(&mut self, n: usize, bytes: u64) {
+        let b = bytes.min(self.held[n]);
+        self.held[n] -= b;
+        self.held_total -= b;
+    }
+
+    /// No node over its room (maps start only where their output fits).
+    pub fn audit(&self, now: f64) -> Result<(), SimError> {
+        let Some(budget) = self.budget else { return Ok(()) };
+        for n in 0..self.held.len() {
+            if self.held[n] + self.reserved[n] > budget {
+                return Err(SimError::Invariant {
+                    time_s: now,
+                    message: format!(
+                        "node {n}: {} bytes held + {} reserved > {budget} of disk",
+                        self.held[n], self.reserved[n]
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Engine<'_> {
+    /// Job `j` finished or was evicted: its outputs are deleted.
+    pub(crate) fn free_intermediate(&mut self, j: usize) {
+        let held = std::mem::take(&mut self.jobs[j].held);
+        for (n, bytes) in held {
+            self.disks.drop_held(n, bytes);
+        }
+    }
+
+    /// §5.4's deadlock (see the module docs).
+    pub(crate) fn disks_stuck(&self) -> bool {
+        if self.running_kind[0] > 0
+            || self.net.active() > 0
+            || self.running.iter().any(|&t| self.tasks[t].computing)
+        {
+            return false;
+        }
+        let smallest = self
+            .active_jobs
+            .iter()
+            .flat_map(|&j| self.jobs[j].pending[0].iter())
+            .map(|&t| self.ix.tasks[t].output_bytes)
+            .min();
+        let Some(smallest) = smallest else { return false };
+        let fits = (0..self.cluster.len()).any(|n| {
+            self.used[n][0] < self.cluster.map_slots[n]
+                && self.disks.free(n).is_none_or(|f| f >= smallest)
+        });
+        !fits && self.active_jobs.iter().any(|&j| !self.jobs[j].held.is_empty())
+    }
+
+    /// Evicts the victim job's intermediate data.
+    pub(crate) fn evict(&mut self) {
+        let progress = |e: &Self, j: usize| {
+            let spec = &e.ix.jobs[j];
+            let done = (spec.first..spec.first + spec.maps + spec.reduces)
+                .filter(|&t| e.tasks[t].phase == Phase::Done)
+                .count();
+            done as f64 / (spec.maps + spec.reduces).max(1) as f64
+        };
+        let holders: Vec<usize> =
+            self.active_jobs.iter().copied().filter(|&j| !self.jobs[j].held.is_empty()).collect();
+        let later = |a: usize, b: usize, e: &Self| {
+            e.ix.jobs[a].submit_s.total_cmp(&e.ix.jobs[b].submit_s).then(a.cmp(&b))
+        };
+        let victim = match self.cfg.victim {
+            Victim::LatestSubmitted => holders.iter().copied().max_by(|&a, &b| later(a, b, self)),
+            Victim::LeastProgress => holders.iter().copied().min_by(|&a, &b| {
+                progress(self, a).total_cmp(&progress(self, b)).then(later(b, a, self))
+            }),
+        };
+        let Some(j) = victim else { return };
+        self.metrics.evicted(j);
+        let spec = self.ix.jobs[j].clone();
+        let copying: Vec<usize> = self.jobs[j].copying.iter().copied().collect();
+        for r in copying {
+            self.kill(r);
+        }
+        for m in 0..spec.maps {
+            let t = spec.task(TaskKind::Map, m);
+            if self.tasks[t].phase == Phase::Done {
+                self.unfinish_map(t);
+            }
+        }
+        let job = &mut self.jobs[j];
+        job.maps_done = 0;
+        job.weight_done = 0;
+        job.map_output.clear();
+        self.free_intermediate(j);
+        self.metrics.intermediate_changed(self.disks.held_total());
+        if spec.slowstart_maps > 0 && self.jobs[j].released {
+            self.jobs[j].released = false;
+            for r in 0..spec.reduces {
+                let t = spec.task(TaskKind::Reduce, r);
+                if self.tasks[t].phase == Phase::Pending {
+                    self.jobs[j].pending[1].remove(&t);
+                    self.pending[1] -= 1;
+                    self.tasks[t].phase = Phase::Blocked;
+                }
+            }
+        }
+    }
+}

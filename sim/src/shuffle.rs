@@ -1,0 +1,199 @@
+//! A reduce's copy phase (Hadoop's shuffle as ShuffleWatcher §2.1 and FAIR §5.2 describe it: a
+//! reduce placed before its job's maps are done sits in its slot and fetches each map's output
+//! as that map finishes).
+//!
+//! Shares (placer's): map m of a job weighs `w_m` = its output bytes (or 1 each when every
+//! output of the job is 0), `W = Σ w_m`; a reduce of `B` shuffle bytes pulls from the maps
+//! finished so far, of cumulative weight `C`, `due(C) = ⌊B · C / W⌋` bytes, so a map finishing
+//! moves the reduce's due from `due(C)` to `due(C + w_m)` and the last one brings it to `B`
+//! exactly. The part on the reduce's own node is read from disk; the rest is owed per source
+//! rack and moves as **one flow per source rack at a time**: a rack's new bytes wait for its
+//! flow in progress to end and then go as one flow (from the rack's latest source node). This
+//! keeps a reduce to ≤ racks flows (Hadoop fetches with a few parallel copiers, 5 by default)
+//! and batches the outputs of maps that finish close together. The copy phase ends when every
+//! map of the job is done and every owed byte has arrived; the compute follows
+//! (`engine.rs`).
+//!
+//! Example: B = 100, W = 4 (four maps of weight 1); the reduce starts after one map finished
+//! (due 25), the second brings due to 50 (25 more), the third 75, the fourth 100.
+//!
+//! Cost: O(racks) per reduce start and per flow end; a map's end costs O(1) per copying reduce
+//! of its job.
+
+use crate::engine::{Engine, RackFetch};
+
+/// `⌊bytes · c / w⌋` (0 when `w` is 0), in u128 (f64 on overflow), at most `bytes`.
+pub(crate) fn due(bytes: u64, c: u128, w: u128) -> u64 {
+    if w == 0 {
+        return 0;
+    }
+    let d = match u128::from(bytes).checked_mul(c) {
+        Some(p) => p / w,
+        None => (bytes as f64 * (c as f64 / w as f64)) as u128,
+    };
+    d.min(u128::from(bytes)) as u64
+}
+
+/// `bytes` split over sources in proportion to their weights: `⌊bytes · w_s / Σ w⌋`, the
+/// rounding remainder on the last source, so that the parts sum to `bytes`. Example: 10 bytes
+/// over weights (n1: 1, n4: 2) → (n1, 3), (n4, 7). No weight → nothing.
+pub(crate) fn shuffle_split(
+    bytes: u64,
+    sources: impl ExactSizeIterator<Item = (usize, u128)>,
+) -> Vec<(usize, u64)> {
+    let sources: Vec<(usize, u128)> = sources.collect();
+    let total: u128 = sources.iter().map(|&(_, w)| w).sum();
+    if total == 0 {
+        return Vec::new();
+    }
+    let mut left = bytes;
+    let mut out = Vec::with_capacity(sources.len());
+    for (i, &(n, w)) in sources.iter().enumerate() {
+        let part = if i + 1 == sources.len() { left } else { due(bytes, w, total) };
+        left -= part.min(left);
+        out.push((n, part));
+    }
+    out
+}
+
+impl Engine<'_> {
+    /// Reduce `t`'s shuffle bytes known so far, per source node (node order): what a snapshot
+    /// shows as its `shuffle`.
+    pub(crate) fn known_shuffle(&self, t: usize) -> Vec<(usize, u64)> {
+        let task = &self.ix.tasks[t];
+        let j = task.job as usize;
+        let (spec, job) = (&self.ix.jobs[j], &self.jobs[j]);
+        let known = due(task.bytes, job.weight_done, spec.weight_total);
+        shuffle_split(known, job.map_output.iter().map(|(&n, &w)| (n, w)))
+    }
+
+    /// Reduce `t` just started: it fetches what is known, and waits for the rest.
+    pub(crate) fn start_copy(&mut self, t: usize) {
+        let j = self.ix.tasks[t].job as usize;
+        self.tasks[t].copying = true;
+        self.jobs[j].copying.insert(t);
+        for (src, bytes) in self.known_shuffle(t) {
+            self.owe(t, src, bytes);
+        }
+        self.fetch_owed(t);
+        self.copy_maybe_done(t);
+    }
+
+    /// Map output of weight `output` finished on node `m` for job `j`: every copying reduce of
+    /// the job is owed its share.
+    pub(crate) fn map_output_ready(&mut self, j: usize, m: usize, output: u64) {
+        let spec = &self.ix.jobs[j];
+        let (w, total) = (spec.weight(output), spec.weight_total);
+        let job = &mut self.jobs[j];
+        let c0 = job.weight_done;
+        let c1 = c0 + w;
+        job.weight_done = c1;
+        *job.map_output.entry(m).or_insert(0) += w;
+        let copying = std::mem::take(&mut self.jobs[j].copying);
+        for &r in &copying {
+            let b = self.ix.tasks[r].bytes;
+            let share = due(b, c1, total) - due(b, c0, total);
+            self.owe(r, m, share);
+            self.fetch_owed(r);
+        }
+        self.jobs[j].copying = copying;
+        if self.jobs[j].maps_done == self.ix.jobs[j].maps {
+            let copying: Vec<usize> = self.jobs[j].copying.iter().copied().collect();
+            for r in copying {
+                self.copy_maybe_done(r);
+            }
+        }
+    }
+
+    /// `bytes` from node `src` are owed to reduce `t`: read from disk if local, else queued
+    /// on the source rack.
+    fn owe(&mut self, t: usize, src: usize, bytes: u64) {
+        if bytes == 0 {
+            return;
+        }
+        let (now, disk) = (self.now, self.disk_rate());
+        let run = &mut self.tasks[t];
+        if src == run.node {
+            run.local_done_s = run.local_done_s.max(now) + bytes as f64 / disk;
+            self.metrics.read_local(bytes);
+            return;
+        }
+        let rack = self.cluster.rack_of[src];
+        match run.fetch.iter_mut().find(|f| f.rack == rack) {
+            Some(f) => {
+                f.owed += bytes;
+                f.src = src;
+            }
+            None => run.fetch.push(RackFetch { rack, src, owed: bytes, active: false }),
+        }
+    }
+
+    /// Starts a flow for every rack owing bytes to `t` with none in progress.
+    fn fetch_owed(&mut self, t: usize) {
+        let (n, rack) = (self.tasks[t].node, self.cluster.rack_of[self.tasks[t].node]);
+        for i in 0..self.tasks[t].fetch.len() {
+            let f = self.tasks[t].fetch[i];
+            if f.active || f.owed == 0 {
+                continue;
+            }
+            let id =
+                self.net.start(self.now, t, f.owed, (f.src, f.rack), (n, rack), &mut self.queue);
+            let run = &mut self.tasks[t];
+            run.fetch[i].owed = 0;
+            run.fetch[i].active = true;
+            run.flows.push(id);
+            run.flows_left += 1;
+        }
+    }
+
+    /// A flow from `src_rack` into copying reduce `t` arrived.
+    pub(crate) fn fetch_done(&mut self, t: usize, src_rack: usize) {
+        if let Some(f) = self.tasks[t].fetch.iter_mut().find(|f| f.rack == src_rack && f.active) {
+            f.active = false;
+        }
+        self.fetch_owed(t);
+        self.copy_maybe_done(t);
+    }
+
+    /// Ends `t`'s copy phase if every map is done and every byte has arrived.
+    fn copy_maybe_done(&mut self, t: usize) {
+        let j = self.ix.tasks[t].job as usize;
+        let run = &self.tasks[t];
+        if !run.copying
+            || self.jobs[j].maps_done < self.ix.jobs[j].maps
+            || run.fetch.iter().any(|f| f.active || f.owed > 0)
+        {
+            return;
+        }
+        self.tasks[t].copying = false;
+        self.tasks[t].flows.clear();
+        self.jobs[j].copying.remove(&t);
+        self.start_compute(t);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shuffle_split_sums_to_bytes() {
+        assert_eq!(shuffle_split(10, [(1, 1), (4, 2)].into_iter()), vec![(1, 3), (4, 7)]);
+        assert_eq!(shuffle_split(10, [].into_iter()), vec![]);
+        let big = [(0, u128::from(u64::MAX)), (1, u128::from(u64::MAX))];
+        assert_eq!(shuffle_split(u64::MAX, big.into_iter()).len(), 2);
+        let parts = shuffle_split(1_000_003, [(0, 3), (1, 5), (2, 7)].into_iter());
+        assert_eq!(parts.iter().map(|p| p.1).sum::<u64>(), 1_000_003);
+    }
+
+    #[test]
+    fn module_doc_example_due_per_map() {
+        // B = 100 over four maps of weight 1: 25, 50, 75, 100.
+        let dues: Vec<u64> = (1..=4).map(|c| due(100, c, 4)).collect();
+        assert_eq!(dues, [25, 50, 75, 100]);
+        assert_eq!(due(100, 3, 0), 0);
+        // Rounding telescopes: shares over 3 maps of 10 bytes sum to 10.
+        let shares: u64 = (0..3).map(|c| due(10, c + 1, 3) - due(10, c, 3)).sum();
+        assert_eq!(shares, 10);
+    }
+}
