@@ -88,8 +88,8 @@ impl Engine<'_> {
                 }
             }
         }
-        for r in 0..3 {
-            self.load.in_use[r] += sum[r].min(1.0) - self.load.sum[n][r].min(1.0);
+        for ((used, new), old) in self.load.in_use.iter_mut().zip(sum).zip(self.load.sum[n]) {
+            *used += new.min(1.0) - old.min(1.0);
         }
         self.load.sum[n] = sum;
         let rate = rate(sum, &self.cfg.contention);
