@@ -10,7 +10,10 @@ Prints (stdlib only):
 - the job response times the trace logged (finishTime - submitTime), mean and median, for all
   19 jobs and for the successful ones, and the span from the first submit to the last finish;
 - the slots per node the real cluster had, inferred as the most map (reduce) attempts any host
-  ran at the same time (host names with and without their /rack/ prefix are the same host).
+  ran at the same time (host names with and without their /rack/ prefix are the same host);
+- the FAILED and KILLED attempts placer's Rumen reader keeps as retries (datasets/src/rumen.rs:
+  both times known, > 0 and finish >= start, and not the attempt the task's time comes from,
+  i.e. its SUCCESS attempt, else its last attempt with valid times), by result and task kind.
 """
 import collections
 import gzip
@@ -112,6 +115,26 @@ def main():
                 m = max(m, c)
             peak[m] += 1
         print(f"{kind}: hosts by most concurrent attempts: {dict(sorted(peak.items()))}")
+
+    def valid(a):
+        st, fi = a.get("startTime", -1), a.get("finishTime", -1)
+        return st > 0 and fi > 0 and fi >= st
+
+    results, kept = collections.Counter(), collections.Counter()
+    for j in all_jobs:
+        for kind in ("mapTasks", "reduceTasks"):
+            for t in j.get(kind) or []:
+                atts = t.get("attempts") or []
+                results.update(a.get("result") for a in atts)
+                ok = [k for k, a in enumerate(atts) if valid(a)]
+                success = next((k for k, a in enumerate(atts) if a.get("result") == "SUCCESS"), None)
+                described = success if success is not None else (ok[-1] if ok else None)
+                for k in ok:
+                    if k != described and atts[k].get("result") in ("FAILED", "KILLED"):
+                        kept[(atts[k]["result"], kind)] += 1
+    print(f"attempts by result: {dict(sorted(results.items()))}")
+    print(f"kept as retries (result, kind): {dict(sorted(kept.items()))}, "
+          f"{sum(kept.values())} in all")
 
 
 main()
