@@ -106,6 +106,13 @@ fn whatif_writes_every_table_plot_and_the_manifest() {
             .map(|c| row[*c].parse::<f64>().unwrap())
             .sum();
         assert!((sum - 1.0).abs() < 1e-9, "locality fractions sum to {sum}");
+        // Cross-rack traffic is remote map input plus cross-rack shuffle; Rumen tasks have no
+        // resource demands, so the utilisation cells are empty.
+        let gb = |c: &str| row[c].parse::<f64>().unwrap();
+        let split = gb("remote_map_gb") + gb("cross_rack_shuffle_gb");
+        assert!(gb("cross_rack_shuffle_gb") > 0.0, "{row:?}");
+        assert!((split - gb("cross_rack_gb")).abs() <= 1e-9 * gb("cross_rack_gb"), "{row:?}");
+        assert_eq!(row["cpu_utilisation"], "");
     }
     for policy in ["dl_sched", "lsap"] {
         for f in [

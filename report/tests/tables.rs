@@ -88,6 +88,10 @@ fn report(name: &str, algorithm: Algorithm, locality: [usize; 4]) -> SimReport {
         in_rack_gb: 0.3,
         cross_rack_gb: 0.1,
         local_read_gb: 1.2,
+        cross_rack_shuffle_gb: 0.0625,
+        remote_map_gb: 0.0375,
+        peak_intermediate_gb: 2.5,
+        utilisation: None,
         fairness_distance: 0.25,
         map_slot_utilisation: 0.5,
         reduce_slot_utilisation: 0.125,
@@ -193,6 +197,13 @@ fn summary_header_is_the_contract_then_extras() {
          0.2916666666666667,dl_sched,time_limit,2,6,0.0,"
     ));
     assert!(text.ends_with('\n'));
+    // The extras after the contract end with the traffic split, the peak of intermediate
+    // data and the resource use (empty: these runs have no demands).
+    assert!(lines[1].ends_with(",0.0625,0.0375,2.5,,,"), "{}", lines[1]);
+    let mut with_use = two_policies().remove(0);
+    with_use.summary.utilisation = Some(placer_sim::ResourceUse { cpu: 0.5, mem: 0.25, io: 0.125 });
+    let text = summary_csv(&[SummaryRow::from_report(&with_use)]);
+    assert!(text.lines().nth(1).unwrap().ends_with(",0.0625,0.0375,2.5,0.5,0.25,0.125"));
 }
 
 #[test]
@@ -228,6 +239,8 @@ fn summary_round_trips_through_the_reader() {
     rows[1].node_local = None;
     rows[1].mean_slowdown = f64::INFINITY;
     rows[1].wall_s = 1e-9;
+    (rows[1].cpu_utilisation, rows[1].mem_utilisation, rows[1].io_utilisation) =
+        (Some(0.75), Some(0.5), Some(1.0 / 3.0));
     let entry = write_summary_csv(dir.path(), "summary.csv", &rows).unwrap();
     assert_eq!(entry.rows, Some(2));
     assert_eq!(entry.bytes, fs::metadata(dir.path().join("summary.csv")).unwrap().len());

@@ -689,7 +689,7 @@ impl<'a> Engine<'a> {
     }
 
     fn flow_done(&mut self, end: FlowEnd) {
-        self.metrics.flow_ended(&end);
+        self.metrics.flow_ended(&end, self.ix.tasks[end.task].kind);
         let t = end.task;
         let run = &mut self.tasks[t];
         run.flows_left = run.flows_left.saturating_sub(1);
@@ -732,7 +732,7 @@ impl<'a> Engine<'a> {
         let flows = std::mem::take(&mut self.tasks[t].flows);
         for &f in &flows {
             if let Some(end) = self.net.cancel(f, t, self.now, &mut self.queue) {
-                self.metrics.flow_ended(&end);
+                self.metrics.flow_ended(&end, self.ix.tasks[end.task].kind);
             }
         }
         self.tasks[t].flows = flows;

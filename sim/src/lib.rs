@@ -46,6 +46,6 @@ pub use config::{
 };
 pub use error::SimError;
 pub use report::{
-    EpochMetrics, JobMetrics, RackTraffic, SimReport, StopReason, Summary, WallTiming,
+    EpochMetrics, JobMetrics, RackTraffic, ResourceUse, SimReport, StopReason, Summary, WallTiming,
 };
 pub use run::{simulate, simulate_many, simulate_observed};

@@ -10,20 +10,23 @@
 //! run that completed; a slot is busy from a task's start to its end or preemption (runs still
 //! going when the run stops do not count); a flow's bytes count when it ends (finishes or is
 //! cancelled), not while they move, and an epoch's bytes are those counted since the previous
-//! solver call. O(1) per call; the report is O(jobs + epochs) plus the sort of the response
-//! times for the p95.
+//! solver call. A cross-rack flow of a map is remote map input, one of a reduce is cross-rack
+//! shuffle. Intermediate data is what the engine reports held on the nodes' disks
+//! ([`Metrics::intermediate_changed`]), and resource use the Σ demand of the running tasks
+//! ([`Metrics::resources_changed`]), integrated as a step function of time. O(1) per call; the
+//! report is O(jobs + epochs) plus the sort of the response times for the p95.
 
 use crate::cluster::SimCluster;
 use crate::config::SimConfig;
 use crate::ideal::ideal_time_s;
 use crate::network::FlowEnd;
 use crate::report::{
-    mean, quantile, EpochMetrics, JobMetrics, RackTraffic, SimReport, StopReason, Summary,
-    WallTiming,
+    mean, quantile, EpochMetrics, JobMetrics, RackTraffic, ResourceUse, SimReport, StopReason,
+    Summary, WallTiming,
 };
 use crate::workload_index::WorkloadIndex;
 use placer_datasets::Workload;
-use placer_models::{Locality, PlaceResponse};
+use placer_models::{Locality, PlaceResponse, TaskKind};
 
 /// The simulator's state as an epoch found it, before its answer was applied.
 #[derive(Clone, Copy, Debug)]
@@ -54,6 +57,10 @@ struct Bytes {
     in_rack: f64,
     cross_rack: f64,
     local: f64,
+    /// The part of `cross_rack` that was reduce shuffle.
+    cross_rack_shuffle: f64,
+    /// The part of `cross_rack` that was map input (remote maps).
+    remote_map: f64,
     /// `in_rack` and `cross_rack` at the last solver call.
     in_rack_recorded: f64,
     cross_rack_recorded: f64,
@@ -76,6 +83,26 @@ impl Bytes {
     }
 }
 
+/// Σ demand of the running tasks (cpu, mem, io) as a step function of time, integrated.
+#[derive(Clone, Debug, Default)]
+struct ResourceIntegral {
+    /// Whether the engine reported resource use at all.
+    reported: bool,
+    /// The current Σ demand, since `since_s`.
+    in_use: [f64; 3],
+    since_s: f64,
+    /// ∫ Σ demand dt up to `since_s`, per resource (demand-seconds).
+    area: [f64; 3],
+}
+
+impl ResourceIntegral {
+    /// The integral up to `t` (≥ the last change; earlier → up to the last change).
+    fn area_until(&self, t: f64) -> [f64; 3] {
+        let dt = (t - self.since_s).max(0.0);
+        std::array::from_fn(|r| self.area[r] + self.in_use[r] * dt)
+    }
+}
+
 /// A run's measurements, accumulated as it goes.
 #[derive(Clone, Debug)]
 pub(crate) struct Metrics {
@@ -85,6 +112,9 @@ pub(crate) struct Metrics {
     bytes: Bytes,
     /// Busy slot-seconds per kind.
     busy: [f64; 2],
+    /// The most intermediate bytes held at once, over the cluster.
+    peak_intermediate: u64,
+    resources: ResourceIntegral,
     events: u64,
     /// Time of the last event that counted (stale flow and task ends do not).
     last_event_s: f64,
@@ -107,6 +137,8 @@ impl Metrics {
                 ..Bytes::default()
             },
             busy: [0.0, 0.0],
+            peak_intermediate: 0,
+            resources: ResourceIntegral::default(),
             events: 0,
             last_event_s: 0.0,
             ticks: 0,
@@ -145,10 +177,15 @@ impl Metrics {
         self.bytes.local += bytes as f64;
     }
 
-    /// A flow ended, finished or cancelled, having moved `end.moved` bytes.
-    pub fn flow_ended(&mut self, end: &FlowEnd) {
+    /// A flow ended, finished or cancelled, having moved `end.moved` bytes for a task of
+    /// `kind` (a map's input read or a reduce's shuffle).
+    pub fn flow_ended(&mut self, end: &FlowEnd, kind: TaskKind) {
         if end.cross_rack {
             self.bytes.cross_rack += end.moved;
+            match kind {
+                TaskKind::Map => self.bytes.remote_map += end.moved,
+                TaskKind::Reduce => self.bytes.cross_rack_shuffle += end.moved,
+            }
             if let Some(out) = self.bytes.rack_out.get_mut(end.src_rack) {
                 *out += end.moved;
             }
@@ -158,6 +195,27 @@ impl Metrics {
         } else {
             self.bytes.in_rack += end.moved;
         }
+    }
+
+    /// The map outputs held on the nodes' disks now total `held_bytes` over the cluster (call
+    /// on every change: an output written, a job's outputs deleted or evicted).
+    // called by engine.rs (intermediate space, FAIR §5.4)
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub fn intermediate_changed(&mut self, held_bytes: u64) {
+        self.peak_intermediate = self.peak_intermediate.max(held_bytes);
+    }
+
+    /// From `now` on, the running tasks' demands sum to `in_use` (cpu, mem, io; fractions of
+    /// one node, summed over the cluster). Call on every change (a task with a demand starts,
+    /// ends or is killed); the use is constant between calls. `now` never goes back.
+    // called by engine.rs (contention, RAS §3.1)
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub fn resources_changed(&mut self, now: f64, in_use: [f64; 3]) {
+        let r = &mut self.resources;
+        r.area = r.area_until(now);
+        r.since_s = r.since_s.max(now);
+        r.in_use = in_use;
+        r.reported = true;
     }
 
     /// A slot of `kind` (0 map, 1 reduce) was freed after `busy_s` seconds of use.
@@ -294,7 +352,7 @@ impl Metrics {
         cluster: &SimCluster,
     ) -> SimReport {
         let jobs = self.job_metrics(cfg, workload, ix, cluster);
-        let summary = self.summary(&jobs, cluster);
+        let summary = self.summary(&jobs, cluster, has_demands(workload));
         let t = &mut self.timing;
         t.wall_s = wall_s;
         t.total_solve_ms = t.solve_ms.iter().sum();
@@ -354,8 +412,9 @@ impl Metrics {
             .collect()
     }
 
-    /// The totals over `jobs` (this run's [`Metrics::job_metrics`]).
-    fn summary(&self, jobs: &[JobMetrics], cluster: &SimCluster) -> Summary {
+    /// The totals over `jobs` (this run's [`Metrics::job_metrics`]); `demands`: whether any
+    /// task of the workload has a resource demand.
+    fn summary(&self, jobs: &[JobMetrics], cluster: &SimCluster, demands: bool) -> Summary {
         let (map_slots, reduce_slots) = (cluster.total_map_slots, cluster.total_reduce_slots);
         let responses: Vec<f64> = jobs.iter().filter_map(|j| j.response_s).collect();
         let first_submit = jobs.iter().map(|j| j.submit_s).fold(f64::INFINITY, f64::min);
@@ -401,6 +460,10 @@ impl Metrics {
             in_rack_gb: self.bytes.in_rack / 1e9,
             cross_rack_gb: self.bytes.cross_rack / 1e9,
             local_read_gb: self.bytes.local / 1e9,
+            cross_rack_shuffle_gb: self.bytes.cross_rack_shuffle / 1e9,
+            remote_map_gb: self.bytes.remote_map / 1e9,
+            peak_intermediate_gb: self.peak_intermediate as f64 / 1e9,
+            utilisation: self.utilisation(demands, first_submit, makespan_s, cluster.names.len()),
             fairness_distance: mean(self.epochs.iter().map(|e| e.fairness_distance)),
             map_slot_utilisation: per(self.busy[0], map_slots),
             reduce_slot_utilisation: per(self.busy[1], reduce_slots),
@@ -411,5 +474,91 @@ impl Metrics {
             ticks: self.ticks,
             end_time_s: self.last_event_s,
         }
+    }
+
+    /// Mean Σ demand per node over the makespan `[first_submit, first_submit + makespan_s]`,
+    /// per resource: ∫ Σ demand dt / (nodes · makespan). `None` when the workload has no
+    /// demands or the engine reported no resource use; 0s for an empty makespan.
+    fn utilisation(
+        &self,
+        demands: bool,
+        first_submit: f64,
+        makespan_s: f64,
+        nodes: usize,
+    ) -> Option<ResourceUse> {
+        if !demands || !self.resources.reported {
+            return None;
+        }
+        let area = self.resources.area_until(first_submit + makespan_s);
+        let per = |a: f64| {
+            if nodes == 0 || makespan_s <= 0.0 {
+                0.0
+            } else {
+                a / (nodes as f64 * makespan_s)
+            }
+        };
+        Some(ResourceUse { cpu: per(area[0]), mem: per(area[1]), io: per(area[2]) })
+    }
+}
+
+/// Whether any task of `workload` has a resource demand.
+fn has_demands(workload: &Workload) -> bool {
+    workload.jobs.iter().any(|j| {
+        j.maps.iter().any(|m| m.demand.is_some()) || j.reduces.iter().any(|r| r.demand.is_some())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flow(moved: f64, cross_rack: bool) -> FlowEnd {
+        FlowEnd { task: 0, moved, cross_rack, src_rack: 0, dst_rack: 1 }
+    }
+
+    #[test]
+    fn cross_rack_bytes_split_into_remote_map_input_and_shuffle() {
+        // A remote map reads 3 bytes, a reduce pulls 5 across racks and 7 inside its rack.
+        let mut m = Metrics::new(1, 2, 2);
+        m.flow_ended(&flow(3.0, true), TaskKind::Map);
+        m.flow_ended(&flow(5.0, true), TaskKind::Reduce);
+        m.flow_ended(&flow(7.0, false), TaskKind::Reduce);
+        assert_eq!(m.bytes.cross_rack, 8.0);
+        assert_eq!(m.bytes.remote_map, 3.0);
+        assert_eq!(m.bytes.cross_rack_shuffle, 5.0);
+        assert_eq!(m.bytes.in_rack, 7.0);
+        assert_eq!((m.bytes.rack_out[0], m.bytes.rack_in[1]), (8.0, 8.0));
+    }
+
+    #[test]
+    fn intermediate_data_keeps_its_peak() {
+        let mut m = Metrics::new(1, 1, 1);
+        for held in [10, 250, 40, 0] {
+            m.intermediate_changed(held);
+        }
+        assert_eq!(m.peak_intermediate, 250);
+    }
+
+    #[test]
+    fn resource_use_integrates_a_step_function() {
+        // Σ demand (cpu, mem, io): (1, 0.5, 0) on [0, 10), (2, 1, 0.5) on [10, 20), then
+        // nothing. ∫ = (10 + 20, 5 + 10, 0 + 5) = (30, 15, 5); on 5 nodes over a 20 s
+        // makespan: (30, 15, 5) / 100 = (0.3, 0.15, 0.05).
+        let mut m = Metrics::new(1, 1, 1);
+        assert_eq!(m.utilisation(true, 0.0, 20.0, 5), None, "nothing reported");
+        m.resources_changed(0.0, [1.0, 0.5, 0.0]);
+        m.resources_changed(10.0, [2.0, 1.0, 0.5]);
+        m.resources_changed(20.0, [0.0, 0.0, 0.0]);
+        let u = m.utilisation(true, 0.0, 20.0, 5).unwrap();
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        assert!(close(u.cpu, 0.3) && close(u.mem, 0.15) && close(u.io, 0.05), "{u:?}");
+        // A use still going at the end of the makespan counts up to its end.
+        let mut m = Metrics::new(1, 1, 1);
+        m.resources_changed(2.0, [1.0, 1.0, 1.0]);
+        let u = m.utilisation(true, 0.0, 10.0, 2).unwrap();
+        assert!(close(u.cpu, 8.0 / 20.0), "{u:?}");
+        // No demands in the workload: no utilisation, whatever was reported.
+        assert_eq!(m.utilisation(false, 0.0, 10.0, 2), None);
+        assert_eq!(m.utilisation(true, 0.0, 0.0, 2), Some(ResourceUse::default()));
     }
 }

@@ -136,6 +136,17 @@ pub struct Summary {
     pub cross_rack_gb: f64,
     /// GB read from local disks.
     pub local_read_gb: f64,
+    /// GB of reduce shuffle that crossed racks (part of `cross_rack_gb`; ShuffleWatcher §5's
+    /// cross-rack shuffle).
+    pub cross_rack_shuffle_gb: f64,
+    /// GB of map input read across racks (remote maps; the rest of `cross_rack_gb`).
+    pub remote_map_gb: f64,
+    /// The most map output held on the nodes' disks at once over the cluster, GB (FAIR §5.4's
+    /// intermediate data); 0 until the engine reports it.
+    pub peak_intermediate_gb: f64,
+    /// Mean resource use over the makespan: ∫ Σ demand of the running tasks dt / (nodes ·
+    /// makespan), per resource (RAS §4.2's utilisation); `None` when no task has a demand.
+    pub utilisation: Option<ResourceUse>,
     /// Mean fairness distance over the solver calls.
     pub fairness_distance: f64,
     /// Busy map-slot seconds / (map slots × makespan).
@@ -155,6 +166,18 @@ pub struct Summary {
     pub ticks: u64,
     /// Simulated time of the last event, s.
     pub end_time_s: f64,
+}
+
+/// A use of the cluster's resources, per resource, as a fraction of all nodes' capacity (the
+/// units of the tasks' demands: RAS Table 2's shares of one TaskTracker).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct ResourceUse {
+    /// CPU.
+    pub cpu: f64,
+    /// Memory.
+    pub mem: f64,
+    /// I/O.
+    pub io: f64,
 }
 
 /// Wall-clock measurements (vary between runs).

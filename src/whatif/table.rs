@@ -1,6 +1,7 @@
 //! The summary table `placer whatif` prints on stdout at the end (DESIGN.md §CLI contract): one
-//! row per run with the columns of `summary.csv` (the same numbers, rounded), aligned for a
-//! terminal.
+//! row per run with the contract's columns of `summary.csv`, then the cross-rack traffic split
+//! (shuffle, remote map input), the peak of intermediate data and, when any run has one, the
+//! mean resource use (the same numbers, rounded), aligned for a terminal.
 
 use placer_report::tables::SummaryRow;
 
@@ -11,7 +12,8 @@ fn pct(x: Option<f64>) -> String {
 
 /// The table as text, one line per run after a header.
 pub fn render(rows: &[SummaryRow]) -> String {
-    let header = [
+    let with_use = rows.iter().any(|s| s.cpu_utilisation.is_some());
+    let mut header = vec![
         "policy",
         "jobs",
         "node",
@@ -23,10 +25,16 @@ pub fn render(rows: &[SummaryRow]) -> String {
         "cross GB",
         "fair D",
         "solve ms",
+        "cross shuffle GB",
+        "remote map GB",
+        "peak interm GB",
     ];
+    if with_use {
+        header.extend(["cpu use", "mem use", "io use"]);
+    }
     let mut table: Vec<Vec<String>> = vec![header.iter().map(|s| (*s).to_owned()).collect()];
     for s in rows {
-        table.push(vec![
+        let mut row = vec![
             s.policy.clone(),
             format!("{}/{}", s.jobs_finished, s.jobs),
             pct(s.node_local),
@@ -38,7 +46,14 @@ pub fn render(rows: &[SummaryRow]) -> String {
             format!("{:.2}", s.cross_rack_gb),
             format!("{:.3}", s.fairness_distance),
             format!("{:.2}", s.mean_solve_ms),
-        ]);
+            format!("{:.2}", s.cross_rack_shuffle_gb),
+            format!("{:.2}", s.remote_map_gb),
+            format!("{:.2}", s.peak_intermediate_gb),
+        ];
+        if with_use {
+            row.extend([s.cpu_utilisation, s.mem_utilisation, s.io_utilisation].map(pct));
+        }
+        table.push(row);
     }
     let rows = table;
     let widths: Vec<usize> = (0..header.len())
@@ -61,4 +76,36 @@ pub fn render(rows: &[SummaryRow]) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resource_use_columns_only_when_a_run_has_them() {
+        let text = |rows: &[SummaryRow]| render(rows);
+        let row = |cpu: Option<f64>| {
+            let mut r = placer_report::tables::parse_summary_csv(
+                &format!(
+                    "{}\nfifo,{}\n",
+                    placer_report::tables::SUMMARY_COLUMNS.join(","),
+                    std::iter::repeat_n("1", 37).collect::<Vec<_>>().join(",")
+                ),
+                "t",
+            )
+            .unwrap()
+            .remove(0);
+            r.cpu_utilisation = cpu;
+            r
+        };
+        let plain = text(&[row(None)]);
+        assert!(plain.lines().next().unwrap().ends_with("peak interm GB"), "{plain}");
+        let used = text(&[row(Some(0.5)), row(None)]);
+        let lines: Vec<&str> = used.lines().collect();
+        assert!(lines[0].ends_with("cpu use  mem use  io use"), "{used}");
+        assert!(lines[1].ends_with("50.0%   100.0%  100.0%"), "{used}");
+        assert!(lines[2].ends_with("-   100.0%  100.0%"), "{used}");
+    }
 }

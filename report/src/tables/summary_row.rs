@@ -12,7 +12,7 @@ use crate::manifest::FileEntry;
 use crate::ReportError;
 
 /// The columns of `summary.csv`, in order: the eleven of DESIGN.md §CLI contract, then extras.
-pub const SUMMARY_COLUMNS: [&str; 32] = [
+pub const SUMMARY_COLUMNS: [&str; 38] = [
     "policy",
     "jobs",
     "node_local",
@@ -45,6 +45,12 @@ pub const SUMMARY_COLUMNS: [&str; 32] = [
     "total_solve_ms",
     "snapshot_ms",
     "wall_s",
+    "cross_rack_shuffle_gb",
+    "remote_map_gb",
+    "peak_intermediate_gb",
+    "cpu_utilisation",
+    "mem_utilisation",
+    "io_utilisation",
 ];
 
 /// One row of `summary.csv` (see [`SUMMARY_COLUMNS`]; units in the names: s, GB = 10⁹ bytes,
@@ -116,6 +122,19 @@ pub struct SummaryRow {
     pub snapshot_ms: f64,
     /// Wall-clock time of the whole run, s.
     pub wall_s: f64,
+    /// GB of reduce shuffle that crossed racks (part of `cross_rack_gb`).
+    pub cross_rack_shuffle_gb: f64,
+    /// GB of map input read across racks (part of `cross_rack_gb`).
+    pub remote_map_gb: f64,
+    /// Most map output held on disks at once, GB.
+    pub peak_intermediate_gb: f64,
+    /// Mean Σ cpu demand of the running tasks / nodes over the makespan; `None` (an empty
+    /// cell) when the workload has no demands.
+    pub cpu_utilisation: Option<f64>,
+    /// Likewise for memory.
+    pub mem_utilisation: Option<f64>,
+    /// Likewise for I/O.
+    pub io_utilisation: Option<f64>,
 }
 
 impl SummaryRow {
@@ -166,6 +185,12 @@ impl SummaryRow {
             total_solve_ms: report.timing.total_solve_ms,
             snapshot_ms: report.timing.snapshot_ms,
             wall_s: report.timing.wall_s,
+            cross_rack_shuffle_gb: s.cross_rack_shuffle_gb,
+            remote_map_gb: s.remote_map_gb,
+            peak_intermediate_gb: s.peak_intermediate_gb,
+            cpu_utilisation: s.utilisation.map(|u| u.cpu),
+            mem_utilisation: s.utilisation.map(|u| u.mem),
+            io_utilisation: s.utilisation.map(|u| u.io),
         }
     }
 }
@@ -186,7 +211,7 @@ fn summary_table(rows: &[SummaryRow]) -> Table {
     let n = |f: fn(&SummaryRow) -> u64| Cells::I64(r.iter().map(|x| int(f(x))).collect());
     let x = |f: fn(&SummaryRow) -> f64| Cells::F64(r.iter().map(f).collect());
     let o = |f: fn(&SummaryRow) -> Option<f64>| Cells::OptF64(r.iter().map(f).collect());
-    let cells: [Cells; 32] = [
+    let cells: [Cells; 38] = [
         s(|r| &r.policy),
         n(|r| r.jobs),
         o(|r| r.node_local),
@@ -219,6 +244,12 @@ fn summary_table(rows: &[SummaryRow]) -> Table {
         x(|r| r.total_solve_ms),
         x(|r| r.snapshot_ms),
         x(|r| r.wall_s),
+        x(|r| r.cross_rack_shuffle_gb),
+        x(|r| r.remote_map_gb),
+        x(|r| r.peak_intermediate_gb),
+        o(|r| r.cpu_utilisation),
+        o(|r| r.mem_utilisation),
+        o(|r| r.io_utilisation),
     ];
     let columns =
         SUMMARY_COLUMNS.iter().zip(cells).map(|(&name, cells)| Column { name, cells }).collect();
@@ -269,7 +300,7 @@ pub fn parse_summary_csv(text: &str, origin: &str) -> Result<Vec<SummaryRow>, Re
             .position(|f| f == name)
             .ok_or_else(|| bad(format!("missing column `{name}`")))
     };
-    let mut at = [0usize; 32];
+    let mut at = [0usize; 38];
     for (slot, name) in at.iter_mut().zip(SUMMARY_COLUMNS) {
         *slot = index(name)?;
     }
@@ -333,6 +364,12 @@ pub fn parse_summary_csv(text: &str, origin: &str) -> Result<Vec<SummaryRow>, Re
             total_solve_ms: x(29)?,
             snapshot_ms: x(30)?,
             wall_s: x(31)?,
+            cross_rack_shuffle_gb: x(32)?,
+            remote_map_gb: x(33)?,
+            peak_intermediate_gb: x(34)?,
+            cpu_utilisation: o(35)?,
+            mem_utilisation: o(36)?,
+            io_utilisation: o(37)?,
         });
     }
     Ok(rows)
