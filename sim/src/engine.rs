@@ -600,13 +600,14 @@ impl<'a> Engine<'a> {
                 let src_rack = self.cluster.rack_of[src];
                 if self.workload.measured_times {
                     // The trace's time already contains the read: count its bytes only.
-                    self.metrics.flow_ended(&FlowEnd {
+                    let read = FlowEnd {
                         task: t,
                         moved: bytes as f64,
                         cross_rack: src_rack != rack,
                         src_rack,
                         dst_rack: rack,
-                    });
+                    };
+                    self.metrics.flow_ended(&read, TaskKind::Map);
                 } else if bytes > 0 {
                     let f = self.net.start(
                         self.now,

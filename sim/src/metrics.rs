@@ -199,8 +199,6 @@ impl Metrics {
 
     /// The map outputs held on the nodes' disks now total `held_bytes` over the cluster (call
     /// on every change: an output written, a job's outputs deleted or evicted).
-    // called by engine.rs (intermediate space, FAIR §5.4)
-    #[cfg_attr(not(test), allow(dead_code))]
     pub fn intermediate_changed(&mut self, held_bytes: u64) {
         self.peak_intermediate = self.peak_intermediate.max(held_bytes);
     }
@@ -208,8 +206,6 @@ impl Metrics {
     /// From `now` on, the running tasks' demands sum to `in_use` (cpu, mem, io; fractions of
     /// one node, summed over the cluster). Call on every change (a task with a demand starts,
     /// ends or is killed); the use is constant between calls. `now` never goes back.
-    // called by engine.rs (contention, RAS §3.1)
-    #[cfg_attr(not(test), allow(dead_code))]
     pub fn resources_changed(&mut self, now: f64, in_use: [f64; 3]) {
         let r = &mut self.resources;
         r.area = r.area_until(now);
@@ -256,12 +252,6 @@ impl Metrics {
     pub fn evicted(&mut self, _j: usize) {
         self.evictions += 1;
     }
-
-    /// The map outputs held on disks now total `held_bytes`.
-    pub fn intermediate_changed(&mut self, _held_bytes: u64) {}
-
-    /// From `now` on the cluster uses `in_use` (cpu, mem, io; in nodes' worth).
-    pub fn resources_changed(&mut self, _now: f64, _in_use: [f64; 3]) {}
 
     /// Job `j` finished at `now`.
     pub fn job_finished(&mut self, j: usize, now: f64) {
