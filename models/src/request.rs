@@ -92,7 +92,8 @@ pub struct Node {
     /// Reduce slots (≥ 0).
     #[serde(default)]
     pub reduce_slots: u32,
-    /// Multi-resource capacity (RAS); optional, unused by the locality policies.
+    /// Multi-resource capacity (RAS) and free intermediate space (`resources.disk`, FAIR
+    /// §5.4); optional. The locality policies read only `disk`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resources: Option<Resources>,
     /// Copy-compute splitting (FAIR §5.2, CPAC): how many reducers may run on the node at all,
@@ -110,6 +111,12 @@ pub struct Node {
 }
 
 impl Node {
+    /// The node's free space for map outputs in bytes (`resources.disk`), or `None`:
+    /// unlimited.
+    pub fn disk(&self) -> Option<u64> {
+        self.resources.as_ref().and_then(|r| r.disk)
+    }
+
     /// Whether copy-compute splitting admission applies on this node.
     pub fn cpac(&self) -> bool {
         self.max_reducers.is_some() || self.max_computing.is_some()
@@ -141,6 +148,13 @@ pub struct Resources {
     /// Disk/network IO.
     #[serde(default)]
     pub io: f64,
+    /// Free space for map outputs (intermediate data) in bytes, an integer ≥ 0 (FAIR §5.4:
+    /// "the node will refuse to admit tasks that are expected to overflow its disk"). A map
+    /// is placed on the node only while the `output_bytes` of the maps placed there in this
+    /// answer fit in it. Optional; unset = unlimited. Unlike `cpu`, `mem` and `io` it is
+    /// absolute, not normalised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk: Option<u64>,
 }
 
 /// Available bandwidths in Mbit/s (all > 0, finite).
@@ -361,6 +375,11 @@ pub struct PendingTask {
     /// Map input size in bytes; default 0. Maps only.
     #[serde(default)]
     pub input_bytes: u64,
+    /// The map's expected output (intermediate data) in bytes, an integer ≥ 0; default 0.
+    /// Maps only. It must fit in the free `resources.disk` of the node the map is placed on,
+    /// together with the outputs of the other maps placed there in this answer (FAIR §5.4).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub output_bytes: u64,
     /// Nodes holding a replica of the map's input block, distinct; default none (no locality
     /// preference: the task costs 0 everywhere). Maps only.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -372,6 +391,10 @@ pub struct PendingTask {
     /// `now_s − pending_since_s` ages it under `lsap_fair` so that no task starves.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending_since_s: Option<f64>,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
 }
 
 /// Bytes a reduce must pull from one node.

@@ -118,6 +118,11 @@ pub enum WaitReason {
     /// Copy-compute splitting admission (FAIR §5.2): every node with a free reducer slot
     /// already runs `max_computing` copy-phase reducers of this job.
     ReducerLimit,
+    /// Intermediate-space admission (FAIR §5.4): a map slot was left free, but the map's
+    /// `output_bytes` fit the free `resources.disk` of no node with a free map slot (after
+    /// this answer's placements there), or the answer dropped it from a node it would
+    /// overflow.
+    Disk,
 }
 
 /// Pending tasks that wait, per (job, kind, reason); or one task with `?explain=true`.

@@ -142,6 +142,13 @@ pub fn validate(req: &PlaceRequest) -> Result<(), ModelError> {
                         message: "a reduce task has no map input; use shuffle".to_owned(),
                     });
                 }
+                if task.output_bytes != 0 {
+                    return Err(ModelError::Inconsistent {
+                        path: format!("pending[{i}].output_bytes"),
+                        message: "output_bytes is a map's intermediate output; a reduce has none"
+                            .to_owned(),
+                    });
+                }
             }
         }
         if let Some(v) = task.pending_since_s {

@@ -222,6 +222,41 @@ fn fields_that_do_not_fit_the_task_kind() {
         "inconsistent",
         "pending[1].input_bytes",
     );
+    rejects(
+        |v| v["pending"][1]["output_bytes"] = json!(7),
+        "inconsistent",
+        "pending[1].output_bytes",
+    );
+}
+
+#[test]
+fn intermediate_space_fields() {
+    // FAIR §5.4: a node's free space for map outputs and a map's expected output, in bytes.
+    let mut v = base();
+    v["cluster"]["nodes"][0]["resources"] = json!({"disk": 0});
+    v["cluster"]["nodes"][1]["resources"] = json!({"cpu": 1.0, "disk": 1_000_000_000_000u64});
+    v["pending"][0]["output_bytes"] = json!(250_000_000);
+    check(&v).unwrap();
+    let req = parse_request(v.to_string().as_bytes()).unwrap();
+    assert_eq!(req.cluster.nodes[0].disk(), Some(0));
+    assert_eq!(req.cluster.nodes[1].disk(), Some(1_000_000_000_000));
+    assert_eq!(req.pending[0].output_bytes, 250_000_000);
+    // Absent: unlimited, and no output; neither is written back out.
+    let plain = parse_request(base().to_string().as_bytes()).unwrap();
+    assert_eq!((plain.cluster.nodes[0].disk(), plain.pending[0].output_bytes), (None, 0));
+    let echoed = serde_json::to_value(&plain).unwrap();
+    assert!(echoed["pending"][0].get("output_bytes").is_none());
+    // Negative or fractional bytes are shape errors of unsigned fields.
+    rejects(
+        |v| v["cluster"]["nodes"][0]["resources"] = json!({"disk": -1}),
+        "invalid_field",
+        "cluster.nodes[0].resources.disk",
+    );
+    rejects(
+        |v| v["pending"][0]["output_bytes"] = json!(1.5),
+        "invalid_field",
+        "pending[0].output_bytes",
+    );
 }
 
 #[test]
