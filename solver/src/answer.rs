@@ -85,7 +85,13 @@ pub fn build(
                 } else if no_slots {
                     WaitReason::NoFreeSlots
                 } else {
-                    placement.job_reason.get(j).and_then(|r| r[k]).unwrap_or(WaitReason::SlotsTaken)
+                    placement
+                        .task_reason
+                        .get(t)
+                        .copied()
+                        .flatten()
+                        .or_else(|| placement.job_reason.get(j).and_then(|r| r[k]))
+                        .unwrap_or(WaitReason::SlotsTaken)
                 };
                 if opts.explain {
                     waiting.push(Waiting {

@@ -28,6 +28,9 @@ pub struct Indexed<'a> {
     pub copy_limit: Vec<Option<u32>>,
     /// Copy-phase reducers running per (job, node), on CPAC nodes only.
     pub copying: HashMap<(u32, u32), u32>,
+    /// Intermediate-space admission (FAIR §5.4): per node, its free space for map outputs in
+    /// bytes (`resources.disk`), or `None` when unlimited.
+    pub disk: Vec<Option<u64>>,
     /// Replica node indices per pending task (empty for reduces), in snapshot order.
     pub replicas: Vec<Vec<u32>>,
     /// Shuffle sources per pending task as (node index, bytes), merged per node and sorted by
@@ -74,6 +77,7 @@ impl<'a> Indexed<'a> {
             .iter()
             .map(|n| n.cpac().then(|| n.max_computing.unwrap_or(n.reduce_slots)))
             .collect();
+        let disk: Vec<Option<u64>> = req.cluster.nodes.iter().map(|n| n.disk()).collect();
         let mut copying: HashMap<(u32, u32), u32> = HashMap::new();
         let mut running_job = Vec::with_capacity(req.running.len());
         for t in &req.running {
@@ -151,6 +155,7 @@ impl<'a> Indexed<'a> {
             runnable,
             copy_limit,
             copying,
+            disk,
             replicas,
             shuffle,
             pending_job,
@@ -174,6 +179,24 @@ impl<'a> Indexed<'a> {
             None => u32::MAX,
             Some(limit) => limit.saturating_sub(self.copying.get(&(j, node)).copied().unwrap_or(0)),
         }
+    }
+
+    /// Whether any node limits its intermediate space (`resources.disk`, FAIR §5.4).
+    pub fn has_disk(&self) -> bool {
+        self.disk.iter().any(Option::is_some)
+    }
+
+    /// Pending task `t`'s expected map output in bytes (0 for reduces).
+    #[inline]
+    pub fn output(&self, t: usize) -> u64 {
+        self.req.pending[t].output_bytes
+    }
+
+    /// Whether `node`'s free intermediate space could hold pending task `t`'s output at all
+    /// (the pairwise part of [`crate::disk`]): always for a reduce or a node without `disk`.
+    #[inline]
+    pub fn disk_admits(&self, t: usize, node: u32) -> bool {
+        self.disk[node as usize].is_none_or(|d| self.output(t) <= d)
     }
 
     /// Whether any node has copy-compute splitting admission.

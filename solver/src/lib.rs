@@ -12,12 +12,13 @@
 //! engines    flow/ (structured min-cost flow), lsap/ (dense JV, Kuhn–Munkres, brute force)
 //! ```
 //! beside the epoch's shared inputs: `index`, `cost`, `matrix`, `network`, `fair_shares`,
-//! `water_filling`, `schedulable`, `fair_order`, `starvation`, `job_limits`, `cpac`,
+//! `water_filling`, `schedulable`, `fair_order`, `starvation`, `job_limits`, `cpac`, `disk`,
 //! `preemption`, `fairness`.
 
 pub mod answer;
 pub mod cost;
 pub mod cpac;
+pub mod disk;
 mod error;
 pub mod exact;
 pub mod fair_order;

@@ -1,23 +1,26 @@
 //! The epoch pipeline (DESIGN.md §The epoch pipeline): validate → index → fair shares →
-//! policy → answer, the one function the service, the CLI and the simulator call. Pure: no
-//! I/O, no clock (`now_s` comes in the snapshot, `stats.solve_ms` is filled by the caller).
+//! policy → intermediate-space admission (FAIR §5.4) → answer, the one function the service,
+//! the CLI and the simulator call. Pure: no I/O, no clock (`now_s` comes in the snapshot,
+//! `stats.solve_ms` is filled by the caller).
 
 use crate::answer::{self, Outcome, PlaceOptions};
 use crate::cost::LocalityCost;
+use crate::disk;
 use crate::error::SolveError;
 use crate::exact::engines::engine_list;
 use crate::fair_shares;
 use crate::index::Indexed;
 use crate::matrix::CostMatrix;
-use crate::policy::{registry, Epoch};
+use crate::policy::{registry, Epoch, Placement};
 use crate::preemption;
 use crate::starvation::Starvation;
 use ndarray::Array2;
-use placer_models::{PlaceRequest, PlaceResponse, TaskKind};
+use placer_models::{PlaceRequest, PlaceResponse, Status, TaskKind, WaitReason};
 
 /// One epoch: validate and index the snapshot (with running-job limits and CPAC admission),
 /// compute fair shares and starvation, place with the registered policy of
-/// `policy.algorithm`, plan preemptions for starved pools when the policy preempts, answer.
+/// `policy.algorithm`, hold every map to its node's intermediate space ([`disk::settle`],
+/// FAIR §5.4), plan preemptions for starved pools when the policy preempts, answer.
 ///
 /// # Complexity
 /// O(size of the snapshot) around the policy's own cost (see each policy's file).
@@ -65,7 +68,8 @@ pub fn place(req: &PlaceRequest, opts: &PlaceOptions) -> Result<PlaceResponse, S
     let shares = fair_shares::compute(&ix);
     let starvation = Starvation::new(&ix, &shares);
     let epoch = Epoch { ix: &ix, model: &model, shares: &shares, starvation: &starvation, engine };
-    let placement = policy.place(&epoch)?;
+    let mut placement = policy.place(&epoch)?;
+    admit_disk(&ix, &model, &mut placement);
     let running_after = answer::running_after_placement(&ix, &placement);
     let victims = if policy.preempts() {
         preemption::plan(&ix, &shares, &starvation, &running_after)
@@ -80,6 +84,20 @@ pub fn place(req: &PlaceRequest, opts: &PlaceOptions) -> Result<PlaceResponse, S
         running_after: &running_after,
     };
     Ok(answer::build(&ix, &model, &outcome, opts))
+}
+
+/// Intermediate-space admission after the policy (FAIR §5.4, [`disk::settle`]): maps that
+/// would overflow their node's `resources.disk` move to a node that holds them or wait; an
+/// exact answer changed that way is `heuristic`; maps that wait for space say `disk`.
+fn admit_disk(ix: &Indexed<'_>, model: &LocalityCost<'_, '_>, placement: &mut Placement) {
+    let settled = disk::settle(ix, model, &mut placement.node_of_task);
+    if settled.changed() && placement.status == Status::Optimal {
+        placement.status = Status::Heuristic;
+    }
+    if settled.waits.contains(&true) {
+        placement.task_reason =
+            settled.waits.iter().map(|&w| w.then_some(WaitReason::Disk)).collect();
+    }
 }
 
 /// lsap-sched's dense cost matrix of one kind (pending tasks × free slots in node order), in

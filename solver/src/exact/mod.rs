@@ -4,7 +4,9 @@
 //! under `lsap_quota`'s pool and job capacities); this layer owns everything between that and
 //! an engine: the integer cost [`quantum`] and the offsets' shift, the dense matrix for the
 //! dense engines ([`dense`]), the structured network's arcs ([`structured`]), and the
-//! copy-compute capped reduces ([`capped`], FAIR §5.2). Engines ([`crate::flow`],
+//! copy-compute capped reduces ([`capped`], FAIR §5.2); it also keeps out the (task, node)
+//! pairs a node's intermediate space refuses (FAIR §5.4, [`crate::disk`]: no arc in
+//! [`structured`], a penalty in [`dense`]; capped reduces write no map output). Engines ([`crate::flow`],
 //! [`crate::lsap`]) never see a snapshot or a policy.
 
 pub mod capped;

@@ -4,6 +4,9 @@
 //! shifted offset, and under `lsap_quota` the delay-level surcharges, then
 //! [`crate::flow::structured::solve`].
 //!
+//! Maps that some free node's intermediate space refuses (FAIR §5.4, [`crate::disk`]) get
+//! explicit arcs to the nodes that admit them instead of rack and cluster arcs.
+//!
 //! Units: seconds × the [`Quantum`]; under `lsap_quota` also × (2 · tasks + 1), so that the
 //! unit surcharges (at most two per placed task: one for a job beyond its share, one for a
 //! placement more remote than the task's delay level) decide only among placements of equal
@@ -15,6 +18,7 @@ use crate::cost::LocalityCost;
 use crate::error::SolveError;
 use crate::flow::structured::{self, Slots, TaskArcs};
 use crate::index::Indexed;
+use crate::matrix::MAX_DENSE_CELLS;
 use placer_models::TaskKind;
 
 /// Solves `kind` on the structured network under `objective`, writing each placed task's node
@@ -76,6 +80,7 @@ pub fn solve(
             }
         })
         .collect();
+    let arcs = admit_disk(ix, kind, tasks, arcs)?;
     let solution = structured::solve(slots, &arcs, quotas);
     for (&t, node) in tasks.iter().zip(solution.node_of_task) {
         if node.is_some() {
@@ -83,4 +88,61 @@ pub fn solve(
         }
     }
     Ok(())
+}
+
+/// Intermediate-space admission, pairwise ([`crate::disk`], FAIR §5.4): a map that some node
+/// with a free slot refuses (its output exceeds the node's `disk`) gets, instead of its rack
+/// and cluster arcs, one explicit arc to every node with a free slot that admits it, at the
+/// cost of its cheapest path there in the aggregated arcs (so every admitted pair costs what
+/// it did, and refused pairs have no path). Other tasks keep their arcs.
+///
+/// Complexity: O(tasks + nodes), plus O(nodes · (replicas + listed racks)) per refused map.
+///
+/// # Errors
+/// [`SolveError::ProblemTooLarge`] when the explicit arcs would exceed
+/// [`MAX_DENSE_CELLS`].
+fn admit_disk(
+    ix: &Indexed<'_>,
+    kind: TaskKind,
+    tasks: &[usize],
+    mut arcs: Vec<TaskArcs>,
+) -> Result<Vec<TaskArcs>, SolveError> {
+    if kind != TaskKind::Map || !ix.has_disk() {
+        return Ok(arcs);
+    }
+    let free = &ix.free[kind.slot()];
+    let open: Vec<u32> = (0..free.len() as u32).filter(|&n| free[n as usize] > 0).collect();
+    let tightest = open.iter().filter_map(|&n| ix.disk[n as usize]).min();
+    let Some(tightest) = tightest else { return Ok(arcs) };
+    let mut explicit = 0u64;
+    for (a, &t) in arcs.iter_mut().zip(tasks) {
+        if ix.output(t) <= tightest {
+            continue;
+        }
+        explicit += open.len() as u64;
+        if explicit > MAX_DENSE_CELLS {
+            return Err(SolveError::ProblemTooLarge {
+                path: "pending".to_owned(),
+                message: format!(
+                    "maps refused by some node's disk need more than {MAX_DENSE_CELLS} explicit \
+                     task-node arcs"
+                ),
+            });
+        }
+        let cost = |n: u32| {
+            let rack = ix.node_rack[n as usize];
+            let on_node = a.on_node.iter().find(|&&(m, _)| m == n).map(|&(_, c)| c);
+            let on_rack = a.racks.iter().find(|&&(q, _)| q == rack).map(|&(_, c)| c);
+            [on_node, on_rack, a.base].into_iter().flatten().min()
+        };
+        let on_node: Vec<(u32, i64)> = open
+            .iter()
+            .filter(|&&n| ix.disk_admits(t, n))
+            .filter_map(|&n| cost(n).map(|c| (n, c)))
+            .collect();
+        a.on_node = on_node;
+        a.racks = Vec::new();
+        a.base = None;
+    }
+    Ok(arcs)
 }

@@ -12,7 +12,9 @@
 //! - tasks: the queue is `pending` in snapshot order; "first" means earliest in it;
 //! - per map slot: the first unplaced map with a replica on the node, else the first with a
 //!   replica in the node's rack, else the first unplaced map at all (the paper's "randomly"
-//!   made deterministic; maps without replicas are only taken here);
+//!   made deterministic; maps without replicas are only taken here), each among the maps whose
+//!   output fits the node's intermediate space left (FAIR §5.4, [`crate::disk`]); a node that
+//!   holds none of them declines;
 //! - per reduce slot: the first unplaced reduce (Hadoop places reduces without locality) whose
 //!   job may start another copy-phase reducer on the node (FAIR §5.2 CPAC, [`crate::cpac`]);
 //! - only tasks of runnable jobs ([`crate::job_limits`]) are placed.
@@ -24,6 +26,7 @@
 use super::queue::{heartbeat_rounds, Offer, Queue};
 use super::{Candidates, Epoch, Placement, Policy};
 use crate::cpac::Copies;
+use crate::disk::Space;
 use crate::error::SolveError;
 use crate::index::Indexed;
 use placer_models::{Status, TaskKind};
@@ -106,14 +109,21 @@ pub fn place(ix: &Indexed<'_>) -> Placement {
         }
     }
     let mut any_map = Queue::new(maps.clone());
+    let mut space = Space::new(ix);
     heartbeat_rounds(&ix.free[TaskKind::Map.slot()], |n| {
+        if any_map.first_unplaced(&placed).is_none() {
+            return Offer::Done;
+        }
         let rack = ix.node_rack[n] as usize;
+        // FAIR §5.4: only maps whose output fits the node's intermediate space left.
+        let fits = |t: usize| space.fits(ix, t, n as u32);
         let pick = by_node[n]
-            .first_unplaced(&placed)
-            .or_else(|| by_rack[rack].first_unplaced(&placed))
-            .or_else(|| any_map.first_unplaced(&placed));
-        let Some(t) = pick else { return Offer::Done };
+            .first_unplaced_where(&placed, fits)
+            .or_else(|| by_rack[rack].first_unplaced_where(&placed, fits))
+            .or_else(|| any_map.first_unplaced_where(&placed, fits));
+        let Some(t) = pick else { return Offer::Declined };
         placed[t] = true;
+        space.take(ix, t, n as u32);
         node_of_task[t] = Some(n as u32);
         Offer::Taken
     });

@@ -22,7 +22,9 @@
 //! its wait. With one heartbeat per epoch this is Alg. 1 step for step. Jobs of a pool starved
 //! past a preemption timeout skip the wait (their level becomes that of what they launch); a
 //! map without replicas counts as node-local. Reduces ignore locality (as Hadoop's did) but
-//! obey CPAC ([`crate::cpac`]).
+//! obey CPAC ([`crate::cpac`]). A map is offered a slot only while its output fits the node's
+//! intermediate space left ([`crate::disk`], FAIR §5.4): the classes above are over the maps
+//! that fit, and a job none of whose maps fit is not asked.
 //!
 //! Complexity: O(offers · (pools log pools + jobs log jobs)) for the orders plus amortised
 //! O(Σ replicas) for the task queues.
@@ -30,6 +32,7 @@
 use super::queue::{heartbeat_rounds, Offer, Queue};
 use super::Placement;
 use crate::cpac::Copies;
+use crate::disk::Space;
 use crate::fair_order::{fair_cmp, Standing};
 use crate::fair_shares::priority_weight;
 use crate::index::Indexed;
@@ -94,9 +97,17 @@ impl MapQueues {
         q
     }
 
-    /// Job `j`'s closest unplaced map for node `n` of rack `rack`, with its class.
-    fn closest(&mut self, j: u32, n: u32, rack: u32, placed: &[bool]) -> Option<(usize, Class)> {
-        let first = |q: Option<&mut Queue>| q.and_then(|q| q.first_unplaced(placed));
+    /// Job `j`'s closest unplaced map for node `n` of rack `rack` among those that `fit` the
+    /// node's intermediate space, with its class.
+    fn closest(
+        &mut self,
+        j: u32,
+        n: u32,
+        rack: u32,
+        placed: &[bool],
+        fits: impl Fn(usize) -> bool,
+    ) -> Option<(usize, Class)> {
+        let first = |q: Option<&mut Queue>| q.and_then(|q| q.first_unplaced_where(placed, &fits));
         if let Some(t) = first(self.by_node.get_mut(&(j, n))) {
             return Some((t, Class::Node));
         }
@@ -238,6 +249,7 @@ pub fn place(ix: &Indexed<'_>, starvation: &Starvation, mode: Mode) -> Placement
             }
         }
         let mut copies = Copies::default();
+        let mut space = Space::new(ix);
 
         heartbeat_rounds(&ix.free[k], |n| {
             if left == 0 {
@@ -278,7 +290,10 @@ pub fn place(ix: &Indexed<'_>, starvation: &Starvation, mode: Mode) -> Placement
                 let ju = j as u32;
                 let pick = match maps.as_mut() {
                     Some(q) => {
-                        let Some((t, class)) = q.closest(ju, node, rack, &placed) else { continue };
+                        let fits = |t: usize| space.fits(ix, t, node);
+                        let Some((t, class)) = q.closest(ju, node, rack, &placed, fits) else {
+                            continue;
+                        };
                         if mode != Mode::Delay || starved[ix.job_pool[j] as usize] {
                             delay[j].level = match class {
                                 Class::Node => 0,
@@ -334,6 +349,7 @@ pub fn place(ix: &Indexed<'_>, starvation: &Starvation, mode: Mode) -> Placement
                 if kind == TaskKind::Map {
                     delay[j].wait_s = 0.0;
                     skipped[j] = false;
+                    space.take(ix, t, node);
                 } else {
                     copies.launch(ju, node);
                 }

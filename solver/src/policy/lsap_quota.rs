@@ -47,10 +47,14 @@
 //! lsap_quota never preempts: it reaches the shares through the free slots of every epoch, and
 //! a victim would lower a pool's running count after the answer, so D's promise would depend
 //! on the victims. Starved pools still skip the delay wait. Reduces under copy-compute
-//! splitting caps keep `lsap`'s capped flow (no quotas).
+//! splitting caps keep `lsap`'s capped flow (no quotas). Intermediate space (FAIR §5.4,
+//! [`crate::disk`]): a map that no node with a free slot could hold is not placeable (no
+//! unit of its pool's counts), refused (task, node) pairs are left out of the network, and
+//! the pipeline then holds the answer to each node's space; only the pairwise part is exact.
 //! Cost: O(pools log pools · |feasible totals|) for the counts, plus the structured solve.
 
 use super::{Epoch, Placement, Policy};
+use crate::disk;
 use crate::error::SolveError;
 use crate::exact::{self, Objective, Quotas, FLOW_ONLY};
 use crate::fair_shares::FairShares;
@@ -260,7 +264,10 @@ fn quotas(ix: &Indexed<'_>, shares: &FairShares, kind: TaskKind) -> Quotas {
         running[p as usize] += u64::from(ix.job_running[k][j]);
         pending[p as usize] += u64::from(ix.job_demand_pending(k, j));
     }
-    for &t in &ix.eligible_of_kind[k] {
+    // A map that no node with a free slot has the intermediate space for cannot be placed
+    // (FAIR §5.4): it is no unit of its pool's quota.
+    let fits = disk::fits_somewhere(ix, kind);
+    for &t in ix.eligible_of_kind[k].iter().filter(|&&t| fits(t)) {
         placeable[ix.job_pool[ix.pending_job[t] as usize] as usize] += 1;
     }
     let active: Vec<bool> = (0..pools).map(|p| running[p] + pending[p] > 0).collect();

@@ -19,6 +19,9 @@ pub struct Placement {
     /// Per job and kind (`[map, reduce]`), why its unplaced tasks wait when the policy knows
     /// better than "slots taken" (delay scheduling, CPAC); empty = no such knowledge.
     pub job_reason: Vec<[Option<WaitReason>; 2]>,
+    /// Per pending task, why it waits when that is known task by task (intermediate space,
+    /// set by the pipeline's [`crate::disk::settle`]); wins over `job_reason`. Empty = none.
+    pub task_reason: Vec<Option<WaitReason>>,
     /// The updated delay-scheduling state per job (`delay` only).
     pub delay: Option<Vec<DelayState>>,
 }
@@ -32,6 +35,7 @@ impl Placement {
             fairness: Vec::new(),
             aging: Vec::new(),
             job_reason: Vec::new(),
+            task_reason: Vec::new(),
             delay: None,
         }
     }
