@@ -1,8 +1,8 @@
 //! The fair-sharing family on hand-derived snapshots: Hadoop's FIFO, the Fair Scheduler's order
 //! (design doc §4.4), delay scheduling step by step over several /place epochs (FAIR Alg. 1),
 //! IO-rate biasing (FAIR §4.3), preemption (design doc §3.3, §4.5), running-job limits (§3.4),
-//! copy-compute splitting admission (FAIR §5.2), lsap-fair-sched's costs (lsap §3.3) and the
-//! fairness distance (lsap eqs. 10–11). Every expected value is derived in the comments.
+//! copy-compute splitting admission (FAIR §5.2), intermediate-space admission (FAIR §5.4),
+//! lsap-fair-sched's costs (lsap §3.3) and the fairness distance (lsap eqs. 10–11). Every expected value is derived in the comments.
 
 use approx::assert_relative_eq;
 use placer_models::{DelayState, PlaceResponse, PreemptionReason, WaitReason};
@@ -465,6 +465,89 @@ fn cpac_caps_copy_phase_reducers_per_job_and_node() {
     for algorithm in ["fifo", "lsap"] {
         let r = run(&computing.clone().algorithm(algorithm));
         assert_eq!(r.assignments.len(), 3, "{algorithm}: 2 of big + small");
+    }
+}
+
+/// Every algorithm on every engine it accepts, as (algorithm, solver) wire names.
+fn every_policy_and_engine() -> Vec<(&'static str, &'static str)> {
+    placer_solver::registry::REGISTRY
+        .iter()
+        .flat_map(|(_, p)| p.engines().iter().map(|e| (p.name(), e.name())))
+        .collect()
+}
+
+/// Intermediate-space admission (FAIR §5.4, "the node will refuse to admit tasks that are
+/// expected to overflow its disk"), a node with room for one of two map outputs. Rack r1 =
+/// {n1, n2}, 2 map slots each; n1 has 100 MB free for map outputs, n2 no `disk` (unlimited).
+/// Maps m0 and m1 read a block on n1 and will write 80 MB each: either fits n1 (80 ≤ 100),
+/// both do not (160 > 100).
+/// - fifo, fair, dl_sched: n1 is offered first and takes m0 (node-local), leaving 20 MB; n2
+///   takes m1 rack-local (1.074 s: 128 MiB at 1,000 Mbit/s); n1's second slot is never used.
+/// - delay: m1 is only rack-local on n2, and the job is at level 0 with no wait: skipped
+///   (`waiting_for_locality`, not `disk`: n2 has room for it); n1 can no longer hold it.
+/// - lsap, lsap_fair, lsap_quota on every engine: both maps are admitted on n1 one by one, so
+///   the exact optimum puts both there at cost 0; the answer keeps m0 and moves m1 to the
+///   cheapest node with a free slot and room, n2 (1.074 s), and says `heuristic`.
+#[test]
+fn disk_admits_one_of_two_map_outputs_the_other_goes_elsewhere() {
+    let mb = 1_000_000u64;
+    let s = Snapshot::new()
+        .rack("r1")
+        .node(Node::new("n1").rack("r1").map_slots(2).set("resources", json!({"disk": 100 * mb})))
+        .node(Node::new("n2").rack("r1").map_slots(2))
+        .network(1000.0, 100.0)
+        .pool(Pool::new("p"))
+        .job(Job::new("j").pool("p"))
+        .maps(["m0", "m1"].map(|id| {
+            Map::new(id).job("j").input_bytes(BLOCK).replicas(&["n1"]).set("output_bytes", 80 * mb)
+        }));
+    let rack_local = BLOCK as f64 * 8.0 / 1e9;
+    for (algorithm, solver) in every_policy_and_engine() {
+        let r = run(&s.clone().algorithm(algorithm).solver(solver));
+        let at = format!("{algorithm}/{solver}");
+        if algorithm == "delay" {
+            assert_eq!(placed(&r), pairs(&[("m0", "n1")]), "{at}");
+            assert_eq!(reason_of(&r, "j"), [WaitReason::WaitingForLocality], "{at}");
+            continue;
+        }
+        assert_eq!(placed(&r), pairs(&[("m0", "n1"), ("m1", "n2")]), "{at}");
+        assert_relative_eq!(r.stats.objective, rack_local, max_relative = 1e-9);
+        let heuristic = placer_models::Status::Heuristic;
+        assert_eq!(r.stats.status, heuristic, "{at}");
+    }
+}
+
+/// FAIR §5.4 when no other node has room: as above, but n2 has 1 map slot and no space left
+/// (`disk` 0), and a third map m2 will write 150 MB, more than any node has. Every algorithm on
+/// every engine places m0 on n1 (node-local); m1 cannot join it (160 MB > 100) nor go to n2
+/// (80 > 0); m2 fits nowhere (150 > 100). Slots stay free on n1 and n2, so both wait with
+/// reason `disk`.
+#[test]
+fn disk_full_everywhere_leaves_maps_waiting_for_disk() {
+    let mb = 1_000_000u64;
+    let map = |id: &str, out: u64| {
+        Map::new(id).job("j").input_bytes(BLOCK).replicas(&["n1"]).set("output_bytes", out * mb)
+    };
+    let s = Snapshot::new()
+        .rack("r1")
+        .node(Node::new("n1").rack("r1").map_slots(2).set("resources", json!({"disk": 100 * mb})))
+        .node(Node::new("n2").rack("r1").map_slots(1).set("resources", json!({"disk": 0})))
+        .network(1000.0, 100.0)
+        .pool(Pool::new("p"))
+        .job(Job::new("j").pool("p"))
+        .maps([map("m0", 80), map("m1", 80), map("m2", 150)]);
+    for (algorithm, solver) in every_policy_and_engine() {
+        let req = s.clone().algorithm(algorithm).solver(solver).build().unwrap();
+        let at = format!("{algorithm}/{solver}");
+        let r = place(&req, &PlaceOptions { explain: true }).unwrap();
+        assert_eq!(placed(&r), pairs(&[("m0", "n1")]), "{at}");
+        let waiting: Vec<(&str, WaitReason)> = r
+            .waiting
+            .iter()
+            .map(|w| (w.task.as_ref().map_or("", |t| t.as_str()), w.reason))
+            .collect();
+        assert_eq!(waiting, [("m1", WaitReason::Disk), ("m2", WaitReason::Disk)], "{at}");
+        assert_eq!(serde_json::to_value(r.waiting[0].reason).unwrap(), json!("disk"));
     }
 }
 

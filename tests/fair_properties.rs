@@ -4,10 +4,12 @@
 //! runnable jobs placed, every pending task either placed or waiting), preemptions never take
 //! a pool below its fair share (design doc §3.3), the greedy policies are work-conserving on
 //! maps, and the exact policies equal a brute-force oracle: `lsap` on capped reduces and
-//! `lsap_fair` on its FC + DLC − ageing matrix (lsap §3.3).
+//! `lsap_fair` on its FC + DLC − ageing matrix (lsap §3.3). With intermediate space (FAIR
+//! §5.4) no answer overflows a node's disk, and `lsap` equals brute force where only the
+//! pairwise part can bind.
 
 use ndarray::Array2;
-use placer_models::{PlaceRequest, PlaceResponse, TaskKind};
+use placer_models::{PlaceRequest, PlaceResponse, Resources, TaskKind, WaitReason};
 use placer_solver::cost::LocalityCost;
 use placer_solver::index::Indexed;
 use placer_solver::lsap::brute;
@@ -220,7 +222,9 @@ fn check_valid(
     }
     let waiting: u64 = r.waiting.iter().map(|w| w.tasks).sum();
     prop_assert_eq!(waiting as usize + r.assignments.len(), req.pending.len());
-    if ["fifo", "fair", "dl_sched", "lsap", "lsap_quota"].contains(&algorithm) {
+    // Work conservation holds while no node refuses map outputs (FAIR §5.4): see
+    // `no_answer_overflows_a_nodes_disk` for what holds with `disk`.
+    if !ix.has_disk() && ["fifo", "fair", "dl_sched", "lsap", "lsap_quota"].contains(&algorithm) {
         let slots: u64 = ix.free[0].iter().map(|&f| u64::from(f)).sum();
         prop_assert_eq!(
             maps_placed as u64,
@@ -310,6 +314,206 @@ fn brute_capped_reduces(req: &PlaceRequest) -> (usize, f64) {
     };
     b.go(0, 0, 0.0);
     b.best
+}
+
+/// [`snapshot`] with intermediate space (FAIR §5.4): each node's `resources.disk` is unset
+/// (unlimited) or 0–300 MB, each pending map writes 0–200 MB.
+fn disk_snapshot() -> impl Strategy<Value = PlaceRequest> {
+    snapshot().prop_flat_map(|req| {
+        let nodes = req.cluster.nodes.len();
+        let tasks = req.pending.len();
+        (
+            Just(req),
+            proptest::collection::vec(proptest::option::of(0u64..=300), nodes),
+            proptest::collection::vec(0u64..=200, tasks),
+        )
+            .prop_map(|(mut req, disks, outputs)| {
+                for (node, disk) in req.cluster.nodes.iter_mut().zip(disks) {
+                    if let Some(mb) = disk {
+                        node.resources =
+                            Some(Resources { disk: Some(mb * 1_000_000), ..Resources::default() });
+                    }
+                }
+                for (task, mb) in req.pending.iter_mut().zip(outputs) {
+                    if task.kind == TaskKind::Map {
+                        task.output_bytes = mb * 1_000_000;
+                    }
+                }
+                req
+            })
+    })
+}
+
+/// Checks an answer against every node's intermediate space (FAIR §5.4): the outputs of the
+/// maps placed on a node fit its `disk`, and a map waits with reason `disk` exactly when a
+/// map slot is left free and no node with one has room for its output.
+fn check_disk(req: &PlaceRequest, r: &PlaceResponse, at: &str) -> Result<(), TestCaseError> {
+    let ix = Indexed::new(req);
+    let node_at: HashMap<&str, usize> =
+        req.cluster.nodes.iter().enumerate().map(|(i, n)| (n.id.as_str(), i)).collect();
+    let task_of: HashMap<&str, &placer_models::PendingTask> =
+        req.pending.iter().map(|t| (t.id.as_str(), t)).collect();
+    let mut left: Vec<Option<u64>> = req.cluster.nodes.iter().map(|n| n.disk()).collect();
+    let mut free = ix.free[0].clone();
+    for a in &r.assignments {
+        let task = task_of[a.task.as_str()];
+        if task.kind != TaskKind::Map {
+            continue;
+        }
+        let n = node_at[a.node.as_str()];
+        free[n] -= 1;
+        if let Some(d) = &mut left[n] {
+            prop_assert!(
+                task.output_bytes <= *d,
+                "{}: {} overflows {}'s disk ({} > {} left)",
+                at,
+                a.task,
+                a.node,
+                task.output_bytes,
+                d
+            );
+            *d -= task.output_bytes;
+        }
+    }
+    let room = |out: u64| (0..free.len()).any(|n| free[n] > 0 && left[n].is_none_or(|d| out <= d));
+    let slot_left = free.iter().any(|&f| f > 0);
+    for w in &r.waiting {
+        let task = task_of[w.task.as_ref().expect("explained").as_str()];
+        if task.kind == TaskKind::Map {
+            let for_disk = slot_left && !room(task.output_bytes);
+            let job_ok =
+                req.jobs.iter().position(|j| j.id == task.job).is_some_and(|j| ix.runnable[j]);
+            prop_assert_eq!(
+                w.reason == WaitReason::Disk,
+                job_ok && for_disk,
+                "{}: {} waits for {:?}",
+                at,
+                task.id,
+                w.reason
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Enumerates every placement of the eligible maps on the free map slots that fits every
+/// node's intermediate space.
+struct DiskBrute<'i, 'a> {
+    ix: &'i Indexed<'a>,
+    model: LocalityCost<'i, 'a>,
+    tasks: Vec<usize>,
+    free: Vec<u32>,
+    left: Vec<Option<u64>>,
+    best: (usize, f64),
+}
+
+impl DiskBrute<'_, '_> {
+    fn go(&mut self, i: usize, placed: usize, cost: f64) {
+        if i == self.tasks.len() {
+            if placed > self.best.0 || (placed == self.best.0 && cost < self.best.1) {
+                self.best = (placed, cost);
+            }
+            return;
+        }
+        self.go(i + 1, placed, cost);
+        let t = self.tasks[i];
+        let out = self.ix.output(t);
+        for n in 0..self.free.len() {
+            if self.free[n] == 0 || self.left[n].is_some_and(|d| out > d) {
+                continue;
+            }
+            let before = self.left[n];
+            self.free[n] -= 1;
+            self.left[n] = before.map(|d| d - out);
+            let c = self.model.cost(t, n as u32);
+            self.go(i + 1, placed + 1, cost + c);
+            self.left[n] = before;
+            self.free[n] += 1;
+        }
+    }
+}
+
+/// The best (most placed, then cheapest) placement of the eligible maps on the free map slots
+/// under every node's intermediate space, by enumeration.
+fn brute_disk_maps(req: &PlaceRequest) -> (usize, f64) {
+    let ix = Indexed::new(req);
+    let mut b = DiskBrute {
+        ix: &ix,
+        model: LocalityCost::new(&ix),
+        tasks: ix.eligible_of_kind[0].clone(),
+        free: ix.free[0].clone(),
+        left: ix.disk.clone(),
+        best: (0, 0.0),
+    };
+    b.go(0, 0, 0.0);
+    b.best
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// FAIR §5.4: on random snapshots with intermediate space, no algorithm on any engine it
+    /// accepts overflows a node's disk, every answer is otherwise valid (slots, CPAC caps, job
+    /// limits) and deterministic, and `disk` is given exactly to the maps that wait for space.
+    /// The heartbeat policies track the space themselves: the pipeline's pass finds nothing
+    /// to move in their placements.
+    #[test]
+    fn no_answer_overflows_a_nodes_disk(req in disk_snapshot()) {
+        let ix = Indexed::new(&req);
+        let model = LocalityCost::new(&ix);
+        let shares = placer_solver::fair_shares::compute(&ix);
+        let starvation = placer_solver::starvation::Starvation::new(&ix, &shares);
+        for (_, policy) in placer_solver::registry::REGISTRY {
+            if policy.heartbeat() {
+                let epoch = placer_solver::policy::Epoch {
+                    ix: &ix,
+                    model: &model,
+                    shares: &shares,
+                    starvation: &starvation,
+                    engine: placer_models::SolverEngine::Auto,
+                };
+                let mut placement = policy.place(&epoch).unwrap();
+                let settled = placer_solver::disk::settle(&ix, &model, &mut placement.node_of_task);
+                prop_assert!(!settled.changed(), "{} overflows before the pass", policy.name());
+            }
+            for engine in policy.engines() {
+                let mut req = with_algorithm(&req, policy.name());
+                req.policy.solver = *engine;
+                let at = format!("{}/{}", policy.name(), engine.name());
+                let r = place(&req, &PlaceOptions { explain: true }).expect("places");
+                check_valid(&req, &r, policy.name())?;
+                check_disk(&req, &r, &at)?;
+                let again = place(&req, &PlaceOptions { explain: true }).unwrap();
+                prop_assert_eq!(serde_json::to_string(&r).unwrap(), serde_json::to_string(&again).unwrap());
+            }
+        }
+    }
+
+    /// The exact policies are exact for the pairwise part of FAIR §5.4: with at most one free
+    /// map slot per node (so no two maps share a node's space), `lsap` on every engine places
+    /// as many maps as the best placement under every node's disk, at its least cost.
+    #[test]
+    fn lsap_with_disk_equals_brute_force_one_slot_per_node(req in disk_snapshot()) {
+        let mut req = with_algorithm(&req, "lsap");
+        for node in &mut req.cluster.nodes {
+            let busy = req.running.iter()
+                .filter(|t| t.node == node.id && t.kind == TaskKind::Map)
+                .count() as u32;
+            node.map_slots = node.map_slots.min(busy + 1);
+        }
+        let (count, best) = brute_disk_maps(&req);
+        for engine in placer_solver::registry::by_name("lsap").unwrap().1.engines() {
+            req.policy.solver = *engine;
+            let r = place(&req, &PlaceOptions::default()).unwrap();
+            let maps: Vec<_> = r.assignments.iter()
+                .filter(|a| req.pending.iter().any(|t| t.id == a.task && t.kind == TaskKind::Map))
+                .collect();
+            let cost: f64 = maps.iter().map(|a| a.cost.total).sum();
+            prop_assert_eq!(maps.len(), count, "{}", engine.name());
+            prop_assert!((cost - best).abs() <= 1e-6 * (1.0 + best.abs()),
+                "{}: {} vs brute {}", engine.name(), cost, best);
+        }
+    }
 }
 
 proptest! {
