@@ -251,3 +251,60 @@ fn swim_pools_by_size_bin() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("round-robin:N"));
 }
+
+#[test]
+fn simulator_flags_and_sweep_keys_of_the_new_settings() {
+    // The SLS two-job trace under every heartbeat mode, slowstart 1, no start-up overhead and
+    // a victim choice: the flags parse and the runs finish; a sweep over the new keys
+    // partitions by them.
+    let out = fresh("whatif_sim_flags");
+    for heartbeat in ["epoch", "node", "node-multiple"] {
+        let o = sls(
+            &out,
+            &[
+                "--policies",
+                "fifo,lsap",
+                "--heartbeat",
+                heartbeat,
+                "--slowstart",
+                "1",
+                "--task-overhead-s",
+                "0",
+                "--intermediate-gb",
+                "10",
+                "--victim",
+                "least-progress",
+            ],
+        );
+        assert!(o.status.success(), "{heartbeat}: {}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(rows(&out.join("summary.csv")).len(), 2);
+    }
+    std::fs::create_dir_all(&out).unwrap();
+    let sweep = out.join("sweep.toml");
+    std::fs::write(&sweep, "map_slots = [1, 4]\nheartbeat = [0, 2]\nslowstart = [0.5]\n").unwrap();
+    let o = sls(&out, &["--policies", "fifo", "--sweep", &sweep.display().to_string()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let names: Vec<String> =
+        rows(&out.join("summary.csv")).iter().map(|r| r["policy"].clone()).collect();
+    assert_eq!(
+        names,
+        [
+            "fifo/map_slots=1/slowstart=0.5/heartbeat=0",
+            "fifo/map_slots=1/slowstart=0.5/heartbeat=2",
+            "fifo/map_slots=4/slowstart=0.5/heartbeat=0",
+            "fifo/map_slots=4/slowstart=0.5/heartbeat=2"
+        ]
+    );
+    // Bad values: a clap error (exit 2) for an unknown mode, the simulator's field for an
+    // out-of-range slowstart, the key and index for a bad sweep value.
+    let o = sls(&out, &["--heartbeat", "sometimes"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("node-multiple"));
+    let o = sls(&out, &["--slowstart", "1.5"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("slowstart"));
+    std::fs::write(&sweep, "map_slots = [2.5]\n").unwrap();
+    let o = sls(&out, &["--sweep", &sweep.display().to_string()]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("map_slots[0]"));
+}

@@ -11,7 +11,7 @@ use placer_models::Algorithm;
 use placer_report::manifest::{self, FileEntry, Manifest, Shard, MANIFEST_FILE};
 use placer_report::plots;
 use placer_report::tables::{self, SummaryRow};
-use placer_sim::{SimConfig, SimReport};
+use placer_sim::{Offers, SimConfig, SimReport, Victim};
 use rayon::prelude::*;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -80,6 +80,86 @@ pub struct RunArgs {
     /// Stop every run at this simulated time, s.
     #[arg(long)]
     pub max_time_s: Option<f64>,
+    /// Fraction of a job's maps that must be done before its reduces may start, in [0, 1]
+    /// (Hadoop's mapred.reduce.slowstart.completed.maps) [default: 0.05].
+    #[arg(long)]
+    pub slowstart: Option<f64>,
+    /// How free slots are offered: `epoch` (all of the cluster's every epoch), `node` (per-node
+    /// heartbeats, one task of each kind: Hadoop 0.20), `node-multiple` (per-node heartbeats,
+    /// every free slot: the Fair Scheduler's assignmultiple) [default: what the policy is:
+    /// node for fifo, fair, delay, dl_sched; epoch for the others].
+    #[arg(long, value_enum)]
+    pub heartbeat: Option<Heartbeat>,
+    /// Start-up time of every task attempt (JVM launch), s [default: 1].
+    #[arg(long)]
+    pub task_overhead_s: Option<f64>,
+    /// Each node's disk space for map outputs, GB (FAIR §5.4) [default: unlimited].
+    #[arg(long)]
+    pub intermediate_gb: Option<f64>,
+    /// Whose map outputs go when the disks are full (FAIR §5.4) [default: latest].
+    #[arg(long, value_enum)]
+    pub victim: Option<VictimArg>,
+}
+
+/// `--heartbeat`: how free slots reach the policy ([`Offers`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Heartbeat {
+    /// Every epoch, every free slot of the cluster at once (`Offers::Epochs`).
+    Epoch,
+    /// Per-node heartbeats, one task of each kind each (`Heartbeats { assign_multiple: false }`).
+    Node,
+    /// Per-node heartbeats, every free slot of the node (`Heartbeats { assign_multiple: true }`).
+    NodeMultiple,
+}
+
+impl Heartbeat {
+    /// The simulator's setting.
+    pub fn offers(self) -> Offers {
+        match self {
+            Self::Epoch => Offers::Epochs,
+            Self::Node => Offers::Heartbeats { assign_multiple: false },
+            Self::NodeMultiple => Offers::Heartbeats { assign_multiple: true },
+        }
+    }
+}
+
+/// `--victim`: FAIR §5.4's victim of a full disk ([`Victim`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum VictimArg {
+    /// The job submitted latest.
+    Latest,
+    /// The job with the least progress.
+    LeastProgress,
+}
+
+impl VictimArg {
+    /// The simulator's setting.
+    pub fn victim(self) -> Victim {
+        match self {
+            Self::Latest => Victim::LatestSubmitted,
+            Self::LeastProgress => Victim::LeastProgress,
+        }
+    }
+}
+
+/// The simulator settings of the flags that have one (not the cluster, policy or replicas):
+/// each given flag replaces `base`'s value.
+pub fn apply_flags(args: &RunArgs, base: &mut SimConfig) {
+    if let Some(f) = args.slowstart {
+        base.slowstart = f;
+    }
+    if let Some(h) = args.heartbeat {
+        base.offers = h.offers();
+    }
+    if let Some(t) = args.task_overhead_s {
+        base.task_overhead_s = t;
+    }
+    if let Some(gb) = args.intermediate_gb {
+        base.intermediate_gb = Some(gb);
+    }
+    if let Some(v) = args.victim {
+        base.victim = v.victim();
+    }
 }
 
 /// One run of a what-if: a policy at one sweep point.
@@ -137,7 +217,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         }
         None => Sweep::default(),
     };
-    let base = SimConfig {
+    let mut base = SimConfig {
         cluster: input.cluster.clone(),
         replicas: input.replicas,
         rack_mbps: args.rack_mbps,
@@ -149,6 +229,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         max_time_s: args.max_time_s,
         ..SimConfig::default()
     };
+    apply_flags(args, &mut base);
     let (shard, shards) = args.shard.unwrap_or((0, 1));
     let all = runs(args, &base, &sweep.points());
     // The sweep's identity, the same for every shard: the arguments but the shard, and every

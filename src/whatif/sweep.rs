@@ -16,17 +16,32 @@
 //! rack_mbps = [1000]
 //! cross_rack_mbps = [100]
 //! uplink_mbps = [500]       # each rack's uplink and downlink (ShuffleWatcher §4.1)
+//! map_slots = [1, 4, 8]     # map slots of every node (RAS Fig. 3's 1..8 per TaskTracker)
+//! reduce_slots = [2]        # reduce slots of every node
+//! slowstart = [0.05, 1]     # fraction of a job's maps done before its reduces may start
+//! heartbeat = [0, 1, 2]     # how slots are offered (below)
 //! ```
 //!
-//! Unknown keys are an error (a typo must not silently sweep nothing). Keys vary in the order
-//! above, the last fastest; each run's partition path is `policy=P/key=value/...` in that order.
+//! - `map_slots`, `reduce_slots`: non-negative integers; they set the slots of the run's
+//!   cluster (`ClusterSource`, either variant), i.e. of every node whose topology entry does
+//!   not state its own (trace topologies never do; `--workload` clusters leave them to these).
+//! - `slowstart`: in [0, 1] (Hadoop's `mapred.reduce.slowstart.completed.maps`).
+//! - `heartbeat`: `0` = epochs (every free slot of the cluster offered at once every epoch),
+//!   `1` = per-node heartbeats offering one task of each kind (Hadoop 0.20), `2` = per-node
+//!   heartbeats offering every free slot of the node (the Fair Scheduler's `assignmultiple`);
+//!   the flag `--heartbeat epoch|node|node-multiple`. Without it (flag or key) the policy
+//!   decides (`Offers::Auto`).
+//!
+//! Unknown keys and values out of a key's domain are errors (a typo must not silently sweep
+//! nothing). Keys vary in the order above, the last fastest; each run's partition path is
+//! `policy=P/key=value/...` in that order.
 
 use crate::error::CliError;
-use placer_sim::{ReplicaSource, SimConfig};
+use placer_sim::{ClusterSource, Offers, ReplicaSource, SimConfig};
 use std::collections::BTreeMap;
 
 /// The sweepable parameters, in partition order.
-pub const KEYS: [&str; 9] = [
+pub const KEYS: [&str; 13] = [
     "alpha",
     "beta",
     "t1_s",
@@ -36,7 +51,36 @@ pub const KEYS: [&str; 9] = [
     "rack_mbps",
     "cross_rack_mbps",
     "uplink_mbps",
+    "map_slots",
+    "reduce_slots",
+    "slowstart",
+    "heartbeat",
 ];
+
+/// Why `v` is not a value of `key`, if it is not (every value is already finite).
+fn out_of_domain(key: &str, v: f64) -> Option<&'static str> {
+    match key {
+        "map_slots" | "reduce_slots" if v < 0.0 || v.fract() != 0.0 || v > f64::from(u32::MAX) => {
+            Some("must be a non-negative integer")
+        }
+        "slowstart" if !(0.0..=1.0).contains(&v) => Some("must be in [0, 1]"),
+        "heartbeat" if ![0.0, 1.0, 2.0].contains(&v) => {
+            Some("must be 0 (epochs), 1 (node heartbeats) or 2 (node heartbeats, assign multiple)")
+        }
+        _ => None,
+    }
+}
+
+/// The offers a `heartbeat` key value stands for (see the module docs).
+pub fn offers_of(heartbeat: f64) -> Offers {
+    if heartbeat >= 2.0 {
+        Offers::Heartbeats { assign_multiple: true }
+    } else if heartbeat >= 1.0 {
+        Offers::Heartbeats { assign_multiple: false }
+    } else {
+        Offers::Epochs
+    }
+}
 
 /// A parsed sweep: per key (in [`KEYS`] order) its values.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -72,6 +116,9 @@ impl Sweep {
                     .or_else(|| v.as_integer().map(|n| n as f64))
                     .filter(|x| x.is_finite())
                     .ok_or_else(|| bad(format!("`{key}[{i}]` must be a finite number")))?;
+                if let Some(why) = out_of_domain(key, x) {
+                    return Err(bad(format!("`{key}[{i}]` = {x} {why}")));
+                }
                 values.push(x);
             }
             if values.is_empty() {
@@ -112,7 +159,7 @@ pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
     Ok((i, n))
 }
 
-/// Applies a sweep point to a run's config.
+/// Applies a sweep point to a run's config (values checked by [`Sweep::parse`]).
 pub fn apply(config: &mut SimConfig, point: &Point) {
     for &(key, v) in point {
         match key {
@@ -127,6 +174,14 @@ pub fn apply(config: &mut SimConfig, point: &Point) {
             "rack_mbps" => config.rack_mbps = v,
             "cross_rack_mbps" => config.cross_rack_mbps = v,
             "uplink_mbps" => config.uplink_mbps = Some(v),
+            "map_slots" | "reduce_slots" => {
+                let (ClusterSource::Workload { map_slots, reduce_slots }
+                | ClusterSource::Synthetic { map_slots, reduce_slots, .. }) = &mut config.cluster;
+                let slots = if key == "map_slots" { map_slots } else { reduce_slots };
+                *slots = v.max(0.0) as u32;
+            }
+            "slowstart" => config.slowstart = v,
+            "heartbeat" => config.offers = offers_of(v),
             _ => {}
         }
     }
@@ -164,6 +219,63 @@ mod tests {
         assert!(e.contains("beta[1]"), "{e}");
         assert!(Sweep::parse("s.toml", "beta = []").is_err());
         assert_eq!(Sweep::parse("s.toml", "").unwrap().points(), vec![Vec::new()]);
+    }
+
+    #[test]
+    fn new_keys_are_checked_against_their_domain() {
+        for (text, named) in [
+            ("map_slots = [4, 2.5]", "map_slots[1]"),
+            ("reduce_slots = [-1]", "reduce_slots[0]"),
+            ("slowstart = [1.5]", "slowstart[0]"),
+            ("heartbeat = [0, 3]", "heartbeat[1]"),
+        ] {
+            let e = Sweep::parse("s.toml", text).unwrap_err().to_string();
+            assert!(e.contains(named), "{text}: {e}");
+        }
+        let s = Sweep::parse("s.toml", "heartbeat = [0, 1, 2]\nmap_slots = [1, 8]").unwrap();
+        // map_slots comes before heartbeat in KEYS, so it is the outer axis.
+        assert_eq!(s.axes.iter().map(|(k, _)| *k).collect::<Vec<_>>(), ["map_slots", "heartbeat"]);
+        assert_eq!(s.points().len(), 6);
+    }
+
+    #[test]
+    fn apply_sets_slots_of_either_cluster_slowstart_offers_and_uplink() {
+        let point: Point = vec![
+            ("uplink_mbps", 500.0),
+            ("map_slots", 8.0),
+            ("reduce_slots", 0.0),
+            ("slowstart", 1.0),
+            ("heartbeat", 2.0),
+        ];
+        let mut synthetic = SimConfig {
+            cluster: ClusterSource::Synthetic {
+                nodes: 10,
+                rack_size: 5,
+                map_slots: 4,
+                reduce_slots: 2,
+            },
+            ..SimConfig::default()
+        };
+        apply(&mut synthetic, &point);
+        assert_eq!(
+            synthetic.cluster,
+            ClusterSource::Synthetic { nodes: 10, rack_size: 5, map_slots: 8, reduce_slots: 0 }
+        );
+        assert_eq!(synthetic.uplink_mbps, Some(500.0));
+        assert_eq!(synthetic.slowstart, 1.0);
+        assert_eq!(synthetic.offers, Offers::Heartbeats { assign_multiple: true });
+        let mut own = SimConfig::default();
+        apply(&mut own, &point);
+        assert_eq!(own.cluster, ClusterSource::Workload { map_slots: 8, reduce_slots: 0 });
+        for (h, offers) in [
+            (0.0, Offers::Epochs),
+            (1.0, Offers::Heartbeats { assign_multiple: false }),
+            (2.0, Offers::Heartbeats { assign_multiple: true }),
+        ] {
+            apply(&mut own, &vec![("heartbeat", h)]);
+            assert_eq!(own.offers, offers);
+        }
+        own.validate().unwrap();
     }
 
     #[test]
