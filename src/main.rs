@@ -67,7 +67,8 @@ enum Command {
         #[command(subcommand)]
         what: GenCommand,
     },
-    /// Replay a trace through several policies side by side on a simulated cluster.
+    /// Replay a trace, or a paper's own experiment (--workload), through several policies side by
+    /// side on a simulated cluster.
     Whatif(Box<WhatifCommand>),
     /// Write a snapshot's dense pending-task × free-slot locality cost matrix as `.lsap`.
     ExportMatrix {

@@ -308,3 +308,91 @@ fn simulator_flags_and_sweep_keys_of_the_new_settings() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("map_slots[0]"));
 }
+
+#[test]
+fn workload_presets_run_the_papers_experiments() {
+    // FAIR Table 3's experiment, shrunk: 30 three-map jobs on the Small Private Cluster (100
+    // nodes, 4 racks, 6 map slots), fifo against delay scheduling with the preset's T1 = T2 =
+    // 15 s. Delay scheduling is the more node-local (Table 3's direction).
+    let out = fresh("whatif_workload");
+    let dir = out.display().to_string();
+    let o = placer(&[
+        "whatif",
+        "--workload",
+        "fair-small-jobs:maps=3,jobs=30",
+        "--policies",
+        "fifo,delay",
+        "--out",
+        &dir,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let header = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert!(header.lines().next().unwrap().ends_with(
+        "cross_rack_shuffle_gb,remote_map_gb,peak_intermediate_gb,cpu_utilisation,\
+         mem_utilisation,io_utilisation"
+    ));
+    let summary = rows(&out.join("summary.csv"));
+    assert_eq!(summary.len(), 2);
+    for row in &summary {
+        assert_eq!(row["jobs"], "30");
+        assert_eq!(row["jobs_finished"], "30");
+        assert_eq!(row["map_tasks"], "90");
+        assert_eq!(row["cross_rack_shuffle_gb"], "0.0", "map-only jobs shuffle nothing");
+        assert_eq!(row["cross_rack_gb"], row["remote_map_gb"]);
+    }
+    let node_local = |i: usize| summary[i]["node_local"].parse::<f64>().unwrap();
+    assert!(node_local(1) > node_local(0), "delay {} vs fifo {}", node_local(1), node_local(0));
+    let jobs = rows(&out.join("jobs/policy=delay/part-0.csv"));
+    assert_eq!(jobs.len(), 30);
+    assert!(jobs.iter().all(|j| j["class"] == "3-map" && j["maps"] == "3"));
+    // A flag overrides the preset: 1 map slot per node.
+    let o = placer(&[
+        "whatif",
+        "--workload",
+        "fair-small-jobs:maps=3,jobs=30",
+        "--map-slots",
+        "1",
+        "--nodes",
+        "8",
+        "--policies",
+        "fifo",
+        "--out",
+        &dir,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let row = &rows(&out.join("summary.csv"))[0];
+    // 90 maps on 8 slots take more than one wave: the makespan grows past one map's time.
+    assert!(row["makespan_s"].parse::<f64>().unwrap() > 30.0, "{row:?}");
+}
+
+#[test]
+fn bad_workloads_are_usage_errors_naming_what_is_known() {
+    let out = fresh("whatif_workload_bad").display().to_string();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["whatif", "--out", &out];
+        args.extend_from_slice(extra);
+        let o = placer(&args);
+        (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let (code, err) = run(&["--workload", "fair-tiny"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("fair-tiny") && err.contains("fair-bm, fair-small-jobs"), "{err}");
+    let (code, err) = run(&["--workload", "fair-small-jobs:mapz=3"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("`mapz`") && err.contains("maps, jobs"), "{err}");
+    let (code, err) = run(&["--workload", "ras:experiment=3"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("`experiment`") && err.contains("one of 1, 2"), "{err}");
+    // Exactly one of --trace and --workload.
+    let (code, err) = run(&[]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--trace") && err.contains("--workload"), "{err}");
+    let trace = data("inputsls.json");
+    let (code, err) = run(&["--workload", "ras", "--trace", &trace, "--format", "sls"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("cannot be used with"), "{err}");
+    // A cluster the generator cannot build is named.
+    let (code, err) = run(&["--workload", "fair-small-jobs:jobs=3", "--nodes", "30"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("--nodes 30"), "{err}");
+}

@@ -2,55 +2,75 @@
 //! policies × sweep points, in parallel, with a progress bar, and the outputs they write; and
 //! `summarize`, which merges a sweep's shards.
 
-use super::load::{self, Format, Shape};
+use super::load::{self, Format, Input, Shape};
 use super::sweep::{self, Point, Sweep};
 use super::table;
+use super::workloads::{self, ClusterFlags, Settings, WorkloadArg};
 use crate::error::CliError;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use placer_models::Algorithm;
 use placer_report::manifest::{self, FileEntry, Manifest, Shard, MANIFEST_FILE};
 use placer_report::plots;
 use placer_report::tables::{self, SummaryRow};
+#[cfg(test)]
+use placer_sim::ClusterSource;
 use placer_sim::{Offers, SimConfig, SimReport, Victim};
 use rayon::prelude::*;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-/// `placer whatif` arguments (the run itself).
+/// `placer whatif` arguments (the run itself). Exactly one of `--trace` and `--workload`.
 #[derive(clap::Args, Debug, Clone)]
+#[command(group(clap::ArgGroup::new("input").args(["trace", "workload"]).required(true)))]
 pub struct RunArgs {
-    /// The trace file.
-    #[arg(long)]
+    /// The trace file (with --format).
+    #[arg(long, requires = "format")]
     pub trace: Option<PathBuf>,
     /// Its format.
     #[arg(long, value_enum)]
     pub format: Option<Format>,
+    /// A paper's own experiment instead of a trace, cluster included, seeded by --seed:
+    /// NAME[:key=value,...] with NAME fair-bm, fair-small-jobs, shuffle-watcher or ras (e.g.
+    /// fair-small-jobs:maps=10,jobs=360, ras:experiment=2). Flags given override its settings.
+    #[arg(long, value_name = "NAME[:KEY=VALUE,...]", value_parser = workloads::parse_workload,
+          conflicts_with_all = ["trace", "format", "topology", "swim_pools"])]
+    pub workload: Option<WorkloadArg>,
     /// The cluster: a Rumen topology (.json/.json.gz), an SLS nodes file, or for alibaba the
     /// node list CSV. Without it: --nodes/--rack-size/--map-slots/--reduce-slots.
     #[arg(long)]
     pub topology: Option<PathBuf>,
-    /// Nodes of the synthetic cluster.
-    #[arg(long, default_value_t = 100)]
-    pub nodes: usize,
-    /// Nodes per rack.
-    #[arg(long, default_value_t = 20)]
-    pub rack_size: usize,
-    /// Map slots per node (also for topology nodes that do not say).
-    #[arg(long, default_value_t = 4)]
-    pub map_slots: u32,
-    /// Reduce slots per node (also for topology nodes that do not say).
-    #[arg(long, default_value_t = 2)]
-    pub reduce_slots: u32,
-    /// In-rack link bandwidth, Mbit/s.
-    #[arg(long, default_value_t = 1000.0)]
-    pub rack_mbps: f64,
-    /// Rack-to-rack bandwidth, Mbit/s.
-    #[arg(long, default_value_t = 100.0)]
-    pub cross_rack_mbps: f64,
+    /// Nodes of the synthetic cluster [default: 100; a --workload's: its paper's].
+    #[arg(long)]
+    pub nodes: Option<usize>,
+    /// Nodes per rack [default: 20; a --workload's: its paper's].
+    #[arg(long)]
+    pub rack_size: Option<usize>,
+    /// Map slots per node, also for topology nodes that do not say [default: 4; a
+    /// --workload's: its paper's].
+    #[arg(long)]
+    pub map_slots: Option<u32>,
+    /// Reduce slots per node, also for topology nodes that do not say [default: 2; a
+    /// --workload's: its paper's].
+    #[arg(long)]
+    pub reduce_slots: Option<u32>,
+    /// In-rack link bandwidth, Mbit/s [default: 1000; a --workload's: its paper's].
+    #[arg(long)]
+    pub rack_mbps: Option<f64>,
+    /// Rack-to-rack bandwidth, Mbit/s [default: 100; a --workload's: its paper's].
+    #[arg(long)]
+    pub cross_rack_mbps: Option<f64>,
     /// Each rack's uplink and downlink, Mbit/s, shared by all flows leaving or entering it
-    /// (ShuffleWatcher's oversubscribed racks); default: no rack limit.
+    /// (ShuffleWatcher's oversubscribed racks) [default: no rack limit; shuffle-watcher: 500].
     #[arg(long)]
     pub uplink_mbps: Option<f64>,
+    /// Delay scheduling's T1 (wait for a node-local slot), s [default: 1.5 × the heartbeat;
+    /// fair-small-jobs: 15].
+    #[arg(long)]
+    pub t1_s: Option<f64>,
+    /// Delay scheduling's T2 (further wait for a rack-local slot), s [default: 1.5 × the
+    /// heartbeat; fair-small-jobs: 15].
+    #[arg(long)]
+    pub t2_s: Option<f64>,
     /// Disk read rate of node-local input, MB/s.
     #[arg(long, default_value_t = 100.0)]
     pub disk_mb_s: f64,
@@ -193,22 +213,71 @@ fn runs(args: &RunArgs, base: &SimConfig, points: &[Point]) -> Vec<Run> {
     out
 }
 
+/// The cluster of a trace replay without `--topology` or flags: 100 nodes in racks of 20, 4 map
+/// and 2 reduce slots.
+const TRACE_SHAPE: Shape = Shape { nodes: 100, rack_size: 20, map_slots: 4, reduce_slots: 2 };
+
+/// The workload, its cluster, and the settings the flags start from: a trace's (read with
+/// `--format`) or a paper's experiment (`--workload`).
+fn input(args: &RunArgs) -> Result<(Input, Settings), CliError> {
+    match (&args.trace, &args.workload) {
+        (Some(trace), None) => {
+            let Some(format) = args.format else {
+                return Err(CliError::Usage("whatif --trace FILE needs --format".into()));
+            };
+            let shape = Shape {
+                nodes: args.nodes.unwrap_or(TRACE_SHAPE.nodes),
+                rack_size: args.rack_size.unwrap_or(TRACE_SHAPE.rack_size),
+                map_slots: args.map_slots.unwrap_or(TRACE_SHAPE.map_slots),
+                reduce_slots: args.reduce_slots.unwrap_or(TRACE_SHAPE.reduce_slots),
+            };
+            let topology = args.topology.as_deref();
+            let input = load::load(trace, format, topology, &shape, args.seed, args.swim_pools)?;
+            Ok((input, Settings::default()))
+        }
+        (None, Some(workload)) => {
+            let flags = ClusterFlags {
+                nodes: args.nodes,
+                rack_size: args.rack_size,
+                map_slots: args.map_slots,
+                reduce_slots: args.reduce_slots,
+            };
+            let experiment = workloads::build(workload, args.seed, &flags)?;
+            Ok((experiment.input, experiment.settings))
+        }
+        _ => Err(CliError::Usage(
+            "whatif needs exactly one of --trace FILE --format F and --workload NAME".into(),
+        )),
+    }
+}
+
+/// The config every run starts from: the input's cluster and replicas, `settings` (a trace's
+/// defaults or the paper's), then every flag the user gave.
+fn base_config(args: &RunArgs, input: &Input, settings: &Settings) -> SimConfig {
+    let mut base = SimConfig {
+        cluster: input.cluster.clone(),
+        replicas: input.replicas,
+        rack_mbps: args.rack_mbps.unwrap_or(settings.rack_mbps),
+        cross_rack_mbps: args.cross_rack_mbps.unwrap_or(settings.cross_rack_mbps),
+        uplink_mbps: args.uplink_mbps.or(settings.uplink_mbps),
+        disk_mb_s: args.disk_mb_s,
+        epoch_s: args.epoch_s,
+        seed: args.seed,
+        max_time_s: args.max_time_s,
+        ..SimConfig::default()
+    };
+    base.policy.locality_delay_node_s = args.t1_s.or(settings.t1_s);
+    base.policy.locality_delay_rack_s = args.t2_s.or(settings.t2_s);
+    apply_flags(args, &mut base);
+    base
+}
+
 /// Runs the what-if.
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
-    let (Some(trace), Some(format)) = (&args.trace, args.format) else {
-        return Err(CliError::Usage("whatif needs --trace FILE and --format".into()));
-    };
     let Some(out) = &args.out else {
         return Err(CliError::Usage("whatif needs --out DIR".into()));
     };
-    let shape = Shape {
-        nodes: args.nodes,
-        rack_size: args.rack_size,
-        map_slots: args.map_slots,
-        reduce_slots: args.reduce_slots,
-    };
-    let input =
-        load::load(trace, format, args.topology.as_deref(), &shape, args.seed, args.swim_pools)?;
+    let (input, settings) = input(args)?;
     let sweep = match &args.sweep {
         Some(p) => {
             let text = std::fs::read_to_string(p)
@@ -217,19 +286,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         }
         None => Sweep::default(),
     };
-    let mut base = SimConfig {
-        cluster: input.cluster.clone(),
-        replicas: input.replicas,
-        rack_mbps: args.rack_mbps,
-        cross_rack_mbps: args.cross_rack_mbps,
-        uplink_mbps: args.uplink_mbps,
-        disk_mb_s: args.disk_mb_s,
-        epoch_s: args.epoch_s,
-        seed: args.seed,
-        max_time_s: args.max_time_s,
-        ..SimConfig::default()
-    };
-    apply_flags(args, &mut base);
+    let base = base_config(args, &input, &settings);
     let (shard, shards) = args.shard.unwrap_or((0, 1));
     let all = runs(args, &base, &sweep.points());
     // The sweep's identity, the same for every shard: the arguments but the shard, and every
@@ -403,4 +460,52 @@ pub fn summarize(dir: &Path) -> Result<(), CliError> {
     manifest::write_manifest(dir, &Shard::WHOLE.manifest_file(), &manifest)?;
     println!("merged {n} shards, {} runs: {}", rows.len(), dir.join("summary.csv").display());
     Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        run: RunArgs,
+    }
+
+    fn base(line: &str) -> SimConfig {
+        let args = Cli::try_parse_from(line.split_whitespace()).unwrap().run;
+        let (input, settings) = input(&args).unwrap();
+        base_config(&args, &input, &settings)
+    }
+
+    #[test]
+    fn flags_given_override_the_workloads_settings() {
+        // fair-small-jobs sets T1 = T2 = 15 s and 1,000 Mbit/s across racks.
+        let preset = base("x --workload fair-small-jobs:jobs=5");
+        assert_eq!(preset.policy.locality_delay_node_s, Some(15.0));
+        assert_eq!(preset.policy.locality_delay_rack_s, Some(15.0));
+        assert_eq!((preset.rack_mbps, preset.cross_rack_mbps), (1000.0, 1000.0));
+        assert_eq!(preset.cluster, ClusterSource::Workload { map_slots: 6, reduce_slots: 4 });
+        let given = base(
+            "x --workload fair-small-jobs:jobs=5 --t1-s 5 --cross-rack-mbps 100 --map-slots 2 \
+             --slowstart 1 --heartbeat node-multiple",
+        );
+        assert_eq!(given.policy.locality_delay_node_s, Some(5.0));
+        assert_eq!(given.policy.locality_delay_rack_s, Some(15.0));
+        assert_eq!((given.rack_mbps, given.cross_rack_mbps), (1000.0, 100.0));
+        assert_eq!(given.cluster, ClusterSource::Workload { map_slots: 2, reduce_slots: 4 });
+        assert_eq!(given.slowstart, 1.0);
+        assert_eq!(given.offers, Offers::Heartbeats { assign_multiple: true });
+        // shuffle-watcher's oversubscribed uplinks, unless --uplink-mbps says otherwise.
+        let sw = "x --workload shuffle-watcher:users=1,jobs_per_user=1,input_scale=0.001";
+        assert_eq!(base(sw).uplink_mbps, Some(500.0));
+        assert_eq!(base(&format!("{sw} --uplink-mbps 80")).uplink_mbps, Some(80.0));
+        // Without flags every setting is SimConfig's default but the workload's.
+        let plain = base("x --workload ras");
+        assert_eq!(plain.slowstart, SimConfig::default().slowstart);
+        assert_eq!(plain.offers, Offers::Auto);
+        assert_eq!(plain.policy.locality_delay_node_s, None);
+    }
 }
