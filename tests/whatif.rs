@@ -342,8 +342,12 @@ fn workload_presets_run_the_papers_experiments() {
     }
     let node_local = |i: usize| summary[i]["node_local"].parse::<f64>().unwrap();
     assert!(node_local(1) > node_local(0), "delay {} vs fifo {}", node_local(1), node_local(0));
+    // Generated jobs have no real finish times: no validation.csv, no validation line.
+    assert!(!out.join("validation.csv").exists());
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("validation:"));
     let jobs = rows(&out.join("jobs/policy=delay/part-0.csv"));
     assert_eq!(jobs.len(), 30);
+    assert!(jobs.iter().all(|j| j["observed_response_s"].is_empty()));
     assert!(jobs.iter().all(|j| j["class"] == "3-map" && j["maps"] == "3"));
     // A flag overrides the preset: 1 map slot per node.
     let o = placer(&[

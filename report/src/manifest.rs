@@ -43,7 +43,8 @@ pub const MANIFEST_VERSION: u32 = 1;
 pub struct FileEntry {
     /// Path relative to the output directory, `/`-separated.
     pub path: String,
-    /// What it holds: `summary`, `jobs`, `epochs`, `jobruntime`, `plot`, ...
+    /// What it holds: `summary`, `jobs`, `epochs`, `racks`, `jobruntime`, `validation`, `plot`,
+    /// ...
     pub kind: String,
     /// Data rows (header excluded) for tables; `None` for plots and other files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -99,6 +100,13 @@ impl Shard {
     /// summarize` merges them into `summary.csv`).
     pub fn summary_file(&self) -> String {
         self.file("summary.csv")
+    }
+
+    /// Where this shard's `validation.csv` goes (when a run has real finish times):
+    /// `validation.csv` for `0/1`, else `shards/i-of-N/validation.csv` (merged by `placer
+    /// whatif summarize`).
+    pub fn validation_file(&self) -> String {
+        self.file("validation.csv")
     }
 
     /// Where this shard's manifest goes: `manifest.json` for `0/1`, else

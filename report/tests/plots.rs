@@ -28,6 +28,7 @@ fn job(k: usize, submit_s: f64, response_s: Option<f64>) -> JobMetrics {
         maps_no_preference: 0,
         task_runs: 5,
         preempted: 0,
+        observed_response_s: None,
     }
 }
 

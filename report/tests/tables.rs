@@ -16,6 +16,9 @@ use placer_report::tables::{
     write_summary_csv, SummaryRow, EPOCH_COLUMNS, JOBRUNTIME_COLUMNS, JOB_COLUMNS, RACK_COLUMNS,
     SUMMARY_COLUMNS,
 };
+use placer_report::tables::{
+    read_validation_csv, write_validation_csv, ErrorSummary, VALIDATION_COLUMNS,
+};
 use placer_sim::{
     EpochMetrics, JobMetrics, RackTraffic, SimReport, StopReason, Summary, WallTiming,
 };
@@ -42,6 +45,7 @@ fn job(id: &str, submit_s: f64, finish_s: Option<f64>, locality: [usize; 4]) -> 
         maps_no_preference: locality[3],
         task_runs: locality.iter().sum::<usize>() + 1,
         preempted: 0,
+        observed_response_s: None,
     }
 }
 
@@ -67,11 +71,14 @@ fn epoch(time_s: f64, assigned: u64) -> EpochMetrics {
 
 /// A run of 3 jobs (one unfinished) and `epochs` solver calls; `locality` of job 0.
 fn report(name: &str, algorithm: Algorithm, locality: [usize; 4]) -> SimReport {
-    let jobs = vec![
+    let mut jobs = vec![
         job(NASTY_ID, 0.0, Some(42.5), locality),
         job("j2", 1.25, Some(30.0), [1, 1, 0, 0]),
         job("j3", 2.0, None, [0, 0, 0, 0]),
     ];
+    // The trace says j2 really took 25 s and j3 40 s.
+    jobs[1].observed_response_s = Some(25.0);
+    jobs[2].observed_response_s = Some(40.0);
     let epochs = vec![epoch(0.0, 3), epoch(1.0, 2), epoch(2.0, 0)];
     let summary = Summary {
         jobs: 3,
@@ -286,10 +293,11 @@ fn run_tables_have_exact_headers_row_counts_and_escaping() {
     assert_eq!(jobs.len(), 1 + 3);
     assert_eq!(
         jobs[1],
-        "\"j,1 \"\"big\"\"\",\"bin, 3\",prod,0.0,42.5,42.5,10.0,4.25,5,1,3,0,0,2,6,0"
+        "\"j,1 \"\"big\"\"\",\"bin, 3\",prod,0.0,42.5,42.5,10.0,4.25,5,1,3,0,0,2,6,0,"
     );
+    assert!(jobs[2].ends_with(",25.0"), "{}", jobs[2]);
     // Unfinished job: finish, response and slowdown empty; no class: empty.
-    assert_eq!(jobs[3], "j3,,prod,2.0,,,10.0,,0,1,0,0,0,0,1,0");
+    assert_eq!(jobs[3], "j3,,prod,2.0,,,10.0,,0,1,0,0,0,0,1,0,40.0");
 
     let epochs = csv_lines(&dir.path().join("epochs/policy=lsap/part-0.csv"));
     assert_eq!(epochs[0], EPOCH_COLUMNS.join(","));
@@ -303,7 +311,8 @@ fn run_tables_have_exact_headers_row_counts_and_escaping() {
     );
     assert_eq!(runtime[0], JOBRUNTIME_COLUMNS.join(","));
     // Finished jobs only, by finish time; times in ms.
-    assert_eq!(runtime[1..], ["j2,1250,,1250,30000", "\"j,1 \"\"big\"\"\",0,,0,42500"]);
+    // j2's real end: 1.25 + 25 s.
+    assert_eq!(runtime[1..], ["j2,1250,26250,1250,30000", "\"j,1 \"\"big\"\"\",0,,0,42500"]);
 }
 
 #[test]
@@ -457,4 +466,45 @@ fn racks_table_has_one_row_per_epoch_and_rack_with_traffic() {
     let racks = files.iter().find(|f| f.path == "racks/policy=lsap/part-0.parquet").unwrap();
     assert_eq!(racks.rows, Some(4));
     assert_eq!(parquet_rows(&dir.path().join(&racks.path)).len(), 4);
+}
+
+#[test]
+fn validation_compares_real_and_simulated_response_per_job() {
+    // Each run: j2 really took 25 s and took 30 − 1.25 = 28.75 s in the simulator: +15%; j3
+    // really took 40 s and did not finish: no error. Job 0 has no real time: no row.
+    let dir = tempfile::tempdir().unwrap();
+    let reports = two_policies();
+    let refs: Vec<&SimReport> = reports.iter().collect();
+    let entry = write_validation_csv(dir.path(), "validation.csv", &refs).unwrap().unwrap();
+    assert_eq!((entry.kind.as_str(), entry.rows), ("validation", Some(4)));
+    let lines = csv_lines(&dir.path().join("validation.csv"));
+    assert_eq!(lines[0], VALIDATION_COLUMNS.join(","));
+    assert_eq!(
+        lines[1..],
+        [
+            "dl_sched,j2,,25.0,28.75,15.0",
+            "dl_sched,j3,,40.0,,",
+            "lsap,j2,,25.0,28.75,15.0",
+            "lsap,j3,,40.0,,"
+        ]
+    );
+    let back = read_validation_csv(&dir.path().join("validation.csv")).unwrap();
+    assert_eq!(back.len(), 4);
+    assert_eq!((back[0].sim_response_s, back[0].error_pct), (Some(28.75), Some(15.0)));
+    assert_eq!((back[1].sim_response_s, back[1].error_pct), (None, None));
+    let line = ErrorSummary::of(&reports[1]).unwrap().to_string();
+    assert_eq!(
+        line,
+        "validation: policy lsap: median |error| 15.0%, mean |error| 15.0% over 1 jobs"
+    );
+    // No real times anywhere: no file, no summary.
+    let mut plain = two_policies();
+    for j in plain.iter_mut().flat_map(|r| r.jobs.iter_mut()) {
+        j.observed_response_s = None;
+    }
+    let refs: Vec<&SimReport> = plain.iter().collect();
+    let other = tempfile::tempdir().unwrap();
+    assert_eq!(write_validation_csv(other.path(), "validation.csv", &refs).unwrap(), None);
+    assert!(!other.path().join("validation.csv").exists());
+    assert_eq!(ErrorSummary::of(&plain[0]), None);
 }

@@ -397,6 +397,7 @@ impl Metrics {
                     maps_no_preference: run.locality[3],
                     task_runs: run.runs,
                     preempted: run.preempted,
+                    observed_response_s: spec.observed_finish_s.map(|f| f - index.submit_s),
                 }
             })
             .collect()

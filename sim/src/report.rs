@@ -55,6 +55,9 @@ pub struct JobMetrics {
     pub task_runs: usize,
     /// Runs killed by preemption.
     pub preempted: usize,
+    /// The real cluster's response time, s (`JobSpec::observed_finish_s − submit_s`), when the
+    /// trace records when the job really finished: what `response_s` is validated against.
+    pub observed_response_s: Option<f64>,
 }
 
 /// One solver call.

@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use placer_models::Algorithm;
 use placer_report::manifest::{self, FileEntry, Manifest, Shard, MANIFEST_FILE};
 use placer_report::plots;
-use placer_report::tables::{self, SummaryRow};
+use placer_report::tables::{self, ErrorSummary, SummaryRow, ValidationRow};
 #[cfg(test)]
 use placer_sim::ClusterSource;
 use placer_sim::{Offers, SimConfig, SimReport, Victim};
@@ -318,6 +318,11 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     outputs.write(&done)?;
     let rows: Vec<SummaryRow> = done.iter().map(|(_, r)| SummaryRow::from_report(r)).collect();
     print!("{}", table::render(&rows));
+    for (_, report) in &done {
+        if let Some(line) = ErrorSummary::of(report) {
+            println!("{line}");
+        }
+    }
     Ok(())
 }
 
@@ -359,11 +364,13 @@ impl Outputs<'_> {
         }
         let rows: Vec<SummaryRow> = done.iter().map(|(_, r)| SummaryRow::from_report(r)).collect();
         files.push(tables::write_summary_csv(self.dir, &shard.summary_file(), &rows)?);
+        let reports: Vec<&SimReport> = done.iter().map(|(_, r)| r).collect();
+        let validation = shard.validation_file();
+        files.extend(tables::write_validation_csv(self.dir, &validation, &reports)?);
         let plot_dir = match shard == Shard::WHOLE {
             true => self.dir.to_path_buf(),
             false => self.dir.join(shard_dir(&shard)),
         };
-        let reports: Vec<&SimReport> = done.iter().map(|(_, r)| r).collect();
         for path in plots::write_plots(&reports, &plot_dir)? {
             let bytes = std::fs::read(&path)
                 .map_err(|source| CliError::Io { path: path.clone(), source })?;
@@ -376,6 +383,25 @@ impl Outputs<'_> {
         manifest::write_manifest(self.dir, &shard.manifest_file(), &manifest)?;
         Ok(())
     }
+}
+
+/// The shards' `validation.csv` rows (those that wrote one), runs in run order (`names`),
+/// jobs in each run's order.
+fn merged_validation(
+    dir: &Path,
+    shards: &[(Manifest, Vec<SummaryRow>)],
+    names: &[String],
+) -> Result<Vec<ValidationRow>, CliError> {
+    let mut rows = Vec::new();
+    for (m, _) in shards {
+        let rel = m.shard.validation_file();
+        if m.files.iter().any(|f| f.path == rel) {
+            rows.extend(tables::read_validation_csv(&dir.join(&rel))?);
+        }
+    }
+    // Stable: a run's jobs keep their order.
+    rows.sort_by_key(|r| names.iter().position(|n| *n == r.policy).unwrap_or(usize::MAX));
+    Ok(rows)
 }
 
 /// The folder of a shard's summary, manifest and plots, relative to `--out`.
@@ -454,6 +480,8 @@ pub fn summarize(dir: &Path) -> Result<(), CliError> {
     }
     let mut files: Vec<FileEntry> = shards.iter().flat_map(|(m, _)| m.files.clone()).collect();
     files.push(tables::write_summary_csv(dir, &Shard::WHOLE.summary_file(), &rows)?);
+    let validation = merged_validation(dir, &shards, &names)?;
+    files.extend(tables::write_validation_rows(dir, &Shard::WHOLE.validation_file(), &validation)?);
     let revision = shards[0].0.git_revision.clone();
     let mut manifest = Manifest::new(&revision, "", Shard::WHOLE, names, files);
     manifest.config_sha256 = hash;
@@ -507,5 +535,66 @@ mod tests {
         assert_eq!(plain.slowstart, SimConfig::default().slowstart);
         assert_eq!(plain.offers, Offers::Auto);
         assert_eq!(plain.policy.locality_delay_node_s, None);
+    }
+
+    #[test]
+    fn validation_csv_per_shard_merged_in_run_order_and_listed() {
+        // One node with one map slot; jobs a and c record real finish times (5 s and 20 s after
+        // a submit at 0 and 2 s), b does not. Two runs (fifo, lsap) written as shards 0/2 and
+        // 1/2, then merged: validation.csv has a and c of fifo, then of lsap, with error % =
+        // (simulated − real) / real · 100 from the jobs' own response times.
+        use placer_testkit::workload::{job, map, topology};
+        let mut jobs = vec![
+            job("a", "default", 0.0, vec![map(0, &["n0"], 4.0, 0)], vec![]),
+            job("b", "default", 1.0, vec![map(0, &["n0"], 4.0, 0)], vec![]),
+            job("c", "default", 2.0, vec![map(0, &["n0"], 4.0, 0)], vec![]),
+        ];
+        jobs[0].observed_finish_s = Some(5.0);
+        jobs[2].observed_finish_s = Some(22.0);
+        let workload = placer_datasets::Workload {
+            jobs,
+            topology: Some(topology(&[&[("n0", 1, 0)]])),
+            ..placer_datasets::Workload::default()
+        };
+        let dir = std::env::temp_dir().join(format!("placer-validation-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut sims = Vec::new();
+        for (i, name) in ["fifo", "lsap"].into_iter().enumerate() {
+            let algorithm = crate::parse_policy(name).unwrap();
+            let config =
+                SimConfig { name: name.to_owned(), ..SimConfig::with_algorithm(algorithm) };
+            let report = placer_sim::simulate(&workload, &config).unwrap();
+            let run = Run {
+                name: name.to_owned(),
+                partition: vec![("policy".to_owned(), name.to_owned())],
+                config,
+            };
+            let outputs = Outputs { dir: &dir, shard: i, shards: 2, config: "{}" };
+            outputs.write(&[(&run, report.clone())]).unwrap();
+            let shard = Shard::new(i, 2).unwrap();
+            assert!(dir.join(shard.validation_file()).is_file());
+            let m = manifest::read_manifest(&dir.join(shard.manifest_file())).unwrap();
+            assert!(m.files.iter().any(|f| f.path == shard.validation_file()));
+            sims.push(report);
+        }
+        summarize(&dir).unwrap();
+        let merged = tables::read_validation_csv(&dir.join("validation.csv")).unwrap();
+        let got: Vec<(&str, &str)> =
+            merged.iter().map(|r| (r.policy.as_str(), r.job.as_str())).collect();
+        assert_eq!(got, [("fifo", "a"), ("fifo", "c"), ("lsap", "a"), ("lsap", "c")]);
+        for (row, (report, j)) in merged.iter().zip([(0, 0), (0, 2), (1, 0), (1, 2)]) {
+            let sim = sims[report].jobs[j].response_s.unwrap();
+            let real = [5.0, 0.0, 20.0][j];
+            assert_eq!(row.real_response_s, real);
+            assert_eq!(row.sim_response_s, Some(sim));
+            assert_eq!(row.error_pct, Some((sim - real) / real * 100.0));
+        }
+        let m = manifest::read_manifest(&dir.join("manifest.json")).unwrap();
+        assert!(m.files.iter().any(|f| f.path == "validation.csv" && f.rows == Some(4)));
+        let line = ErrorSummary::of(&sims[0]).unwrap().to_string();
+        assert!(line.starts_with("validation: policy fifo: median |error| "), "{line}");
+        assert!(line.ends_with("% over 2 jobs"), "{line}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

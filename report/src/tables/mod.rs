@@ -13,6 +13,9 @@
 //! DIR/racks/policy=lsap/part-0.{csv,parquet}        RACK_COLUMNS, one row per epoch and rack
 //!                                                   with cross-rack traffic since the last one
 //! DIR/jobruntime/policy=lsap/jobruntime.csv         SLS's columns, one row per finished job
+//! DIR/validation.csv                                real against simulated response per run
+//!                                                   and job, when the trace has real finish
+//!                                                   times (see Shard::validation_file)
 //! ```
 //!
 //! The partition directories are the caller's `(key, value)` pairs in order (a sweep adds
@@ -49,6 +52,7 @@ mod encode;
 mod hive;
 mod run_tables;
 mod summary_row;
+mod validation;
 
 pub use hive::{partition_path, write_run_tables, EPOCHS_DIR, JOBRUNTIME_DIR, JOBS_DIR, RACKS_DIR};
 pub use run_tables::{
@@ -58,4 +62,9 @@ pub use run_tables::{
 pub use summary_row::{
     parse_summary_csv, read_summary_csv, summary_csv, write_summary_csv, SummaryRow,
     SUMMARY_COLUMNS,
+};
+pub use validation::{
+    abs_error_stats, error_pct, read_validation_csv, validation_csv, validation_rows,
+    write_validation_csv, write_validation_rows, AbsErrorStats, ErrorSummary, ValidationRow,
+    VALIDATION_COLUMNS,
 };

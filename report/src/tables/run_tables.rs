@@ -6,8 +6,9 @@ use placer_sim::SimReport;
 
 use super::encode::{int, ms, Cells, Column, Table};
 
-/// The columns of the per-job table: the fields of [`placer_sim::JobMetrics`], in order.
-pub const JOB_COLUMNS: [&str; 16] = [
+/// The columns of the per-job table: the fields of [`placer_sim::JobMetrics`], in order
+/// (`observed_response_s` last, empty unless the trace records real finish times).
+pub const JOB_COLUMNS: [&str; 17] = [
     "id",
     "class",
     "pool",
@@ -24,6 +25,7 @@ pub const JOB_COLUMNS: [&str; 16] = [
     "maps_no_preference",
     "task_runs",
     "preempted",
+    "observed_response_s",
 ];
 
 /// The columns of the per-epoch table: `epoch` (0-based index of the solver call), the fields
@@ -60,8 +62,8 @@ pub const RACK_COLUMNS: [&str; 5] = ["epoch", "time_s", "rack", "bytes_out", "by
 /// - `JobID`: the workload's job id (SLS writes the YARN application id).
 /// - `real_start_time`: the job's start in the trace, `round(submit_s · 1000)` (SLS: the
 ///   trace's `job.start.ms`).
-/// - `real_end_time`: the job's end in the trace. The workload does not carry it, so the
-///   field is empty.
+/// - `real_end_time`: the job's end in the trace, `round((submit_s + observed_response_s) ·
+///   1000)`; empty when the trace does not record it.
 /// - `simulate_start_time`: when the simulated job was submitted, `round(submit_s · 1000)` on
 ///   the simulated clock (SLS: the AM's first step, ms after the simulation start).
 /// - `simulate_end_time`: when its last task finished, `round(finish_s · 1000)`.
@@ -94,6 +96,10 @@ pub(super) fn jobs_table(report: &SimReport) -> Table {
         Column { name: "maps_no_preference", cells: count(|x| x.maps_no_preference) },
         Column { name: "task_runs", cells: count(|x| x.task_runs) },
         Column { name: "preempted", cells: count(|x| x.preempted) },
+        Column {
+            name: "observed_response_s",
+            cells: Cells::OptF64(j.iter().map(|x| x.observed_response_s).collect()),
+        },
     ];
     Table::new(columns, j.len())
 }
@@ -168,7 +174,14 @@ pub(super) fn jobruntime_table(report: &SimReport) -> Table {
             name: "real_start_time",
             cells: Cells::OptI64(jobs.iter().map(|j| ms(j.submit_s)).collect()),
         },
-        Column { name: "real_end_time", cells: Cells::OptI64(vec![None; jobs.len()]) },
+        Column {
+            name: "real_end_time",
+            cells: Cells::OptI64(
+                jobs.iter()
+                    .map(|j| j.observed_response_s.and_then(|r| ms(j.submit_s + r)))
+                    .collect(),
+            ),
+        },
         Column {
             name: "simulate_start_time",
             cells: Cells::OptI64(jobs.iter().map(|j| ms(j.submit_s)).collect()),
