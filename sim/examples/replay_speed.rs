@@ -5,7 +5,8 @@
 //! ```sh
 //! cargo run --release -p placer-sim --example replay_speed -- \
 //!     [--swim FB-2009_samples_24_times_1hr_0.tsv] [--jobs 5894] [--nodes 600] [--rack-size 20] \
-//!     [--map-slots 4] [--reduce-slots 2] [--algorithm lsap] [--bound auto|all|capacity|free] [--seed 1]
+//!     [--map-slots 4] [--reduce-slots 2] [--algorithm lsap] [--bound auto|all|capacity|free] [--seed 1] \
+//!     [--slowstart 0.05] [--task-overhead-s 1]
 //! ```
 //!
 //! With `--swim FILE` the jobs come from a SWIM trace (`placer_datasets::swim`, replicas
@@ -110,6 +111,8 @@ fn main() {
     let (mut map_slots, mut reduce_slots, mut algorithm, mut seed) =
         (4u32, 2u32, "lsap".to_owned(), 1u64);
     let mut bound = PendingBound::Auto;
+    let defaults = SimConfig::default();
+    let (mut slowstart, mut overhead) = (defaults.slowstart, defaults.task_overhead_s);
     while let Some(flag) = args.next() {
         let value = args.next().expect("every flag takes a value");
         match flag.as_str() {
@@ -121,6 +124,8 @@ fn main() {
             "--reduce-slots" => reduce_slots = value.parse().expect("--reduce-slots R"),
             "--algorithm" => algorithm = value,
             "--seed" => seed = value.parse().expect("--seed X"),
+            "--slowstart" => slowstart = value.parse().expect("--slowstart F"),
+            "--task-overhead-s" => overhead = value.parse().expect("--task-overhead-s S"),
             "--bound" => {
                 bound = match value.as_str() {
                     "all" => PendingBound::All,
@@ -158,6 +163,8 @@ fn main() {
         replicas,
         seed,
         pending_bound: bound,
+        slowstart,
+        task_overhead_s: overhead,
         ..SimConfig::default()
     };
     let report = simulate(&workload, &config).expect("the replay runs");

@@ -177,6 +177,9 @@ pub(crate) struct Engine<'a> {
     pub load: crate::contention::NodeLoad,
     /// Intermediate data on disks (`intermediate.rs`).
     pub disks: crate::intermediate::Disks,
+    /// Jobs whose outputs were evicted: their maps are not offered until a job finishes
+    /// (`intermediate.rs`).
+    pub suspended: BTreeSet<usize>,
     /// What the run measures; read only by the report.
     pub metrics: Metrics,
 }
@@ -243,6 +246,7 @@ impl<'a> Engine<'a> {
             disks: crate::intermediate::Disks::new(cluster.len(), cfg.intermediate_gb),
             beats,
             offer: None,
+            suspended: BTreeSet::new(),
             cfg,
             workload,
             on_job_done: None,
@@ -443,8 +447,15 @@ impl<'a> Engine<'a> {
             self.stall = 0;
             return true;
         }
-        if self.running.is_empty() && self.net.active() == 0 {
-            return false;
+        // Reduces copying with no byte in flight wait for maps: they do not move the run.
+        let moving = self.net.active() > 0 || self.running.iter().any(|&t| !self.tasks[t].copying);
+        if !moving {
+            if self.suspended.is_empty() {
+                return false;
+            }
+            // Only evicted jobs could move: they may run again.
+            self.suspended.clear();
+            self.offer_soon();
         }
         self.stall = 0;
         true
@@ -790,6 +801,10 @@ impl<'a> Engine<'a> {
     /// Job `j` finished now.
     fn job_done(&mut self, j: usize) {
         self.metrics.job_finished(j, self.now);
+        if !self.suspended.is_empty() {
+            self.suspended.clear();
+            self.wake_all();
+        }
         if let Some(f) = self.on_job_done {
             f();
         }

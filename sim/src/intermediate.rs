@@ -11,6 +11,10 @@
 //! room for the smallest pending map's output, the victim job's outputs are evicted: its
 //! finished maps become pending again, its copying reduces are killed, and its reduces wait
 //! for slowstart again (reduces that finished stay finished; computing ones keep their data).
+//! "Results from one job must be deleted until the other job completes": the victim's maps
+//! are not offered again until some job finishes (or until nothing else can move), so that a
+//! policy that favours the victim (it now runs fewest tasks) cannot refill the disks with it
+//! and evict it again forever.
 //! The victim is the active job holding intermediate data that was submitted latest, or that
 //! has the least progress (fraction of its tasks done; ties: the latest) — §5.4's two
 //! heuristics under which "some job in the cluster monotonically make[s] progress". Evicting
@@ -138,8 +142,12 @@ impl Engine<'_> {
                 .count();
             done as f64 / (spec.maps + spec.reduces).max(1) as f64
         };
-        let holders: Vec<usize> =
-            self.active_jobs.iter().copied().filter(|&j| !self.jobs[j].held.is_empty()).collect();
+        let holders: Vec<usize> = self
+            .active_jobs
+            .iter()
+            .copied()
+            .filter(|&j| !self.jobs[j].held.is_empty() && !self.suspended.contains(&j))
+            .collect();
         let later = |a: usize, b: usize, e: &Self| {
             e.ix.jobs[a].submit_s.total_cmp(&e.ix.jobs[b].submit_s).then(a.cmp(&b))
         };
@@ -149,8 +157,13 @@ impl Engine<'_> {
                 progress(self, a).total_cmp(&progress(self, b)).then(later(b, a, self))
             }),
         };
-        let Some(j) = victim else { return };
+        let Some(j) = victim else {
+            // Every holder is suspended already: let them run again.
+            self.suspended.clear();
+            return;
+        };
         self.metrics.evicted(j);
+        self.suspended.insert(j);
         let spec = self.ix.jobs[j].clone();
         let copying: Vec<usize> = self.jobs[j].copying.iter().copied().collect();
         for r in copying {

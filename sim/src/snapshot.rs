@@ -17,13 +17,13 @@
 //! without allocating strings, so a snapshot costs O(active jobs + Σ pending scanned) integer
 //! work but only O(offered + running) strings. `All` offers every pending task.
 
-use crate::cluster::SimCluster;
+use crate::cluster::{parse_node_id, SimCluster};
 use crate::config::{NodeOrder, PendingBound, SimConfig};
 use crate::engine::Engine;
 use crate::workload_index::WorkloadIndex;
 use placer_models::{
-    Job, JobId, PendingTask, PlaceRequest, Pool, PoolId, RunningTask, ShuffleSource, TaskKind,
-    UserId,
+    Job, JobId, PendingTask, PlaceRequest, Pool, PoolId, Resources, RunningTask, ShuffleSource,
+    TaskKind, UserId,
 };
 use rand::seq::SliceRandom;
 
@@ -74,6 +74,14 @@ impl Engine<'_> {
                 req.cluster.nodes.shuffle(&mut self.order_rng);
             }
             None => {}
+        }
+        if self.disks.limited() {
+            for node in &mut req.cluster.nodes {
+                if let Some(n) = parse_node_id(node.id.as_str(), self.cluster.len()) {
+                    let disk = self.disks.free(n);
+                    node.resources.get_or_insert_with(Resources::default).disk = disk;
+                }
+            }
         }
         for (pool, clocks) in req.pools.iter_mut().zip(&self.starvation) {
             pool.starvation = *clocks;
@@ -133,6 +141,9 @@ impl Engine<'_> {
         stamp: &mut u64,
     ) {
         out.clear();
+        if kind == TaskKind::Map && self.suspended.contains(&j) {
+            return;
+        }
         let pending = &self.jobs[j].pending[kind.slot()];
         let total = match kind {
             TaskKind::Map => self.cluster.total_map_slots,
@@ -210,6 +221,9 @@ impl Engine<'_> {
         match task.kind {
             TaskKind::Map => {
                 p.input_bytes = task.bytes;
+                if self.disks.limited() {
+                    p.output_bytes = task.output_bytes;
+                }
                 p.replicas =
                     self.ix.replicas(t).iter().map(|&n| nodes[n as usize].id.clone()).collect();
             }

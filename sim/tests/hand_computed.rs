@@ -360,3 +360,35 @@ fn measured_times_and_failed_attempts_replay_as_traced() {
     assert_eq!(r.jobs[0].maps_remote, 1);
     assert!(close(r.summary.cross_rack_gb, 0.125));
 }
+
+#[test]
+fn full_disks_evict_the_latest_job_and_the_other_finishes() {
+    // FAIR §5.4. One node, 2 map slots, 1 reduce slot, 100 MB of room for map outputs. Jobs a
+    // and b (both at 0; b is later in submit order) each have 2 maps (no input, 10 s, 40 MB
+    // output) and one reduce (80 MB shuffle, 1 s). fair, epochs, slowstart 1, no overhead.
+    // Tick 0: one map of each (80 MB reserved ≤ 100). At 10 both end: 80 MB held, 20 free, so
+    // at tick 12 neither second map fits and nothing runs: stuck. The victim (submitted
+    // latest: b) loses its output; 60 MB free. Tick 15: a's second map (its share is as low
+    // as b's; a comes first) takes 40 MB; the 20 left fit nothing else. It ends at 25; tick
+    // 27 starts a's reduce, which reads its 80 MB from the local disk (0.8 s) and computes
+    // 1 s: a ends at 28.8 and its 80 MB are deleted. Tick 30: both of b's maps (80 MB), done
+    // at 40; tick 42 its reduce: b ends at 43.8. The most held at once: 80 MB.
+    let m = map(0, &["n0"], 10.0, 40_000_000);
+    let w = Workload {
+        jobs: vec![
+            job("a", "default", 0.0, vec![m.clone(), m.clone()], vec![reduce(80_000_000, 1.0)]),
+            job("b", "default", 0.0, vec![m.clone(), m], vec![reduce(80_000_000, 1.0)]),
+        ],
+        topology: Some(topology(&[&[("n0", 2, 1)]])),
+        ..Workload::default()
+    };
+    let cfg = SimConfig { intermediate_gb: Some(0.1), ..config(Algorithm::Fair) };
+    let r = simulate(&w, &cfg).unwrap();
+    assert_eq!(r.stop, StopReason::Completed);
+    let finish: Vec<f64> = r.jobs.iter().map(|j| j.finish_s.unwrap()).collect();
+    assert!(close(finish[0], 28.8) && close(finish[1], 43.8), "{finish:?}");
+    assert!(close(r.summary.peak_intermediate_gb, 0.08));
+    // b's first map ran twice; every map counts once as completed.
+    assert_eq!(r.jobs[1].task_runs, 4);
+    assert_eq!(r.jobs[1].maps_node_local, 2);
+}

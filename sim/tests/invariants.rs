@@ -6,8 +6,8 @@
 use placer_datasets::{PoolSpec, Workload};
 use placer_models::Algorithm;
 use placer_sim::{
-    simulate, simulate_many, ClusterSource, PendingBound, ReplicaSource, SimConfig, SimError,
-    SimReport, StopReason,
+    simulate, simulate_many, ClusterSource, Offers, PendingBound, ReplicaSource, SimConfig,
+    SimError, SimReport, StopReason, Victim,
 };
 use placer_testkit::workload::{job, map, random_workload, reduce, topology};
 use proptest::prelude::*;
@@ -197,9 +197,31 @@ proptest! {
         preempt in any::<bool>(),
         epoch_s in 0.5f64..5.0,
         uplink in proptest::option::of(50.0f64..1000.0),
+        offers in 0usize..4,
+        slowstart in 0usize..4,
+        task_overhead_s in 0.0f64..2.0,
+        // Every job's outputs (≤ 5 × 50 MB) fit one node's room: eviction always unblocks.
+        intermediate_gb in proptest::option::of(0.25f64..1.0),
+        least_progress in any::<bool>(),
+        demand in proptest::option::of((0.0f64..0.8, 0.0f64..0.8, 0.0f64..0.8)),
     ) {
-        let w = random_workload(seed, nodes, jobs, 5, 3, 30.0);
+        let mut w = random_workload(seed, nodes, jobs, 5, 3, 30.0);
+        if let Some((cpu, mem, io)) = demand {
+            for m in w.jobs.iter_mut().flat_map(|j| j.maps.iter_mut()) {
+                m.demand = Some(placer_datasets::Demand { cpu, mem, io });
+            }
+        }
         let cfg = SimConfig {
+            offers: [
+                Offers::Auto,
+                Offers::Epochs,
+                Offers::Heartbeats { assign_multiple: false },
+                Offers::Heartbeats { assign_multiple: true },
+            ][offers],
+            slowstart: [0.0, 0.05, 0.5, 1.0][slowstart],
+            task_overhead_s,
+            intermediate_gb,
+            victim: if least_progress { Victim::LeastProgress } else { Victim::LatestSubmitted },
             cluster: ClusterSource::Synthetic { nodes, rack_size, map_slots, reduce_slots },
             pending_bound: [PendingBound::All, PendingBound::Capacity, PendingBound::FreeSlots, PendingBound::Auto][bound],
             min_share_timeout_s: preempt.then_some(0.0),
@@ -208,9 +230,13 @@ proptest! {
             uplink_mbps: uplink,
             stall_epochs: 20,
             audit: true,
+            // Far beyond any of these runs: reaching it means a run that never ends (e.g. reduces
+            // copying forever for maps that have no slot must count as a stall).
+            max_time_s: Some(20_000.0),
             ..SimConfig::with_algorithm(algorithms()[algorithm])
         };
         let r = simulate(&w, &cfg).unwrap();
+        prop_assert!(r.stop != StopReason::TimeLimit, "{:?}", cfg);
         let needs_maps = w.jobs.iter().any(|j| !j.maps.is_empty());
         let needs_reduces = w.jobs.iter().any(|j| !j.reduces.is_empty());
         if (map_slots > 0 || !needs_maps) && (reduce_slots > 0 || !needs_reduces) {
