@@ -214,17 +214,18 @@ pub enum Offers {
 }
 
 /// The contention model: a running task's compute progresses at rate
-/// `∏_r f_r` (1 = alone on an idle node), over the resources r ∈ {cpu, io, mem}, where with
-/// `D_r` = Σ demands of the tasks computing on the node (fractions of the node, RAS Table 2)
-/// and `C_r` = 1:
+/// `ρ = min_r f_r` (1 = alone on an idle node: its bottleneck resource sets the pace), over the
+/// resources r ∈ {cpu, io, mem}, where with `D_r` = Σ demands of the tasks computing on the
+/// node (fractions of the node, RAS Table 2) and `C_r` = 1:
 /// - cpu and io are shared proportionally, and overcommitting them wastes some of them
 ///   (context switches, disk seeks): `f_r = 1` while `D_r ≤ 1`, else
 ///   `1 / (D_r · (1 + κ_r (D_r − 1)))`;
 /// - memory beyond the node swaps: `f_mem = 1` while `D_mem ≤ 1`, else
 ///   `1 / (1 + κ_mem (D_mem − 1))`.
 ///
-/// κ = 0 is pure proportional sharing. The defaults are calibrated on RAS Fig. 3 (fair, 1..8
-/// map slots on 20 TaskTrackers, best at 4): see BENCHMARKS.md.
+/// κ = 0 is pure proportional sharing. The defaults are calibrated on RAS Fig. 3 (`fair`, 1..8
+/// map slots on RAS's 20 TaskTrackers: the makespan is a U with its best at 4 slots, as in the
+/// paper): see BENCHMARKS.md.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Contention {
     /// Whether demands slow tasks at all (false: every task runs at rate 1).

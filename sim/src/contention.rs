@@ -1,7 +1,8 @@
 //! Multi-resource contention on a node (RAS, Polo et al. §3.1 and Fig. 3: too few slots idle a
 //! node, too many overcommit it): the tasks computing on a node with a demand (cpu, mem, io as
-//! fractions of the node, RAS Table 2) all progress at the node's rate `ρ = ∏_r f_r` of
-//! [`crate::Contention`] (1 when the sums fit the node). When a task starts or stops computing
+//! fractions of the node, RAS Table 2) all progress at the node's rate `ρ = min_r f_r` of
+//! [`crate::Contention`] (1 when the sums fit the node; else the most overcommitted resource
+//! sets the pace). When a task starts or stops computing
 //! on a node, the node's tasks are settled at the old rate (work done = elapsed · ρ) and
 //! rescheduled at the new one, under a new version (their old end events go stale). Tasks
 //! without a demand are not slowed and do not slow others. O(tasks computing on the node) per
@@ -47,7 +48,7 @@ pub(crate) fn rate(d: [f64; 3], c: &Contention) -> f64 {
         }
     };
     let swap = if d[1] <= 1.0 { 1.0 } else { 1.0 / (1.0 + c.swap_penalty * (d[1] - 1.0)) };
-    shared(d[0], c.cpu_thrash) * shared(d[2], c.io_thrash) * swap
+    shared(d[0], c.cpu_thrash).min(shared(d[2], c.io_thrash)).min(swap)
 }
 
 impl Engine<'_> {
@@ -125,5 +126,7 @@ mod tests {
         // Memory 1.5 with κ_mem 4: 1 / 3.
         let mem = Contention { swap_penalty: 4.0, ..fair };
         assert_relative_eq!(rate([0.0, 1.5, 0.0], &mem), 1.0 / 3.0);
+        // Two resources over: the bottleneck sets the pace (cpu 2 → 1/2, io 1.5 → 1/1.5).
+        assert_relative_eq!(rate([2.0, 0.0, 1.5], &fair), 0.5);
     }
 }
