@@ -180,6 +180,8 @@ pub fn parse_alibaba_pods(
             }
         };
         jobs.push(JobSpec {
+            cleanup_s: None,
+            setup_s: None,
             observed_finish_s: None,
             id: name.to_string(),
             submit_s: created as f64,

@@ -342,6 +342,8 @@ pub fn ras_mix(spec: &RasSpec) -> Result<Workload, DatasetError> {
             })
             .collect();
         jobs.push(JobSpec {
+            cleanup_s: None,
+            setup_s: None,
             observed_finish_s: None,
             id: j.label.to_string(),
             submit_s: j.submit_s,

@@ -10,7 +10,8 @@
 //!   (`"default"` if absent; Mumak has none); `submitTime` (required, ≥ 0) → `submit_s`;
 //!   `finishTime` → `observed_finish_s`, on the same origin as `submit_s` (`None` when absent,
 //!   −1 or 0; a finish before `submitTime` is malformed); `outcome` (`SUCCESS`, `FAILED`,
-//!   `KILLED`) → `class`. `otherTasks` (setup/cleanup) are not modelled. No pools are listed
+//!   `KILLED`) → `class`; the first `SETUP` and `CLEANUP` task of `otherTasks` with both times
+//!   known → `setup_s` and `cleanup_s` (task `finishTime − startTime`). No pools are listed
 //!   ([`Workload::pools`] stays empty: Rumen has no weights). Task times are measured attempt
 //!   times, so [`Workload::measured_times`] is true.
 //! - **FAILED jobs are kept by default** with every task they logged (their work occupied the
@@ -120,7 +121,24 @@ pub fn parse_rumen(
         for (i, t) in job.reduce_tasks.iter().flatten().enumerate() {
             reduces.push(reduce_spec(t, &format!("reduceTasks[{i}]"), &m)?);
         }
+        // The first SETUP and CLEANUP task with both times known (a task-level span).
+        let other = |kind: &str| -> Result<Option<f64>, DatasetError> {
+            for (i, t) in job.other_tasks.iter().flatten().enumerate() {
+                if t.task_type.as_deref() == Some(kind) {
+                    let path = format!("otherTasks[{i}]");
+                    match span(t.start_time, t.finish_time, &path, "startTime", &m) {
+                        Ok(Some(secs)) => return Ok(Some(secs)),
+                        Ok(None) => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+            }
+            Ok(None)
+        };
+        let (setup_s, cleanup_s) = (other("SETUP")?, other("CLEANUP")?);
         let spec = JobSpec {
+            setup_s,
+            cleanup_s,
             observed_finish_s: None,
             id,
             submit_s: 0.0,
@@ -222,6 +240,16 @@ struct RJob {
     outcome: Option<String>,
     map_tasks: Option<Vec<RTask>>,
     reduce_tasks: Option<Vec<RTask>>,
+    other_tasks: Option<Vec<ROther>>,
+}
+
+/// A setup or cleanup task (`otherTasks`).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ROther {
+    task_type: Option<String>,
+    start_time: Option<i64>,
+    finish_time: Option<i64>,
 }
 
 #[derive(Deserialize)]

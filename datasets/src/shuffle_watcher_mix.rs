@@ -353,6 +353,8 @@ pub fn shuffle_watcher_mix(spec: &ShuffleWatcherSpec) -> Result<Workload, Datase
             .collect();
         let user = format!("u{}", users[k]);
         jobs.push(JobSpec {
+            cleanup_s: None,
+            setup_s: None,
             observed_finish_s: None,
             id: format!("sw-j{k}"),
             submit_s: submits[k],

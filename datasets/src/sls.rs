@@ -142,6 +142,8 @@ pub fn parse_sls(file: &str, bytes: &[u8]) -> Result<Workload, DatasetError> {
                 return Err(rec.err(file, "job.id", &format!("duplicate job id {id:?}")));
             }
             jobs.push(JobSpec {
+                cleanup_s: None,
+                setup_s: None,
                 observed_finish_s: None,
                 id,
                 submit_s: start as f64 / 1000.0,

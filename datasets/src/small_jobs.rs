@@ -144,6 +144,8 @@ pub fn small_jobs(spec: &SmallJobsSpec) -> Result<Workload, DatasetError> {
         .into_iter()
         .enumerate()
         .map(|(k, submit_s)| JobSpec {
+            cleanup_s: None,
+            setup_s: None,
             observed_finish_s: None,
             id: format!("s{}-j{k}", spec.maps_per_job),
             submit_s,

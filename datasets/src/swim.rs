@@ -261,6 +261,8 @@ pub fn parse_swim(
             SwimPools::BySizeBin => format!("bin{bin}"),
         };
         jobs.push(JobSpec {
+            cleanup_s: None,
+            setup_s: None,
             observed_finish_s: None,
             id: id.to_string(),
             submit_s: submit,

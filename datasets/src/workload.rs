@@ -52,6 +52,12 @@ pub struct JobSpec {
     /// When the traced cluster really finished the job, s (same origin as `submit_s`), if the
     /// trace says: `placer whatif` reports simulated against real response time with it.
     pub observed_finish_s: Option<f64>,
+    /// The job's set-up before its first task and clean-up after its last, s, as the trace
+    /// measured them (Hadoop 0.20 ran a setup and a cleanup task per job; about 16 s each in
+    /// the Mumak trace); `None`: the simulator's `job_setup_s` / `job_cleanup_s`.
+    pub setup_s: Option<f64>,
+    /// See `setup_s`.
+    pub cleanup_s: Option<f64>,
 }
 
 /// One map task.

@@ -337,6 +337,17 @@ fn mumak_observed_finish_hand_derived() {
 }
 
 #[test]
+fn mumak_setup_and_cleanup_tasks_hand_derived() {
+    // Job 0003's otherTasks: SETUP 1240336846190 → 1240336862349 ms (16.159 s), CLEANUP
+    // 1240336928224 → 1240336944237 (16.013 s). Every Mumak job logs both.
+    let (w, _) = mumak();
+    let j = w.jobs.iter().find(|j| j.id == "job_200904211745_0003").unwrap();
+    assert!((j.setup_s.unwrap() - 16.159).abs() < 1e-9);
+    assert!((j.cleanup_s.unwrap() - 16.013).abs() < 1e-9);
+    assert!(w.jobs.iter().all(|j| j.setup_s.is_some() && j.cleanup_s.is_some()));
+}
+
+#[test]
 fn rumen_failed_then_successful_attempt_inline() {
     // Task 1: attempt a FAILED 1000 → 4000 ms, then b SUCCESS 5000 → 7000: compute 2 s, one
     // retry of 3 s. Task 2 lists a KILLED attempt (started 3000, 1.5 s) before a FAILED one

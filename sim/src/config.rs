@@ -170,6 +170,15 @@ pub struct SimConfig {
     /// [`Workload::measured_times`]: placer_datasets::Workload::measured_times
     #[serde(default = "default_task_overhead_s")]
     pub task_overhead_s: f64,
+    /// Set-up time of every job before its first task can run, s (≥ 0; Hadoop 0.20's job
+    /// setup task), unless the workload measured its own (`JobSpec::setup_s`); default 0.
+    #[serde(default)]
+    pub job_setup_s: f64,
+    /// Clean-up time of every job after its last task, s (≥ 0; the job cleanup task): the job
+    /// finishes that much later, unless the workload measured its own (`JobSpec::cleanup_s`);
+    /// default 0.
+    #[serde(default)]
+    pub job_cleanup_s: f64,
     /// How tasks that share a node slow each other when their resource demands exceed it;
     /// default [`Contention::default`]. Only tasks with a `demand` take part.
     #[serde(default)]
@@ -294,6 +303,8 @@ impl Default for SimConfig {
             offers: Offers::Auto,
             slowstart: default_slowstart(),
             task_overhead_s: default_task_overhead_s(),
+            job_setup_s: 0.0,
+            job_cleanup_s: 0.0,
             contention: Contention::default(),
             intermediate_gb: None,
             victim: Victim::default(),
@@ -336,6 +347,8 @@ impl SimConfig {
             ));
         }
         non_negative("task_overhead_s", self.task_overhead_s)?;
+        non_negative("job_setup_s", self.job_setup_s)?;
+        non_negative("job_cleanup_s", self.job_cleanup_s)?;
         let c = &self.contention;
         non_negative("contention.cpu_thrash", c.cpu_thrash)?;
         non_negative("contention.io_thrash", c.io_thrash)?;

@@ -25,6 +25,10 @@
 //!    measured times) + `compute_s`, done at rate 1, or at the node's contention rate when
 //!    the task has a demand (`contention.rs`).
 //!
+//! **Jobs** wait `setup_s` after arriving before their tasks are pending, and finish
+//! `cleanup_s` after their last task (Hadoop 0.20's setup and cleanup tasks, as a trace measured
+//! them or `job_setup_s` / `job_cleanup_s`; they hold no slot here).
+//!
 //! **Reduces** become pending once ⌈`slowstart` · maps⌉ of their job's maps have finished
 //! (Hadoop's slowstart; 1.0: when all have).
 //!
@@ -291,6 +295,14 @@ impl<'a> Engine<'a> {
                     self.arrive(j);
                     true
                 }
+                EventKind::JobReady(j) => {
+                    self.job_ready(j);
+                    true
+                }
+                EventKind::JobCleaned(j) => {
+                    self.job_done(j);
+                    true
+                }
                 EventKind::FlowDone { flow, version } => {
                     match self.net.finish(flow, version, self.now, &mut self.queue) {
                         Some(end) => {
@@ -351,6 +363,16 @@ impl<'a> Engine<'a> {
             return;
         }
         self.active_jobs.insert(j);
+        if spec.setup_s > 0.0 {
+            self.queue.push(self.now + spec.setup_s, EventKind::JobReady(j));
+        } else {
+            self.job_ready(j);
+        }
+    }
+
+    /// Job `j`'s set-up is done: its maps (and, with slowstart 0, reduces) are pending.
+    fn job_ready(&mut self, j: usize) {
+        let spec = self.ix.jobs[j].clone();
         for m in 0..spec.maps {
             self.make_pending(spec.task(TaskKind::Map, m));
         }
@@ -793,7 +815,10 @@ impl<'a> Engine<'a> {
         if job.maps_done == self.ix.jobs[j].maps && job.reduces_left == 0 {
             self.active_jobs.remove(&j);
             self.free_intermediate(j);
-            self.job_done(j);
+            match self.ix.jobs[j].cleanup_s {
+                c if c > 0.0 => self.queue.push(self.now + c, EventKind::JobCleaned(j)),
+                _ => self.job_done(j),
+            }
         }
         Ok(())
     }

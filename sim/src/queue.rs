@@ -32,6 +32,10 @@ pub(crate) enum EventKind {
     Tick(u64),
     /// Node `0` heartbeats ([`crate::Offers::Heartbeats`]).
     Heartbeat(usize),
+    /// Job `0`'s set-up is done: its tasks may run.
+    JobReady(usize),
+    /// Job `0`'s clean-up is done: it has finished.
+    JobCleaned(usize),
 }
 
 impl EventKind {

@@ -35,6 +35,10 @@ pub(crate) struct JobIndex {
     pub by_bytes: bool,
     /// Finished maps needed before its reduces become placeable: ⌈slowstart · maps⌉.
     pub slowstart_maps: usize,
+    /// Set-up before its first task and clean-up after its last, s.
+    pub setup_s: f64,
+    /// See `setup_s`.
+    pub cleanup_s: f64,
 }
 
 impl JobIndex {
@@ -174,7 +178,11 @@ impl WorkloadIndex {
                 by_bytes: output > 0,
                 slowstart_maps: ((config.slowstart * job.maps.len() as f64).ceil() as usize)
                     .min(job.maps.len()),
+                setup_s: job.setup_s.unwrap_or(config.job_setup_s),
+                cleanup_s: job.cleanup_s.unwrap_or(config.job_cleanup_s),
             });
+            finite_non_negative(jobs[j].setup_s, || format!("jobs[{j}].setup_s"))?;
+            finite_non_negative(jobs[j].cleanup_s, || format!("jobs[{j}].cleanup_s"))?;
             for (k, map) in job.maps.iter().enumerate() {
                 finite_non_negative(map.compute_s, || format!("jobs[{j}].maps[{k}].compute_s"))?;
                 let start = replica_nodes.len();

@@ -392,3 +392,22 @@ fn full_disks_evict_the_latest_job_and_the_other_finishes() {
     assert_eq!(r.jobs[1].task_runs, 4);
     assert_eq!(r.jobs[1].maps_node_local, 2);
 }
+
+#[test]
+fn job_setup_and_cleanup_delay_the_job() {
+    // Hadoop 0.20's setup and cleanup tasks. One map (no input, 10 s) on one node; setup 5 s,
+    // cleanup 3 s: ready at 5, tick 6 starts the map, done at 16, the job finishes at 19. A
+    // workload's own (measured) times win over the config's: setup 1 s → ready 1, tick 3,
+    // done 13, finish 16.
+    let mut w = Workload {
+        jobs: vec![job("a", "default", 0.0, vec![map(0, &["n0"], 10.0, 0)], vec![])],
+        topology: Some(topology(&[&[("n0", 1, 0)]])),
+        ..Workload::default()
+    };
+    let cfg = SimConfig { job_setup_s: 5.0, job_cleanup_s: 3.0, ..config(Algorithm::Lsap) };
+    let r = simulate(&w, &cfg).unwrap();
+    assert!(close(r.jobs[0].finish_s.unwrap(), 19.0), "{:?}", r.jobs[0]);
+    w.jobs[0].setup_s = Some(1.0);
+    let r = simulate(&w, &cfg).unwrap();
+    assert!(close(r.jobs[0].finish_s.unwrap(), 16.0), "{:?}", r.jobs[0]);
+}
