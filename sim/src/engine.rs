@@ -20,7 +20,8 @@
 //!    ([`placer_datasets::Workload::measured_times`]) the read is counted by locality but takes
 //!    no time: the trace's attempt time contains it. A reduce copies its job's map outputs
 //!    (`shuffle.rs`): from the moment it starts, each finished map's share, and each later
-//!    one's as that map finishes, until the last map is done and every byte has arrived.
+//!    one's when it next polls (every `epoch_s`), until the last map is done and every byte
+//!    has arrived.
 //! 3. *Compute.* Work = the local disk read still to come + `task_overhead_s` (not with
 //!    measured times) + `compute_s`, done at rate 1, or at the node's contention rate when
 //!    the task has a demand (`contention.rs`).
@@ -134,6 +135,8 @@ pub(crate) struct JobRun {
     pub weight_done: u128,
     /// Running reduces in their copy phase.
     pub copying: BTreeSet<usize>,
+    /// A `FetchPoll` is scheduled.
+    pub poll_scheduled: bool,
     /// Finished maps' output bytes per node, held on disk until the job ends.
     pub held: BTreeMap<usize, u64>,
 }
@@ -228,6 +231,7 @@ impl<'a> Engine<'a> {
                 map_output: BTreeMap::new(),
                 weight_done: 0,
                 copying: BTreeSet::new(),
+                poll_scheduled: false,
                 held: BTreeMap::new(),
             })
             .collect();
@@ -301,6 +305,10 @@ impl<'a> Engine<'a> {
                 }
                 EventKind::JobCleaned(j) => {
                     self.job_done(j);
+                    true
+                }
+                EventKind::FetchPoll(j) => {
+                    self.fetch_poll(j);
                     true
                 }
                 EventKind::FlowDone { flow, version } => {

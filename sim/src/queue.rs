@@ -36,6 +36,8 @@ pub(crate) enum EventKind {
     JobReady(usize),
     /// Job `0`'s clean-up is done: it has finished.
     JobCleaned(usize),
+    /// Job `0`'s copying reduces poll for finished maps.
+    FetchPoll(usize),
 }
 
 impl EventKind {

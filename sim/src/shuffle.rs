@@ -8,9 +8,12 @@
 //! moves the reduce's due from `due(C)` to `due(C + w_m)` and the last one brings it to `B`
 //! exactly. The part on the reduce's own node is read from disk; the rest is owed per source
 //! rack and moves as **one flow per source rack at a time**: a rack's new bytes wait for its
-//! flow in progress to end and then go as one flow (from the rack's latest source node). This
-//! keeps a reduce to ≤ racks flows (Hadoop fetches with a few parallel copiers, 5 by default)
-//! and batches the outputs of maps that finish close together. The copy phase ends when every
+//! flow in progress to end and then go as one flow (from the rack's latest source node). A
+//! copying reduce learns of finished maps when it polls, on the `epoch_s` grid (Hadoop's
+//! reduces poll the TaskTracker for map-completion events). This keeps a reduce to ≤ racks
+//! flows (Hadoop fetches with a few parallel copiers, 5 by default) and batches the outputs of
+//! the maps that finish between two polls: on the FB-2009 day a flow per map output made the
+//! replay many times slower. The copy phase ends when every
 //! map of the job is done and every owed byte has arrived; the compute follows
 //! (`engine.rs`).
 //!
@@ -21,6 +24,7 @@
 //! of its job.
 
 use crate::engine::{Engine, RackFetch};
+use crate::queue::EventKind;
 
 /// `⌊bytes · c / w⌋` (0 when `w` is 0), in u128 (f64 on overflow), at most `bytes`.
 pub(crate) fn due(bytes: u64, c: u128, w: u128) -> u64 {
@@ -94,14 +98,25 @@ impl Engine<'_> {
             let b = self.ix.tasks[r].bytes;
             let share = due(b, c1, total) - due(b, c0, total);
             self.owe(r, m, share);
-            self.fetch_owed(r);
         }
+        let poll = !copying.is_empty() && !self.jobs[j].poll_scheduled;
         self.jobs[j].copying = copying;
-        if self.jobs[j].maps_done == self.ix.jobs[j].maps {
-            let copying: Vec<usize> = self.jobs[j].copying.iter().copied().collect();
-            for r in copying {
-                self.copy_maybe_done(r);
-            }
+        if poll {
+            // The reduces learn of it at their next poll, on the epoch grid.
+            let e = self.cfg.epoch_s;
+            let at = ((self.now / e).ceil() * e).max(self.now);
+            self.jobs[j].poll_scheduled = true;
+            self.queue.push(at, EventKind::FetchPoll(j));
+        }
+    }
+
+    /// Job `j`'s copying reduces poll for finished maps: they fetch what they are owed.
+    pub(crate) fn fetch_poll(&mut self, j: usize) {
+        self.jobs[j].poll_scheduled = false;
+        let copying: Vec<usize> = self.jobs[j].copying.iter().copied().collect();
+        for r in copying {
+            self.fetch_owed(r);
+            self.copy_maybe_done(r);
         }
     }
 

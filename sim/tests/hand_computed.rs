@@ -237,9 +237,10 @@ fn slowstart_reduce_copies_each_map_output_as_it_appears() {
     // other 62.5 / 125 = 0.5 s in-rack, in parallel; finish 21 + 0.625 + 5 = 26.625 s.
     // slowstart 0.5: ⌈0.5 · 2⌉ = 1 map suffices. The first ends at 10; tick 12 places the
     // reduce where the known 62.5 MB lie (n0, lsap): it reads them from disk by 12.625, then
-    // waits; the second map's 62.5 MB arrive from n1 at 20 + 0.5 = 20.5; finish 25.5 s.
+    // waits; the second map ends at 20, the reduce learns of it at its next poll (21, the
+    // 3 s grid) and its 62.5 MB arrive from n1 at 21 + 0.5 = 21.5; finish 26.5 s.
     let w = staggered_maps();
-    for (slowstart, finish) in [(1.0, 26.625), (0.5, 25.5)] {
+    for (slowstart, finish) in [(1.0, 26.625), (0.5, 26.5)] {
         let cfg = SimConfig { slowstart, ..config(Algorithm::Lsap) };
         let r = simulate(&w, &cfg).unwrap();
         assert_eq!(r.stop, StopReason::Completed);
@@ -253,8 +254,8 @@ fn slowstart_reduce_copies_each_map_output_as_it_appears() {
 #[test]
 fn task_start_up_overhead_delays_every_task() {
     // As above with slowstart 0.5 and 1 s of start-up per task: the maps end at 11 and 21;
-    // tick 12 places the reduce on n0 (local 62.5 MB by 12.625); the second output arrives
-    // at 21.5; then 1 s overhead + 5 s: finish 27.5 s.
+    // tick 12 places the reduce on n0 (local 62.5 MB by 12.625); the poll at 21 fetches the
+    // second output, which arrives at 21.5; then 1 s overhead + 5 s: finish 27.5 s.
     let cfg = SimConfig { slowstart: 0.5, task_overhead_s: 1.0, ..config(Algorithm::Lsap) };
     let r = simulate(&staggered_maps(), &cfg).unwrap();
     assert!(close(r.jobs[0].finish_s.unwrap(), 27.5), "{:?}", r.jobs[0]);
