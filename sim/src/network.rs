@@ -29,6 +29,9 @@ use std::collections::HashMap;
 
 const MBPS_TO_BYTES: f64 = 1e6 / 8.0;
 
+/// Bytes left below which a flow counts as finished (rounding of rate × time).
+const DONE_BYTES: f64 = 1e-3;
+
 #[derive(Clone, Debug)]
 struct Link {
     /// Bytes/s.
@@ -44,6 +47,8 @@ struct Flow {
     /// Bytes/s.
     rate: f64,
     last: f64,
+    /// When its current finish event fires (it may fire early: see `rebalance`).
+    due: f64,
     version: u32,
     active: bool,
     cross_rack: bool,
@@ -177,6 +182,7 @@ impl Network {
             remaining: bytes as f64,
             rate: 0.0,
             last: now,
+            due: f64::INFINITY,
             version: 0,
             active: true,
             cross_rack,
@@ -204,8 +210,9 @@ impl Network {
         id
     }
 
-    /// Handles a `FlowDone` event: `Some` if it is current (the flow is then removed and its
-    /// link partners rescheduled), `None` if stale.
+    /// Handles a `FlowDone` event: `Some` if the flow has moved all its bytes (it is then
+    /// removed and its link partners rescheduled), `None` if the event is stale, or early (the
+    /// flow slowed down since: it is rescheduled at its true end).
     pub fn finish(
         &mut self,
         flow: usize,
@@ -213,8 +220,15 @@ impl Network {
         now: f64,
         queue: &mut EventQueue,
     ) -> Option<FlowEnd> {
-        let f = self.flows.get(flow)?;
+        let f = self.flows.get_mut(flow)?;
         if !f.active || f.version != version {
+            return None;
+        }
+        settle(f, now);
+        if f.remaining > DONE_BYTES {
+            // Scheduled before the flow slowed down: fire again when it really ends.
+            f.due = now + f.remaining / f.rate;
+            queue.push(f.due, EventKind::FlowDone { flow, version });
             return None;
         }
         let end = FlowEnd {
@@ -272,8 +286,10 @@ impl Network {
         self.rebalance(now, links, nlinks, queue);
     }
 
-    /// Settles and re-rates every flow on `links`; a flow whose rate changed gets a new
-    /// version and finish event.
+    /// Settles and re-rates every flow on `links`. A flow that now ends sooner than its
+    /// scheduled event gets a new version and event; one that ends later keeps its event,
+    /// which fires early and is then pushed to the true end (`finish`): a slowdown costs no
+    /// heap entry, so the heap holds O(flows) entries rather than one per rate change.
     fn rebalance(&mut self, now: f64, links: [usize; 4], nlinks: usize, queue: &mut EventQueue) {
         self.stamp += 1;
         let stamp = self.stamp;
@@ -297,11 +313,12 @@ impl Network {
                 }
                 settle(f, now);
                 f.rate = rate;
-                f.version = f.version.wrapping_add(1);
-                queue.push(
-                    now + f.remaining / rate,
-                    EventKind::FlowDone { flow: g, version: f.version },
-                );
+                let at = now + f.remaining / rate;
+                if at < f.due {
+                    f.version = f.version.wrapping_add(1);
+                    f.due = at;
+                    queue.push(at, EventKind::FlowDone { flow: g, version: f.version });
+                }
             }
         }
     }
