@@ -175,6 +175,8 @@ pub(crate) struct Engine<'a> {
     pub now: f64,
     /// Reused snapshot buffer.
     pub req: PlaceRequest,
+    /// Free map slots per rack in the snapshot being built (`snapshot.rs`).
+    pub rack_free: Vec<u32>,
     /// Per-node heartbeats (`offers.rs`); `None` at epochs.
     pub beats: Option<crate::offers::Beats>,
     /// The node whose heartbeat is being answered and the free slots per kind it offers;
@@ -273,6 +275,7 @@ impl<'a> Engine<'a> {
             stall: 0,
             now: 0.0,
             req,
+            rack_free: Vec::new(),
             metrics,
         })
     }

@@ -12,8 +12,10 @@
 //! (`Capacity`). Maps: first a greedy matching in task order — a task is taken while one of its
 //! replica nodes has a free map slot not yet claimed by an earlier task of the job (so a job
 //! with 6,000 maps on 2,400 free slots offers tasks that fit the free slots node-locally, not
-//! just the first 2,400 with a replica on some free node) — then the others in task order.
-//! Reduces: task order. The selection scans the job's pending set
+//! just the first 2,400 with a replica on some free node) — then, the same way, those with a
+//! replica in a rack with an unclaimed free map slot, then the others in task order (on a
+//! heartbeat that offers one slot, the job shows its node-local task if it has one, else a
+//! rack-local one, as Hadoop 0.20's task search did). Reduces: task order. The selection scans the job's pending set
 //! without allocating strings, so a snapshot costs O(active jobs + Σ pending scanned) integer
 //! work but only O(offered + running) strings. `All` offers every pending task.
 
@@ -91,6 +93,8 @@ impl Engine<'_> {
         req.running.clear();
         let mut chosen: Vec<usize> = Vec::new();
         let mut quota: Vec<(u64, u32)> = vec![(0, 0); self.cluster.len()];
+        let mut rack_quota: Vec<(u64, u32)> = vec![(0, 0); self.cluster.nodes_of_rack.len()];
+        self.count_rack_free();
         let mut stamp = 0u64;
         for &j in &self.active_jobs {
             let spec = &self.ix.jobs[j];
@@ -106,7 +110,7 @@ impl Engine<'_> {
                 ..Job::default()
             });
             for kind in [TaskKind::Map, TaskKind::Reduce] {
-                self.choose(j, kind, &mut chosen, &mut quota, &mut stamp);
+                self.choose(j, kind, &mut chosen, &mut quota, &mut rack_quota, &mut stamp);
                 for &t in &chosen {
                     req.pending.push(self.pending_task(t, &job_id));
                 }
@@ -129,6 +133,22 @@ impl Engine<'_> {
         offered
     }
 
+    /// `self.rack_free`: the free (offered) map slots per rack.
+    fn count_rack_free(&mut self) {
+        let mut free = std::mem::take(&mut self.rack_free);
+        free.clear();
+        free.resize(self.cluster.nodes_of_rack.len(), 0);
+        match self.offer {
+            Some((n, offer)) => free[self.cluster.rack_of[n]] = offer[0],
+            None => {
+                for (n, &r) in self.cluster.rack_of.iter().enumerate() {
+                    free[r] += self.cluster.map_slots[n].saturating_sub(self.used[n][0]);
+                }
+            }
+        }
+        self.rack_free = free;
+    }
+
     /// The pending tasks of job `j` and `kind` to offer, into `out`.
     /// `quota[n]` = (stamp, unclaimed free map slots of node n) scratch, valid when its stamp
     /// is `*stamp`.
@@ -138,6 +158,7 @@ impl Engine<'_> {
         kind: TaskKind,
         out: &mut Vec<usize>,
         quota: &mut [(u64, u32)],
+        rack_quota: &mut [(u64, u32)],
         stamp: &mut u64,
     ) {
         out.clear();
@@ -164,10 +185,19 @@ impl Engine<'_> {
             return;
         }
         if kind == TaskKind::Map {
-            // Greedy matching in task order: a task is taken while one of its replica nodes
-            // still has a free map slot no earlier task of this job has claimed.
+            // Greedy matching in task order, as a heartbeat scheduler looks for a task (Hadoop
+            // 0.20's findNewMapTask: node-local, then rack-local, then any): first every task
+            // one of whose replica nodes still has a free map slot no earlier task of this job
+            // has claimed, then every task one of whose replica racks still has one, then the
+            // others, in task order.
             *stamp += 1;
-            for &t in pending {
+            let free_on = |n: usize| match self.offer {
+                Some((beating, offer)) if beating == n => offer[0],
+                Some(_) => 0,
+                None => self.cluster.map_slots[n].saturating_sub(self.used[n][0]),
+            };
+            let mut taken = vec![false; pending.len()];
+            for (i, &t) in pending.iter().enumerate() {
                 if out.len() == bound {
                     break;
                 }
@@ -176,29 +206,50 @@ impl Engine<'_> {
                     let (at, left) = &mut quota[n];
                     if *at != *stamp {
                         *at = *stamp;
-                        *left = match self.offer {
-                            Some((beating, offer)) if beating == n => offer[0],
-                            Some(_) => 0,
-                            None => self.cluster.map_slots[n].saturating_sub(self.used[n][0]),
-                        };
+                        *left = free_on(n);
                     }
                     if *left > 0 {
                         *left -= 1;
+                        let r = self.cluster.rack_of[n];
+                        let (at, left) = &mut rack_quota[r];
+                        if *at != *stamp {
+                            *at = *stamp;
+                            *left = self.rack_free[r];
+                        }
+                        *left = left.saturating_sub(1);
                         out.push(t);
+                        taken[i] = true;
                         break;
                     }
                 }
             }
-            // Then the others, in task order (`out` is a subsequence of `pending`).
-            let matched = out.len();
-            let mut next = 0;
-            for &t in pending {
+            for (i, &t) in pending.iter().enumerate() {
                 if out.len() == bound {
                     break;
                 }
-                if next < matched && out[next] == t {
-                    next += 1;
-                } else {
+                if taken[i] {
+                    continue;
+                }
+                for &n in self.ix.replicas(t) {
+                    let r = self.cluster.rack_of[n as usize];
+                    let (at, left) = &mut rack_quota[r];
+                    if *at != *stamp {
+                        *at = *stamp;
+                        *left = self.rack_free[r];
+                    }
+                    if *left > 0 {
+                        *left -= 1;
+                        out.push(t);
+                        taken[i] = true;
+                        break;
+                    }
+                }
+            }
+            for (i, &t) in pending.iter().enumerate() {
+                if out.len() == bound {
+                    break;
+                }
+                if !taken[i] {
                     out.push(t);
                 }
             }

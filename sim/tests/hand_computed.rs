@@ -412,3 +412,26 @@ fn job_setup_and_cleanup_delay_the_job() {
     let r = simulate(&w, &cfg).unwrap();
     assert!(close(r.jobs[0].finish_s.unwrap(), 16.0), "{:?}", r.jobs[0]);
 }
+
+#[test]
+fn a_one_slot_offer_shows_the_rack_local_task_before_a_remote_one() {
+    // Hadoop 0.20's task search on a heartbeat: node-local, then rack-local, then any. Only
+    // n0 (rack r0) has a slot; the job's first map has its replica on n2 (rack r1), its second
+    // on n1 (rack r0). fifo's snapshot carries one map per job (its free-slot bound): it must
+    // be the rack-local second map, on epochs and on heartbeats alike.
+    let w = Workload {
+        jobs: vec![job(
+            "a",
+            "default",
+            0.0,
+            vec![map(1_000_000, &["n2"], 10.0, 0), map(1_000_000, &["n1"], 10.0, 0)],
+            vec![],
+        )],
+        topology: Some(topology(&[&[("n0", 1, 0), ("n1", 0, 0)], &[("n2", 0, 0)]])),
+        ..Workload::default()
+    };
+    for offers in [Offers::Epochs, Offers::Heartbeats { assign_multiple: false }] {
+        let r = simulate(&w, &SimConfig { offers, ..config(Algorithm::Fifo) }).unwrap();
+        assert_eq!((r.epochs[0].rack_local, r.epochs[0].remote), (1, 0), "{offers:?}");
+    }
+}
