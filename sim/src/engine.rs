@@ -177,6 +177,8 @@ pub(crate) struct Engine<'a> {
     pub req: PlaceRequest,
     /// Free map slots per rack in the snapshot being built (`snapshot.rs`).
     pub rack_free: Vec<u32>,
+    /// Per kind, the pending tasks per job a heartbeat's snapshot carries (`snapshot.rs`).
+    pub beat_bound: [u64; 2],
     /// Per-node heartbeats (`offers.rs`); `None` at epochs.
     pub beats: Option<crate::offers::Beats>,
     /// The node whose heartbeat is being answered and the free slots per kind it offers;
@@ -276,6 +278,7 @@ impl<'a> Engine<'a> {
             now: 0.0,
             req,
             rack_free: Vec::new(),
+            beat_bound: [u64::MAX; 2],
             metrics,
         })
     }

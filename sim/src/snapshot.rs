@@ -95,6 +95,7 @@ impl Engine<'_> {
         let mut quota: Vec<(u64, u32)> = vec![(0, 0); self.cluster.len()];
         let mut rack_quota: Vec<(u64, u32)> = vec![(0, 0); self.cluster.nodes_of_rack.len()];
         self.count_rack_free();
+        self.heartbeat_bound();
         let mut stamp = 0u64;
         for &j in &self.active_jobs {
             let spec = &self.ix.jobs[j];
@@ -131,6 +132,21 @@ impl Engine<'_> {
         }
         self.req = req;
         offered
+    }
+
+    /// On a heartbeat, `self.beat_bound`: per kind `max(4, ⌈2 · S / J⌉)`, S the cluster's
+    /// slots of the kind and J the active jobs with pending tasks of it (see
+    /// [`crate::PendingBound::Capacity`]).
+    fn heartbeat_bound(&mut self) {
+        if self.offer.is_none() {
+            return;
+        }
+        let slots = [self.cluster.total_map_slots, self.cluster.total_reduce_slots];
+        for k in 0..2 {
+            let jobs =
+                self.active_jobs.iter().filter(|&&j| !self.jobs[j].pending[k].is_empty()).count();
+            self.beat_bound[k] = (2 * slots[k]).div_ceil(jobs.max(1) as u64).max(4);
+        }
     }
 
     /// `self.rack_free`: the free (offered) map slots per rack.
@@ -176,6 +192,9 @@ impl Engine<'_> {
         };
         let bound = match self.cfg.pending_bound.resolve(self.cfg.policy.algorithm) {
             PendingBound::All | PendingBound::Auto => u64::MAX,
+            PendingBound::Capacity if self.offer.is_some() => {
+                total.min(self.beat_bound[kind.slot()])
+            }
             PendingBound::Capacity => total,
             PendingBound::FreeSlots => offered,
         };
