@@ -45,9 +45,20 @@ fn sls_inputsls_two_jobs_finish_at_hand_checked_times() {
     // at 105.204 s with maps of 22.163 and 19.589 s; no input bytes, 19 nodes with 4 map
     // slots. Epochs tick every 3 s from 0: job_1's maps all start at 0 and it ends at 17.843;
     // job_2's first epoch is ⌈105.204 / 3⌉ · 3 = 108, so it ends at 108 + 22.163 = 130.163
-    // (response 24.959). Every policy gives the same times: nothing competes.
+    // (response 24.959). Every policy gives the same times: nothing competes. (Epoch offers and
+    // no task start-up overhead: the model these times are derived in.)
     let out = fresh("whatif_sls");
-    let o = sls(&out, &["--policies", "fifo,fair,lsap,lsap_quota"]);
+    let o = sls(
+        &out,
+        &[
+            "--policies",
+            "fifo,fair,lsap,lsap_quota",
+            "--heartbeat",
+            "epoch",
+            "--task-overhead-s",
+            "0",
+        ],
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     for policy in ["fifo", "fair", "lsap", "lsap_quota"] {
         let jobs = rows(&out.join(format!("jobs/policy={policy}/part-0.csv")));
