@@ -142,10 +142,10 @@ impl Engine<'_> {
             return;
         }
         let slots = [self.cluster.total_map_slots, self.cluster.total_reduce_slots];
-        for k in 0..2 {
+        for (k, total) in slots.into_iter().enumerate() {
             let jobs =
                 self.active_jobs.iter().filter(|&&j| !self.jobs[j].pending[k].is_empty()).count();
-            self.beat_bound[k] = (2 * slots[k]).div_ceil(jobs.max(1) as u64).max(4);
+            self.beat_bound[k] = (2 * total).div_ceil(jobs.max(1) as u64).max(4);
         }
     }
 
