@@ -149,6 +149,16 @@ impl Engine<'_> {
         }
     }
 
+    /// Rack `r`'s unclaimed free map slots in `quota` (scratch valid when its stamp is `stamp`).
+    fn rack_left<'q>(&self, quota: &'q mut [(u64, u32)], r: usize, stamp: u64) -> &'q mut u32 {
+        let (at, left) = &mut quota[r];
+        if *at != stamp {
+            *at = stamp;
+            *left = self.rack_free[r];
+        }
+        left
+    }
+
     /// `self.rack_free`: the free (offered) map slots per rack.
     fn count_rack_free(&mut self) {
         let mut free = std::mem::take(&mut self.rack_free);
@@ -229,12 +239,7 @@ impl Engine<'_> {
                     }
                     if *left > 0 {
                         *left -= 1;
-                        let r = self.cluster.rack_of[n];
-                        let (at, left) = &mut rack_quota[r];
-                        if *at != *stamp {
-                            *at = *stamp;
-                            *left = self.rack_free[r];
-                        }
+                        let left = self.rack_left(rack_quota, self.cluster.rack_of[n], *stamp);
                         *left = left.saturating_sub(1);
                         out.push(t);
                         taken[i] = true;
@@ -250,12 +255,7 @@ impl Engine<'_> {
                     continue;
                 }
                 for &n in self.ix.replicas(t) {
-                    let r = self.cluster.rack_of[n as usize];
-                    let (at, left) = &mut rack_quota[r];
-                    if *at != *stamp {
-                        *at = *stamp;
-                        *left = self.rack_free[r];
-                    }
+                    let left = self.rack_left(rack_quota, self.cluster.rack_of[n as usize], *stamp);
                     if *left > 0 {
                         *left -= 1;
                         out.push(t);
