@@ -162,7 +162,6 @@ impl Engine<'_> {
             self.suspended.clear();
             return;
         };
-        self.metrics.evicted(j);
         self.suspended.insert(j);
         let spec = self.ix.jobs[j].clone();
         let copying: Vec<usize> = self.jobs[j].copying.iter().copied().collect();

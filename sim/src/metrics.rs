@@ -121,8 +121,6 @@ pub(crate) struct Metrics {
     ticks: u64,
     epochs: Vec<EpochMetrics>,
     timing: WallTiming,
-    /// Jobs whose intermediate data was evicted, with multiplicity.
-    evictions: usize,
 }
 
 impl Metrics {
@@ -144,7 +142,6 @@ impl Metrics {
             ticks: 0,
             epochs: Vec::new(),
             timing: WallTiming::default(),
-            evictions: 0,
         }
     }
 
@@ -246,11 +243,6 @@ impl Metrics {
         };
         let c = &mut self.jobs[j].locality[slot];
         *c = c.saturating_sub(1);
-    }
-
-    /// Job `j`'s intermediate data was evicted (FAIR §5.4).
-    pub fn evicted(&mut self, _j: usize) {
-        self.evictions += 1;
     }
 
     /// Job `j` finished at `now`.
