@@ -9,7 +9,7 @@ use placer_models::{Node, NodeId, Rack, RackId};
 pub fn racks_and_nodes(nodes: usize, rack_size: usize, map_slots: u32) -> (Vec<Rack>, Vec<Node>) {
     let rack_size = rack_size.max(1);
     let racks: Vec<Rack> =
-        (0..nodes.div_ceil(rack_size)).map(|r| Rack { id: RackId(format!("r{r}")) }).collect();
+        (0..nodes.div_ceil(rack_size)).map(|r| Rack::new(RackId(format!("r{r}")))).collect();
     let nodes = (0..nodes)
         .map(|n| Node {
             id: NodeId(format!("n{n}")),

@@ -14,7 +14,7 @@ mod validate;
 pub use error::ModelError;
 pub use ids::{JobId, NodeId, PoolId, RackId, TaskId, UserId};
 pub use parse::parse_request;
-pub use policy::{Algorithm, Policy, SolverEngine};
+pub use policy::{Algorithm, Policy, SolverEngine, SwMechanisms};
 pub use request::{
     Cluster, Job, Network, Node, PendingTask, PlaceRequest, Pool, PoolMode, Priority, Rack,
     RackPair, ReducePhase, Resources, RunningTask, ShuffleSource, TaskKind, User,
@@ -23,7 +23,7 @@ pub use response::{
     Assignment, CostBreakdown, JobReport, Locality, PlaceResponse, PoolReport, Preemption,
     PreemptionReason, SlotCounts, Stats, Status, WaitReason, Waiting,
 };
-pub use state::{DelayState, StarvationClock, StarvationState};
+pub use state::{DelayState, RackReduces, ShuffleWatcherState, StarvationClock, StarvationState};
 pub use validate::validate;
 
 /// The only wire schema version this build speaks.

@@ -27,8 +27,14 @@ pub enum Algorithm {
     LsapQuota,
     /// RAS's resource-aware utility heuristic.
     Ras,
-    /// ShuffleWatcher's shuffle-aware placement.
+    /// ShuffleWatcher (Ahmad et al.) on the Fair Scheduler's fairness (SW-fair): NetSat, NASS,
+    /// SAMP and SARP.
     ShuffleWatcher,
+    /// ShuffleWatcher with delay scheduling's relaxed fairness (SW-relaxed, §5.2).
+    ShuffleWatcherRelaxed,
+    /// placer's exact shuffle-aware policy: one min-cost flow per slot kind pricing map input,
+    /// expected shuffle and saturated uplinks, under `lsap_quota`'s pool capacities.
+    LsapShuffle,
 }
 
 impl Algorithm {
@@ -44,6 +50,8 @@ impl Algorithm {
             Self::LsapQuota => "lsap_quota",
             Self::Ras => "ras",
             Self::ShuffleWatcher => "shuffle_watcher",
+            Self::ShuffleWatcherRelaxed => "shuffle_watcher_relaxed",
+            Self::LsapShuffle => "lsap_shuffle",
         }
     }
 }
@@ -112,6 +120,44 @@ pub struct Policy {
     /// optional, unset = unlimited.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub user_max_running_jobs: Option<u32>,
+    /// NWSaturationThreshold (ShuffleWatcher §3.1, §4.2): a rack's network is saturated when
+    /// `racks[].cross_rack_traffic_mbps / racks[].uplink_mbps` exceeds it. In (0, 1]; default
+    /// 0.8 (the paper's 400 of 500 Mbit/s).
+    pub saturation_threshold: f64,
+    /// MapCompletionThreshold (ShuffleWatcher §3.3, §4.2): above this fraction of a job's maps
+    /// completed, SARP places reduces by the intermediate data on each rack, below it by SAMP's
+    /// tentative counts. In [0, 1]; default 0.15.
+    pub map_completion_threshold: f64,
+    /// ShuffleWatcher's starvation window in seconds (§3.4; > 0, default 600): a user's jobs
+    /// submitted in an earlier window (⌊submit_s / window⌋) go before those of a later one,
+    /// overriding NASS, SAMP and SARP.
+    pub starvation_window_s: f64,
+    /// A job whose ShuffleInputRatio is at most this is Shuffle-light, above 1.0 it is
+    /// Shuffle-heavy, between the two Shuffle-medium (ShuffleWatcher Table 1; the paper gives
+    /// no number for light: placer's default 0.1). In [0, 1].
+    pub shuffle_light_ratio: f64,
+    /// Which ShuffleWatcher mechanisms run (the §5.3 ablation); default all three.
+    pub shuffle_watcher: SwMechanisms,
+}
+
+/// ShuffleWatcher's three mechanisms, each switchable for the §5.3 ablation. With all three
+/// off, `shuffle_watcher` is the Fair Scheduler with users as the fairness unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SwMechanisms {
+    /// Network-aware shuffle scheduling (Fig. 3's two orders); off = the unsaturated order
+    /// without SAMP's or SARP's categories, whatever the network.
+    pub nass: bool,
+    /// Shuffle-aware map placement (Fig. 4); off = no preferred map racks.
+    pub samp: bool,
+    /// Shuffle-aware reduce placement (Fig. 6); off = no preferred reduces per rack.
+    pub sarp: bool,
+}
+
+impl Default for SwMechanisms {
+    fn default() -> Self {
+        Self { nass: true, samp: true, sarp: true }
+    }
 }
 
 impl Policy {
@@ -133,6 +179,11 @@ impl Default for Policy {
             locality_delay_rack_s: None,
             aging_s: 300.0,
             user_max_running_jobs: None,
+            saturation_threshold: 0.8,
+            map_completion_threshold: 0.15,
+            starvation_window_s: 600.0,
+            shuffle_light_ratio: 0.1,
+            shuffle_watcher: SwMechanisms::default(),
         }
     }
 }

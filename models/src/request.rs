@@ -7,7 +7,7 @@
 
 use crate::ids::{JobId, NodeId, PoolId, RackId, TaskId, UserId};
 use crate::policy::Policy;
-use crate::state::{DelayState, StarvationState};
+use crate::state::{DelayState, ShuffleWatcherState, StarvationState};
 use serde::{Deserialize, Serialize};
 
 /// One scheduling epoch's snapshot of the cluster. `Default` is an empty v1 snapshot.
@@ -77,6 +77,25 @@ pub struct Cluster {
 pub struct Rack {
     /// Unique, non-empty.
     pub id: RackId,
+    /// Capacity of the rack's link to the core (its uplink, and its downlink), Mbit/s (> 0):
+    /// the "cross-rack bandwidth available" that ShuffleWatcher's NetSat compares measured
+    /// traffic against (§3.1; §4.1: 500 Mbit/s per sub-cluster). Optional; unset = the rack's
+    /// node count × `cluster.network.cross_rack_mbps` (every node at its bisection bandwidth).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uplink_mbps: Option<f64>,
+    /// Cross-rack traffic through the rack's uplink or downlink as the master measured it over
+    /// its last interval (shuffle, remote map reads and reduce output writes: ShuffleWatcher
+    /// §3.1's NetSat input), Mbit/s (≥ 0), the larger of the two directions. Optional; unset =
+    /// 0 (not saturated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cross_rack_traffic_mbps: Option<f64>,
+}
+
+impl Rack {
+    /// A rack with no ShuffleWatcher measurements.
+    pub fn new(id: impl Into<RackId>) -> Self {
+        Self { id: id.into(), uplink_mbps: None, cross_rack_traffic_mbps: None }
+    }
 }
 
 /// A worker node with map and reduce slots (Hadoop 1 TaskTracker).
@@ -315,6 +334,28 @@ pub struct Job {
     /// Omitted = level 0, no wait, not skipped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay: Option<DelayState>,
+    /// ShuffleInputRatio (ShuffleWatcher §3.1): the job's shuffle bytes over its map input
+    /// bytes (finite, ≥ 0). The master starts it at 1.0 and updates it as maps complete (map
+    /// output so far / map input so far), or the user gives it. Optional; unset = 1.0. Above
+    /// 1.0 the job is Shuffle-heavy; at most `policy.shuffle_light_ratio` it is Shuffle-light.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shuffle_input_ratio: Option<f64>,
+    /// How many map tasks the job has in all (≥ `maps_done`). Optional; unset = its maps in
+    /// this snapshot (done + running + pending). SARP's "fraction of Maps completed" (§3.3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maps_total: Option<u32>,
+    /// How many of its maps have completed. Optional; unset = 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maps_done: Option<u32>,
+    /// How many reduce tasks the job has in all, including those not pending yet (SARP's
+    /// NumReduces, §3.3). Optional; unset = its reduces in this snapshot (running + pending).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduces_total: Option<u32>,
+    /// SAMP's decision echoed from the previous answer's `jobs[].shuffle_watcher`
+    /// (ShuffleWatcher Fig. 4 runs once per job, at submission). Omitted = not decided yet:
+    /// the policies that use it decide it this epoch and return it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shuffle_watcher: Option<ShuffleWatcherState>,
 }
 
 /// A user with a running-job limit (Hadoop Fair Scheduler design doc §3.4).
@@ -326,6 +367,10 @@ pub struct User {
     /// `policy.user_max_running_jobs`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_running_jobs: Option<u32>,
+    /// The user's weight when users are the fairness unit (the ShuffleWatcher policies, §3.1
+    /// line 1); finite, > 0. Optional; unset = 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<f64>,
 }
 
 /// Map or reduce (`Default`: map, for struct-update syntax only; the wire field is required).

@@ -4,7 +4,7 @@
 
 use crate::ids::{JobId, NodeId, PoolId, TaskId};
 use crate::request::TaskKind;
-use crate::state::{DelayState, StarvationState};
+use crate::state::{DelayState, ShuffleWatcherState, StarvationState};
 use serde::{Deserialize, Serialize};
 
 /// The answer to one snapshot.
@@ -192,6 +192,11 @@ pub struct JobReport {
     /// Updated by `delay`, echoed unchanged by the other algorithms; omitted when neither.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay: Option<DelayState>,
+    /// SAMP's decision for the job (ShuffleWatcher Fig. 4); send it back as
+    /// `jobs[].shuffle_watcher`. Decided by `shuffle_watcher`, `shuffle_watcher_relaxed` and
+    /// `lsap_shuffle` when the snapshot has none, echoed unchanged by every algorithm.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shuffle_watcher: Option<ShuffleWatcherState>,
 }
 
 /// How the answer was obtained.

@@ -2,7 +2,7 @@
 //! again in the next snapshot, so that placer itself stays stateless (DESIGN.md §Wire schema v1:
 //! "the response returns the updated state for the master to send back next epoch"): the
 //! delay-scheduling variables of FAIR Alg. 1 and the starvation clocks of the Hadoop Fair
-//! Scheduler design doc §4.5.
+//! Scheduler design doc §4.5, and ShuffleWatcher's once-per-job SAMP decision (Fig. 4).
 
 use serde::{Deserialize, Serialize};
 
@@ -45,4 +45,29 @@ pub struct StarvationState {
     /// Reduce slots.
     #[serde(default)]
     pub reduce: StarvationClock,
+}
+
+/// SAMP's per-job decision (ShuffleWatcher Fig. 4, lines 8–9), made once when the job is
+/// first seen and echoed by the master afterwards. Copy `jobs[].shuffle_watcher` of an answer
+/// verbatim into the job of the next snapshot.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ShuffleWatcherState {
+    /// PreferredMapRacks: the racks the job's maps prefer (rack ids, each listed in
+    /// `cluster.racks`).
+    #[serde(default)]
+    pub preferred_map_racks: Vec<crate::RackId>,
+    /// TentativeReducesPerRack: how many of the job's reduces SAMP expects on each rack if its
+    /// maps run on the preferred racks; SARP uses it while fewer than MapCompletionThreshold of
+    /// the maps have completed (Fig. 6, lines 4–6). Racks not listed: 0.
+    #[serde(default)]
+    pub tentative_reduces_per_rack: Vec<RackReduces>,
+}
+
+/// A number of reduces on one rack.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RackReduces {
+    /// The rack (listed in `cluster.racks`).
+    pub rack: crate::RackId,
+    /// Reduces (≥ 0).
+    pub reduces: u32,
 }

@@ -3,6 +3,7 @@
 //! the first offending field. O(size of the snapshot) time and memory.
 
 use crate::error::ModelError;
+use crate::policy::Algorithm;
 use crate::request::{PlaceRequest, TaskKind};
 use crate::SCHEMA_VERSION;
 use std::collections::HashMap;
@@ -34,6 +35,23 @@ pub fn validate(req: &PlaceRequest) -> Result<(), ModelError> {
         }
     }
 
+    positive(policy.starvation_window_s, || "policy.starvation_window_s".to_owned())?;
+    if !(policy.saturation_threshold > 0.0 && policy.saturation_threshold <= 1.0) {
+        return Err(ModelError::InvalidNumber {
+            path: "policy.saturation_threshold".to_owned(),
+            message: format!(
+                "NWSaturationThreshold is a fraction of the uplink in (0, 1], got {}",
+                policy.saturation_threshold
+            ),
+        });
+    }
+    for (name, v) in [
+        ("map_completion_threshold", policy.map_completion_threshold),
+        ("shuffle_light_ratio", policy.shuffle_light_ratio),
+    ] {
+        fraction(v, || format!("policy.{name}"))?;
+    }
+
     let net = &req.cluster.network;
     positive(net.rack_mbps, || "cluster.network.rack_mbps".to_owned())?;
     positive(net.cross_rack_mbps, || "cluster.network.cross_rack_mbps".to_owned())?;
@@ -44,6 +62,15 @@ pub fn validate(req: &PlaceRequest) -> Result<(), ModelError> {
         known(&racks, pair.from.as_str(), "rack", || at("from"))?;
         known(&racks, pair.to.as_str(), "rack", || at("to"))?;
         positive(pair.mbps, || at("mbps"))?;
+    }
+
+    for (i, rack) in req.cluster.racks.iter().enumerate() {
+        if let Some(v) = rack.uplink_mbps {
+            positive(v, || format!("cluster.racks[{i}].uplink_mbps"))?;
+        }
+        if let Some(v) = rack.cross_rack_traffic_mbps {
+            non_negative(v, || format!("cluster.racks[{i}].cross_rack_traffic_mbps"))?;
+        }
     }
 
     let nodes = unique_ids(req.cluster.nodes.iter().map(|n| n.id.as_str()), "cluster.nodes")?;
@@ -83,14 +110,54 @@ pub fn validate(req: &PlaceRequest) -> Result<(), ModelError> {
         }
     }
 
-    unique_ids(req.users.iter().map(|u| u.id.as_str()), "users")?;
+    let users = unique_ids(req.users.iter().map(|u| u.id.as_str()), "users")?;
+    for (i, user) in req.users.iter().enumerate() {
+        if let Some(w) = user.weight {
+            positive(w, || format!("users[{i}].weight"))?;
+        }
+    }
+    // Under the ShuffleWatcher policies users are the fairness unit: once `users` lists them,
+    // a job naming another user has no share to be scheduled from.
+    let users_are_fairness = !users.is_empty()
+        && matches!(
+            policy.algorithm,
+            Algorithm::ShuffleWatcher | Algorithm::ShuffleWatcherRelaxed | Algorithm::LsapShuffle
+        );
 
     let jobs = unique_ids(req.jobs.iter().map(|j| j.id.as_str()), "jobs")?;
     for (i, job) in req.jobs.iter().enumerate() {
         known(&pools, job.pool.as_str(), "pool", || format!("jobs[{i}].pool"))?;
         non_negative(job.submit_s, || format!("jobs[{i}].submit_s"))?;
-        if job.user.as_ref().is_some_and(|u| u.as_str().is_empty()) {
-            return Err(ModelError::EmptyId { path: format!("jobs[{i}].user") });
+        if let Some(user) = &job.user {
+            if user.as_str().is_empty() {
+                return Err(ModelError::EmptyId { path: format!("jobs[{i}].user") });
+            }
+            if users_are_fairness {
+                known(&users, user.as_str(), "user", || format!("jobs[{i}].user"))?;
+            }
+        }
+        if let Some(v) = job.shuffle_input_ratio {
+            non_negative(v, || format!("jobs[{i}].shuffle_input_ratio"))?;
+        }
+        if let (Some(done), Some(total)) = (job.maps_done, job.maps_total) {
+            if done > total {
+                return Err(ModelError::Inconsistent {
+                    path: format!("jobs[{i}].maps_done"),
+                    message: format!("{done} maps done of {total} in all"),
+                });
+            }
+        }
+        if let Some(sw) = &job.shuffle_watcher {
+            for (k, rack) in sw.preferred_map_racks.iter().enumerate() {
+                known(&racks, rack.as_str(), "rack", || {
+                    format!("jobs[{i}].shuffle_watcher.preferred_map_racks[{k}]")
+                })?;
+            }
+            for (k, r) in sw.tentative_reduces_per_rack.iter().enumerate() {
+                known(&racks, r.rack.as_str(), "rack", || {
+                    format!("jobs[{i}].shuffle_watcher.tentative_reduces_per_rack[{k}].rack")
+                })?;
+            }
         }
         for (name, v) in [
             ("locality_delay_node_s", job.locality_delay_node_s),
@@ -261,6 +328,17 @@ fn non_negative(v: f64, path: impl FnOnce() -> String) -> Result<(), ModelError>
         Err(ModelError::InvalidNumber {
             path: path(),
             message: format!("must be a finite number ≥ 0, got {v}"),
+        })
+    }
+}
+
+fn fraction(v: f64, path: impl FnOnce() -> String) -> Result<(), ModelError> {
+    if (0.0..=1.0).contains(&v) {
+        Ok(())
+    } else {
+        Err(ModelError::InvalidNumber {
+            path: path(),
+            message: format!("must be a number in [0, 1], got {v}"),
         })
     }
 }

@@ -86,7 +86,7 @@ impl SimCluster {
             nodes_of_rack[r].push(i);
         }
         let wire = Cluster {
-            racks: (0..racks).map(|r| Rack { id: RackId(format!("r{r}")) }).collect(),
+            racks: (0..racks).map(|r| Rack::new(RackId(format!("r{r}")))).collect(),
             nodes: (0..names.len())
                 .map(|i| Node {
                     id: NodeId(format!("n{i}")),

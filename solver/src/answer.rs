@@ -232,6 +232,10 @@ fn reports(ix: &Indexed<'_>, outcome: &Outcome<'_>) -> (Vec<PoolReport>, Vec<Job
                     Some(d) => d.get(j).copied(),
                     None => job.delay,
                 },
+                shuffle_watcher: match &outcome.placement.shuffle_watcher {
+                    Some(sw) => sw.get(j).cloned().flatten(),
+                    None => job.shuffle_watcher.clone(),
+                },
             }
         })
         .collect();

@@ -2,7 +2,7 @@
 //! each pending task or `None`, with what the policy knows about its choice. A [`Placement`]
 //! is data, not an answer: `answer` turns it into the response (step 6).
 
-use placer_models::{DelayState, Status, WaitReason};
+use placer_models::{DelayState, ShuffleWatcherState, Status, WaitReason};
 
 /// The node chosen for each pending task (by position in `pending`), or `None` to wait, with
 /// what the policy knows about its choice.
@@ -24,6 +24,9 @@ pub struct Placement {
     pub task_reason: Vec<Option<WaitReason>>,
     /// The updated delay-scheduling state per job (`delay` only).
     pub delay: Option<Vec<DelayState>>,
+    /// SAMP's decision per job (the ShuffleWatcher policies and `lsap_shuffle`): `None` =
+    /// echo each job's `jobs[].shuffle_watcher` unchanged.
+    pub shuffle_watcher: Option<Vec<Option<ShuffleWatcherState>>>,
 }
 
 impl Placement {
@@ -37,6 +40,7 @@ impl Placement {
             job_reason: Vec::new(),
             task_reason: Vec::new(),
             delay: None,
+            shuffle_watcher: None,
         }
     }
 }
