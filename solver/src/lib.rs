@@ -13,7 +13,7 @@
 //! ```
 //! beside the epoch's shared inputs: `index`, `cost`, `matrix`, `network`, `fair_shares`,
 //! `water_filling`, `schedulable`, `fair_order`, `starvation`, `job_limits`, `cpac`, `disk`,
-//! `preemption`, `fairness`.
+//! `preemption`, `fairness`, and ShuffleWatcher's `shuffle` (NetSat, classes, SAMP, SARP).
 
 pub mod answer;
 pub mod cost;
@@ -34,6 +34,7 @@ mod pipeline;
 pub mod policy;
 pub mod preemption;
 pub mod schedulable;
+pub mod shuffle;
 pub mod starvation;
 pub mod water_filling;
 

@@ -55,14 +55,14 @@ pub enum Mode {
 
 /// A map's locality class for one offer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Class {
+pub(super) enum Class {
     Node,
     Rack,
     Remote,
 }
 
 /// Per-job map queues for one epoch.
-struct MapQueues {
+pub(super) struct MapQueues {
     by_node: HashMap<(u32, u32), Queue>,
     by_rack: HashMap<(u32, u32), Queue>,
     anywhere: Vec<Queue>,
@@ -70,7 +70,7 @@ struct MapQueues {
 }
 
 impl MapQueues {
-    fn new(ix: &Indexed<'_>, tasks: &[usize]) -> Self {
+    pub(super) fn new(ix: &Indexed<'_>, tasks: &[usize]) -> Self {
         let jobs = ix.req.jobs.len();
         let mut q = Self {
             by_node: HashMap::new(),
@@ -99,7 +99,7 @@ impl MapQueues {
 
     /// Job `j`'s closest unplaced map for node `n` of rack `rack` among those that `fit` the
     /// node's intermediate space, with its class.
-    fn closest(
+    pub(super) fn closest(
         &mut self,
         j: u32,
         n: u32,
@@ -119,6 +119,70 @@ impl MapQueues {
         }
         first(self.anywhere.get_mut(j as usize)).map(|t| (t, Class::Remote))
     }
+}
+
+/// FAIR Alg. 1's test for job state `d` offered a map of locality `class`: the level it
+/// launches at, or `None` to skip (module docs), with waits T1 = `t1`, T2 = `t2` seconds.
+pub(super) fn allowed_level(d: &DelayState, class: Class, t1: f64, t2: f64) -> Option<u8> {
+    match class {
+        Class::Node => Some(0),
+        Class::Rack if d.level >= 1 || d.wait_s >= t1 => Some(1),
+        Class::Rack => None,
+        Class::Remote
+            if d.level == 2
+                || (d.level == 1 && d.wait_s >= t2)
+                || (d.level == 0 && d.wait_s >= t1 + t2) =>
+        {
+            Some(2)
+        }
+        Class::Remote => None,
+    }
+}
+
+/// The delay state of every job at the start of an epoch (FAIR Alg. 1: the wait accrued since
+/// the last epoch's skip is added first) and each job's T1 and T2.
+pub(super) fn delay_start(ix: &Indexed<'_>) -> (Vec<DelayState>, Vec<f64>, Vec<f64>) {
+    let req = ix.req;
+    let now = req.now_s;
+    let delay = req
+        .jobs
+        .iter()
+        .map(|job| {
+            let mut d = job.delay.unwrap_or_default();
+            if let Some(t) = d.skipped_at_s.take() {
+                d.wait_s += (now - t).max(0.0);
+            }
+            d
+        })
+        .collect();
+    let default_wait = req.policy.default_locality_delay_s();
+    let t1 = req
+        .jobs
+        .iter()
+        .map(|j| {
+            j.locality_delay_node_s.or(req.policy.locality_delay_node_s).unwrap_or(default_wait)
+        })
+        .collect();
+    let t2 = req
+        .jobs
+        .iter()
+        .map(|j| {
+            j.locality_delay_rack_s.or(req.policy.locality_delay_rack_s).unwrap_or(default_wait)
+        })
+        .collect();
+    (delay, t1, t2)
+}
+
+/// The delay state to return after an epoch: `skipped_at_s = now_s` for the jobs skipped.
+pub(super) fn delay_end(now: f64, delay: Vec<DelayState>, skipped: &[bool]) -> Vec<DelayState> {
+    delay
+        .into_iter()
+        .zip(skipped)
+        .map(|(mut d, &s)| {
+            d.skipped_at_s = s.then_some(now);
+            d
+        })
+        .collect()
 }
 
 /// Places maps and reduces with the heartbeat scheduler `mode`: free slots offered one per
@@ -167,33 +231,8 @@ pub fn place(ix: &Indexed<'_>, starvation: &Starvation, mode: Mode) -> Placement
     let mut job_reason = vec![[None; 2]; jobs];
 
     // FAIR Alg. 1 state: the wait accrued since the last epoch's skip is added first.
-    let mut delay: Vec<DelayState> = req
-        .jobs
-        .iter()
-        .map(|job| {
-            let mut d = job.delay.unwrap_or_default();
-            if let Some(t) = d.skipped_at_s.take() {
-                d.wait_s += (now - t).max(0.0);
-            }
-            d
-        })
-        .collect();
+    let (mut delay, t1, t2) = delay_start(ix);
     let mut skipped = vec![false; jobs];
-    let default_wait = req.policy.default_locality_delay_s();
-    let t1: Vec<f64> = req
-        .jobs
-        .iter()
-        .map(|j| {
-            j.locality_delay_node_s.or(req.policy.locality_delay_node_s).unwrap_or(default_wait)
-        })
-        .collect();
-    let t2: Vec<f64> = req
-        .jobs
-        .iter()
-        .map(|j| {
-            j.locality_delay_rack_s.or(req.policy.locality_delay_rack_s).unwrap_or(default_wait)
-        })
-        .collect();
 
     let mut fifo: Vec<usize> = (0..jobs).collect();
     fifo.sort_by(|&a, &b| fifo_cmp(&req.jobs[a], a, &req.jobs[b], b));
@@ -303,20 +342,7 @@ pub fn place(ix: &Indexed<'_>, starvation: &Starvation, mode: Mode) -> Placement
                             Some(t)
                         } else {
                             let d = &mut delay[j];
-                            let allowed = match class {
-                                Class::Node => Some(0),
-                                Class::Rack if d.level >= 1 || d.wait_s >= t1[j] => Some(1),
-                                Class::Rack => None,
-                                Class::Remote
-                                    if d.level == 2
-                                        || (d.level == 1 && d.wait_s >= t2[j])
-                                        || (d.level == 0 && d.wait_s >= t1[j] + t2[j]) =>
-                                {
-                                    Some(2)
-                                }
-                                Class::Remote => None,
-                            };
-                            match allowed {
+                            match allowed_level(d, class, t1[j], t2[j]) {
                                 Some(level) => {
                                     d.level = level;
                                     Some(t)
@@ -367,16 +393,7 @@ pub fn place(ix: &Indexed<'_>, starvation: &Starvation, mode: Mode) -> Placement
     let mut placement = Placement::new(node_of_task, Status::Heuristic);
     placement.job_reason = job_reason;
     if mode == Mode::Delay {
-        placement.delay = Some(
-            delay
-                .into_iter()
-                .zip(&skipped)
-                .map(|(mut d, &s)| {
-                    d.skipped_at_s = s.then_some(now);
-                    d
-                })
-                .collect(),
-        );
+        placement.delay = Some(delay_end(now, delay, &skipped));
     }
     placement
 }

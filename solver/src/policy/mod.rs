@@ -1,7 +1,8 @@
 //! Placement policies (DESIGN.md §The epoch pipeline, step 5), one file per policy, each a
 //! [`Policy`] placing one [`Epoch`]: `fifo`, `fair` and `delay` (Hadoop's heartbeat schedulers
 //! and FAIR Alg. 1, over [`heartbeat`]), `dl_sched` (the lsap paper's greedy baseline), `lsap`,
-//! `lsap_fair` (lsap-sched and lsap-fair-sched) and `lsap_quota` (placer's default), the exact
+//! `lsap_fair` (lsap-sched and lsap-fair-sched) and `lsap_quota` (placer's default), `shuffle_watcher` and `shuffle_watcher_relaxed` (ShuffleWatcher's
+//! NASS over [`nass`]), the exact
 //! ones through the front door [`crate::exact`]. The [`registry`] is the one place that maps
 //! an [`placer_models::Algorithm`] to its policy.
 //!
@@ -18,9 +19,12 @@ pub mod heartbeat;
 pub mod lsap;
 pub mod lsap_fair;
 pub mod lsap_quota;
+pub mod nass;
 mod placement;
 pub mod queue;
 pub mod registry;
+pub mod shuffle_watcher;
+pub mod shuffle_watcher_relaxed;
 
 pub use contract::{Candidates, Policy};
 pub use epoch::Epoch;

@@ -3,7 +3,10 @@
 //! this algorithm" asks here: the pipeline, the simulator, the server's error message, the
 //! tests and the benches.
 
-use super::{delay, dl_sched, fair, fifo, lsap, lsap_fair, lsap_quota, Policy};
+use super::{
+    delay, dl_sched, fair, fifo, lsap, lsap_fair, lsap_quota, shuffle_watcher,
+    shuffle_watcher_relaxed, Policy,
+};
 use crate::error::SolveError;
 use placer_models::Algorithm;
 
@@ -17,6 +20,8 @@ pub static REGISTRY: &[(Algorithm, &dyn Policy)] = &[
     (Algorithm::Lsap, &lsap::Lsap),
     (Algorithm::LsapFair, &lsap_fair::LsapFair),
     (Algorithm::LsapQuota, &lsap_quota::LsapQuota),
+    (Algorithm::ShuffleWatcher, &shuffle_watcher::ShuffleWatcher),
+    (Algorithm::ShuffleWatcherRelaxed, &shuffle_watcher_relaxed::ShuffleWatcherRelaxed),
 ];
 
 /// `Algorithm::policy()`: the policy of an algorithm, if this build implements it.

@@ -1,0 +1,29 @@
+//! `shuffle_watcher`: ShuffleWatcher on the Fair Scheduler's fairness, SW-fair (Ahmad et al.
+//! §3, §5.2): NetSat, NASS ([`super::nass`]), SAMP and SARP ([`crate::shuffle`]); the
+//! mechanisms can be switched off one by one (`policy.shuffle_watcher`, §5.3). Preemption as
+//! `fair`.
+
+use super::{nass, Epoch, Placement, Policy};
+use crate::error::SolveError;
+
+/// SW-fair.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ShuffleWatcher;
+
+impl Policy for ShuffleWatcher {
+    fn name(&self) -> &'static str {
+        "shuffle_watcher"
+    }
+
+    fn heartbeat(&self) -> bool {
+        true
+    }
+
+    fn preempts(&self) -> bool {
+        true
+    }
+
+    fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
+        Ok(nass::place(epoch.ix, epoch.starvation, false))
+    }
+}

@@ -1,0 +1,28 @@
+//! `shuffle_watcher_relaxed`: ShuffleWatcher with delay scheduling's relaxed fairness, SW-relaxed
+//! (Ahmad et al. §5.2, compared against Delay Scheduler): NASS's local and remote map categories
+//! wait for locality as FAIR Alg. 1 does ([`super::nass`]). Preemption as `delay`.
+
+use super::{nass, Epoch, Placement, Policy};
+use crate::error::SolveError;
+
+/// SW-relaxed.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ShuffleWatcherRelaxed;
+
+impl Policy for ShuffleWatcherRelaxed {
+    fn name(&self) -> &'static str {
+        "shuffle_watcher_relaxed"
+    }
+
+    fn heartbeat(&self) -> bool {
+        true
+    }
+
+    fn preempts(&self) -> bool {
+        true
+    }
+
+    fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
+        Ok(nass::place(epoch.ix, epoch.starvation, true))
+    }
+}
