@@ -177,6 +177,21 @@ fn build(
 fn with_algorithm(req: &PlaceRequest, algorithm: &str) -> PlaceRequest {
     let mut r = req.clone();
     r.policy.algorithm = serde_json::from_value(json!(algorithm)).unwrap();
+    // The shuffle-aware algorithms make users the fairness unit: a listed `users` must name
+    // every job's user (an unlisted one is `unknown_reference`).
+    if algorithm.contains("shuffle") && !r.users.is_empty() {
+        for job in &req.jobs {
+            if let Some(u) = &job.user {
+                if r.users.iter().all(|x| x.id != *u) {
+                    r.users.push(placer_models::User {
+                        id: u.clone(),
+                        max_running_jobs: None,
+                        weight: None,
+                    });
+                }
+            }
+        }
+    }
     r
 }
 
@@ -239,7 +254,8 @@ fn check_valid(
         prop_assert!(req.running.iter().any(|t| t.id == p.task && t.node == p.node));
     }
     if !r.preemptions.is_empty() {
-        prop_assert!(["fair", "delay", "lsap_fair"].contains(&algorithm));
+        let preempts = placer_solver::registry::by_name(algorithm).is_some_and(|(_, p)| p.preempts());
+        prop_assert!(preempts, "{} does not preempt", algorithm);
         for pool in &r.pools {
             let share = pool.fair_share.unwrap();
             let hit = |kind: TaskKind| {
