@@ -4,7 +4,9 @@
 
 use placer_models::Algorithm;
 use placer_report::plots::write_plots;
-use placer_sim::{EpochMetrics, JobMetrics, SimReport, StopReason, Summary, WallTiming};
+use placer_sim::{
+    EpochMetrics, JobMetrics, SimReport, StopReason, Summary, TrafficSeries, WallTiming,
+};
 use std::path::{Path, PathBuf};
 
 const PNG_SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];
@@ -29,6 +31,9 @@ fn job(k: usize, submit_s: f64, response_s: Option<f64>) -> JobMetrics {
         task_runs: 5,
         preempted: 0,
         observed_response_s: None,
+        shuffle_gb: 0.0,
+        cross_rack_shuffle_gb: 0.0,
+        remote_map_gb: 0.0,
     }
 }
 
@@ -82,6 +87,8 @@ fn summary(jobs: &[JobMetrics], epochs: &[EpochMetrics], locality: [f64; 3]) -> 
         epochs: epochs.len(),
         ticks: epochs.len() as u64,
         end_time_s: epochs.last().map_or(0.0, |e| e.time_s + 30.0),
+        steady_throughput_jobs_per_h: 0.0,
+        steady_mean_turnaround_s: 0.0,
     }
 }
 
@@ -100,6 +107,7 @@ fn report(name: &str, algorithm: Algorithm, scale: f64, locality: [f64; 3]) -> S
         jobs,
         epochs,
         summary,
+        cross_rack_series: TrafficSeries::default(),
         timing: WallTiming::default(),
     }
 }

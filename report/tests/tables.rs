@@ -20,7 +20,8 @@ use placer_report::tables::{
     read_validation_csv, write_validation_csv, ErrorSummary, VALIDATION_COLUMNS,
 };
 use placer_sim::{
-    EpochMetrics, JobMetrics, RackTraffic, SimReport, StopReason, Summary, WallTiming,
+    EpochMetrics, JobMetrics, RackTraffic, SimReport, StopReason, Summary, TrafficSeries,
+    WallTiming,
 };
 
 /// The job id that needs CSV quoting.
@@ -46,6 +47,9 @@ fn job(id: &str, submit_s: f64, finish_s: Option<f64>, locality: [usize; 4]) -> 
         task_runs: locality.iter().sum::<usize>() + 1,
         preempted: 0,
         observed_response_s: None,
+        shuffle_gb: 0.0,
+        cross_rack_shuffle_gb: 0.0,
+        remote_map_gb: 0.0,
     }
 }
 
@@ -108,6 +112,8 @@ fn report(name: &str, algorithm: Algorithm, locality: [usize; 4]) -> SimReport {
         epochs: 3,
         ticks: 4,
         end_time_s: 50.0,
+        steady_throughput_jobs_per_h: 0.0,
+        steady_mean_turnaround_s: 0.0,
     };
     SimReport {
         name: name.to_owned(),
@@ -116,6 +122,7 @@ fn report(name: &str, algorithm: Algorithm, locality: [usize; 4]) -> SimReport {
         jobs,
         epochs,
         summary,
+        cross_rack_series: TrafficSeries::default(),
         timing: WallTiming {
             solve_ms: vec![0.5, 0.25, 0.125],
             mean_solve_ms: 0.2916666666666667,

@@ -86,7 +86,13 @@ impl SimCluster {
             nodes_of_rack[r].push(i);
         }
         let wire = Cluster {
-            racks: (0..racks).map(|r| Rack::new(RackId(format!("r{r}")))).collect(),
+            // Each rack's uplink, for ShuffleWatcher's NetSat (`snapshot.rs`).
+            racks: (0..racks)
+                .map(|r| Rack {
+                    uplink_mbps: config.uplink_mbps,
+                    ..Rack::new(RackId(format!("r{r}")))
+                })
+                .collect(),
             nodes: (0..names.len())
                 .map(|i| Node {
                     id: NodeId(format!("n{i}")),

@@ -116,8 +116,11 @@ impl PendingBound {
 pub struct SimConfig {
     /// A label for reports (the policy name when `placer whatif` compares policies).
     pub name: String,
-    /// The policy block of every snapshot (algorithm, engine, α, β, delays). Default: the wire
-    /// defaults (`lsap_quota`, the service's default).
+    /// The policy block of every snapshot (algorithm, engine, α, β, delays, and ShuffleWatcher's
+    /// `saturation_threshold`, `map_completion_threshold`, `starvation_window_s`,
+    /// `shuffle_light_ratio` and mechanisms `shuffle_watcher`). Default: the wire defaults
+    /// (`lsap_quota`, the service's default; ShuffleWatcher's 0.8, 0.15, 600 s, 0.1, all three
+    /// mechanisms). Checked by [`SimConfig::validate`] with the wire's domains.
     pub policy: Policy,
     /// The cluster; default the workload's topology.
     pub cluster: ClusterSource,
@@ -346,12 +349,7 @@ impl SimConfig {
         if let Some(t) = self.max_time_s {
             positive("max_time_s", t)?;
         }
-        if !(self.slowstart.is_finite() && (0.0..=1.0).contains(&self.slowstart)) {
-            return Err(SimError::config(
-                "slowstart",
-                format!("must be in [0, 1], got {}", self.slowstart),
-            ));
-        }
+        fraction("slowstart", self.slowstart)?;
         non_negative("task_overhead_s", self.task_overhead_s)?;
         non_negative("job_setup_s", self.job_setup_s)?;
         non_negative("job_cleanup_s", self.job_cleanup_s)?;
@@ -392,6 +390,15 @@ impl SimConfig {
         if let Some(t) = p.locality_delay_rack_s {
             non_negative("policy.locality_delay_rack_s", t)?;
         }
+        if !(p.saturation_threshold > 0.0 && p.saturation_threshold <= 1.0) {
+            return Err(SimError::config(
+                "policy.saturation_threshold",
+                format!("must be in (0, 1], got {}", p.saturation_threshold),
+            ));
+        }
+        fraction("policy.map_completion_threshold", p.map_completion_threshold)?;
+        fraction("policy.shuffle_light_ratio", p.shuffle_light_ratio)?;
+        positive("policy.starvation_window_s", p.starvation_window_s)?;
         Ok(())
     }
 
@@ -421,6 +428,14 @@ fn positive(field: &str, v: f64) -> Result<(), SimError> {
         Ok(())
     } else {
         Err(SimError::config(field, format!("must be a finite number > 0, got {v}")))
+    }
+}
+
+fn fraction(field: &str, v: f64) -> Result<(), SimError> {
+    if (0.0..=1.0).contains(&v) {
+        Ok(())
+    } else {
+        Err(SimError::config(field, format!("must be in [0, 1], got {v}")))
     }
 }
 

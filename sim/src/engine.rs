@@ -139,6 +139,11 @@ pub(crate) struct JobRun {
     pub poll_scheduled: bool,
     /// Finished maps' output bytes per node, held on disk until the job ends.
     pub held: BTreeMap<usize, u64>,
+    /// Σ input bytes and Σ output bytes of its completed maps (ShuffleWatcher §3.1's
+    /// ShuffleInputRatio is their quotient; `snapshot.rs`).
+    pub maps_io_done: (u128, u128),
+    /// Echoed SAMP decision (ShuffleWatcher Fig. 4), as `delay`.
+    pub shuffle_watcher: Option<placer_models::ShuffleWatcherState>,
 }
 
 /// One run's whole state.
@@ -149,6 +154,9 @@ pub(crate) struct Engine<'a> {
     pub order_rng: ChaCha8Rng,
     /// Called once per finished job (a progress bar's tick); never affects the run.
     pub on_job_done: Option<&'a (dyn Fn() + Sync)>,
+    /// Called with every snapshot before it is solved (the crate's tests read them); never
+    /// affects the run.
+    pub on_snapshot: Option<&'a (dyn Fn(&PlaceRequest) + Sync)>,
     pub cluster: SimCluster,
     pub ix: WorkloadIndex,
     pub queue: EventQueue,
@@ -191,6 +199,9 @@ pub(crate) struct Engine<'a> {
     /// Jobs whose outputs were evicted: their maps are not offered until a job finishes
     /// (`intermediate.rs`).
     pub suspended: BTreeSet<usize>,
+    /// The racks' measured cross-rack traffic as the last snapshot reported it
+    /// (`snapshot.rs`).
+    pub rack_window: crate::snapshot::RackWindow,
     /// What the run measures; read only by the report.
     pub metrics: Metrics,
 }
@@ -237,19 +248,29 @@ impl<'a> Engine<'a> {
                 copying: BTreeSet::new(),
                 poll_scheduled: false,
                 held: BTreeMap::new(),
+                maps_io_done: (0, 0),
+                shuffle_watcher: None,
             })
             .collect();
         let mut queue = EventQueue::default();
         for (j, job) in ix.jobs.iter().enumerate() {
             queue.push(job.submit_s, EventKind::Arrival(j));
         }
-        let req = crate::snapshot::base_request(cfg, &cluster, &ix);
+        let req = crate::snapshot::base_request(cfg, &cluster, &ix, workload);
         let metrics = Metrics::new(ix.jobs.len(), ix.tasks.len(), cluster.nodes_of_rack.len());
         let beats = cfg.heartbeats().map(|multiple| {
             crate::offers::Beats::new(cluster.len(), cfg.policy.heartbeat_s, multiple, cfg.seed)
         });
+        let racks = cluster.nodes_of_rack.len();
         Ok(Self {
-            net: Network::new(cluster.len(), cfg.rack_mbps, cfg.cross_rack_mbps, cfg.uplink_mbps),
+            net: Network::new(
+                cluster.len(),
+                racks,
+                cfg.rack_mbps,
+                cfg.cross_rack_mbps,
+                cfg.uplink_mbps,
+            ),
+            rack_window: crate::snapshot::RackWindow::new(racks),
             used: vec![[0, 0]; cluster.len()],
             free: [cluster.total_map_slots, cluster.total_reduce_slots],
             starvation: vec![None; ix.pools.len()],
@@ -262,6 +283,7 @@ impl<'a> Engine<'a> {
             cfg,
             workload,
             on_job_done: None,
+            on_snapshot: None,
             // A stream of its own, so that the replica draws of the same seed do not change.
             order_rng: ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x6865_6172_7462_6561),
             cluster,
@@ -365,7 +387,16 @@ impl<'a> Engine<'a> {
             self.audit_end(stop)?;
         }
         let wall_s = wall.elapsed().as_secs_f64();
-        Ok(self.metrics.report(stop, wall_s, self.cfg, self.workload, &self.ix, &self.cluster))
+        let series = self.net.meter.series(self.now);
+        Ok(self.metrics.report(
+            stop,
+            wall_s,
+            series,
+            self.cfg,
+            self.workload,
+            &self.ix,
+            &self.cluster,
+        ))
     }
 
     fn arrive(&mut self, j: usize) {
@@ -503,6 +534,9 @@ impl<'a> Engine<'a> {
         let before = Instant::now();
         self.offer = offer;
         let offered = self.fill_snapshot();
+        if let Some(f) = self.on_snapshot {
+            f(&self.req);
+        }
         let built = Instant::now();
         let answer = placer_solver::place(&self.req, &PlaceOptions::default())
             .map_err(|source| SimError::Solver { time_s: self.now, source })?;
@@ -527,7 +561,7 @@ impl<'a> Engine<'a> {
         Ok(answer.assignments.len() as u64)
     }
 
-    fn apply(&mut self, answer: &PlaceResponse) -> Result<(), SimError> {
+    pub(crate) fn apply(&mut self, answer: &PlaceResponse) -> Result<(), SimError> {
         let time_s = self.now;
         let bad = |message: String| SimError::InvalidAnswer { time_s, message };
         for p in &answer.preemptions {
@@ -572,6 +606,7 @@ impl<'a> Engine<'a> {
         for report in &answer.jobs {
             if let Some(j) = parse_job_id(report.id.as_str(), self.jobs.len()) {
                 self.jobs[j].delay = report.delay;
+                self.jobs[j].shuffle_watcher.clone_from(&report.shuffle_watcher);
             }
         }
         for report in &answer.pools {
@@ -654,11 +689,15 @@ impl<'a> Engine<'a> {
                         src_rack,
                         dst_rack: rack,
                     };
-                    self.metrics.flow_ended(&read, TaskKind::Map);
+                    self.metrics.flow_ended(&read, TaskKind::Map, j);
+                    if read.cross_rack {
+                        self.net.meter.lump(self.now, (src_rack, rack), false, read.moved);
+                    }
                 } else if bytes > 0 {
                     let f = self.net.start(
                         self.now,
                         t,
+                        false,
                         bytes,
                         (src, src_rack),
                         (n, rack),
@@ -737,7 +776,8 @@ impl<'a> Engine<'a> {
     }
 
     fn flow_done(&mut self, end: FlowEnd) {
-        self.metrics.flow_ended(&end, self.ix.tasks[end.task].kind);
+        let task = &self.ix.tasks[end.task];
+        self.metrics.flow_ended(&end, task.kind, task.job as usize);
         let t = end.task;
         let run = &mut self.tasks[t];
         run.flows_left = run.flows_left.saturating_sub(1);
@@ -780,7 +820,8 @@ impl<'a> Engine<'a> {
         let flows = std::mem::take(&mut self.tasks[t].flows);
         for &f in &flows {
             if let Some(end) = self.net.cancel(f, t, self.now, &mut self.queue) {
-                self.metrics.flow_ended(&end, self.ix.tasks[end.task].kind);
+                let task = &self.ix.tasks[end.task];
+                self.metrics.flow_ended(&end, task.kind, task.job as usize);
             }
         }
         self.tasks[t].flows = flows;
@@ -799,9 +840,9 @@ impl<'a> Engine<'a> {
             return Ok(());
         }
         self.release(t);
-        let (j, kind, output) = {
+        let (j, kind, input, output) = {
             let task = &self.ix.tasks[t];
-            (task.job as usize, task.kind, task.output_bytes)
+            (task.job as usize, task.kind, task.bytes, task.output_bytes)
         };
         let run = &mut self.tasks[t];
         run.phase = Phase::Done;
@@ -820,6 +861,9 @@ impl<'a> Engine<'a> {
                 *self.jobs[j].held.entry(node).or_insert(0) += output;
                 self.metrics.intermediate_changed(self.disks.held_total());
                 self.jobs[j].maps_done += 1;
+                let io = &mut self.jobs[j].maps_io_done;
+                io.0 += u128::from(input);
+                io.1 += u128::from(output);
                 self.map_output_ready(j, node, output);
                 self.release_reduces(j);
             }

@@ -176,6 +176,7 @@ impl Engine<'_> {
         }
         let job = &mut self.jobs[j];
         job.maps_done = 0;
+        job.maps_io_done = (0, 0);
         job.weight_done = 0;
         job.map_output.clear();
         self.free_intermediate(j);

@@ -22,7 +22,9 @@
 //!
 //! Where the decisions are documented: the link model in `network.rs`, task times and reduce
 //! start in `engine.rs`, the slowdown's denominator in [`ideal`], the pending bound on
-//! [`PendingBound`], event order in `queue.rs`, what each metric counts in `metrics.rs`.
+//! [`PendingBound`], event order in `queue.rs`, what each metric counts in `metrics.rs`, the
+//! measured cross-rack traffic (snapshots' `racks[].cross_rack_traffic_mbps`, the report's
+//! time series) in `traffic.rs`, what a snapshot carries for ShuffleWatcher in `snapshot.rs`.
 
 mod cluster;
 mod config;
@@ -39,6 +41,7 @@ mod report;
 mod run;
 mod shuffle;
 mod snapshot;
+mod traffic;
 mod workload_index;
 
 pub use config::{
@@ -49,3 +52,4 @@ pub use report::{
     EpochMetrics, JobMetrics, RackTraffic, ResourceUse, SimReport, StopReason, Summary, WallTiming,
 };
 pub use run::{simulate, simulate_many, simulate_observed};
+pub use traffic::{TrafficSeries, SERIES_BUCKET_S, SERIES_MAX_BUCKETS};

@@ -15,6 +15,21 @@
 //! ([`Metrics::intermediate_changed`]), and resource use the Σ demand of the running tasks
 //! ([`Metrics::resources_changed`]), integrated as a step function of time. O(1) per call; the
 //! report is O(jobs + epochs) plus the sort of the response times for the p95.
+//!
+//! Per job (ShuffleWatcher Table 3's columns): its total shuffle (every byte its reduces
+//! pulled: from their own node's disk, inside the rack and across racks), its cross-rack
+//! shuffle and its remote map input (map input read from another rack), counted like the
+//! run's totals (at flow end, cancelled flows with what they moved).
+//!
+//! Steady state (ShuffleWatcher §4.3: "we are interested only in the steady-state period of
+//! the cluster under full load, we ignore the load ramp-up and ramp-down periods"): with the
+//! submissions spanning `[first, last]`, `steady_throughput_jobs_per_h` = jobs that finished
+//! in `[first, last]` per hour of that span (0 when the span is 0), and
+//! `steady_mean_turnaround_s` = the mean response of the finished jobs submitted in the middle
+//! 80% of it, `[first + 0.1 · span, last − 0.1 · span]` (0 when there is none).
+//!
+//! The cross-rack traffic over time (Figs. 1 and 10) is the network's measurement, integrated
+//! at the flows' actual rates (`traffic.rs`), not counted at flow ends.
 
 use crate::cluster::SimCluster;
 use crate::config::SimConfig;
@@ -24,6 +39,7 @@ use crate::report::{
     mean, quantile, EpochMetrics, JobMetrics, RackTraffic, ResourceUse, SimReport, StopReason,
     Summary, WallTiming,
 };
+use crate::traffic::TrafficSeries;
 use crate::workload_index::WorkloadIndex;
 use placer_datasets::Workload;
 use placer_models::{Locality, PlaceResponse, TaskKind};
@@ -49,6 +65,12 @@ struct JobCounts {
     locality: [usize; 4],
     runs: usize,
     preempted: usize,
+    /// Bytes its reduces pulled (local, in-rack and cross-rack).
+    shuffle: f64,
+    /// The part of `shuffle` that crossed racks.
+    cross_rack_shuffle: f64,
+    /// Map input it read across racks.
+    remote_map: f64,
 }
 
 /// Bytes read and moved so far.
@@ -174,14 +196,35 @@ impl Metrics {
         self.bytes.local += bytes as f64;
     }
 
+    /// A reduce of job `j` read `bytes` of its shuffle from its own node's disk.
+    pub fn shuffle_read_locally(&mut self, j: usize, bytes: u64) {
+        if let Some(job) = self.jobs.get_mut(j) {
+            job.shuffle += bytes as f64;
+        }
+    }
+
     /// A flow ended, finished or cancelled, having moved `end.moved` bytes for a task of
-    /// `kind` (a map's input read or a reduce's shuffle).
-    pub fn flow_ended(&mut self, end: &FlowEnd, kind: TaskKind) {
+    /// `kind` (a map's input read or a reduce's shuffle) of job `j`.
+    pub fn flow_ended(&mut self, end: &FlowEnd, kind: TaskKind, j: usize) {
+        if let (TaskKind::Reduce, Some(job)) = (kind, self.jobs.get_mut(j)) {
+            job.shuffle += end.moved;
+        }
         if end.cross_rack {
             self.bytes.cross_rack += end.moved;
+            let job = self.jobs.get_mut(j);
             match kind {
-                TaskKind::Map => self.bytes.remote_map += end.moved,
-                TaskKind::Reduce => self.bytes.cross_rack_shuffle += end.moved,
+                TaskKind::Map => {
+                    self.bytes.remote_map += end.moved;
+                    if let Some(job) = job {
+                        job.remote_map += end.moved;
+                    }
+                }
+                TaskKind::Reduce => {
+                    self.bytes.cross_rack_shuffle += end.moved;
+                    if let Some(job) = job {
+                        job.cross_rack_shuffle += end.moved;
+                    }
+                }
             }
             if let Some(out) = self.bytes.rack_out.get_mut(end.src_rack) {
                 *out += end.moved;
@@ -323,11 +366,14 @@ impl Metrics {
         self.timing.solve_ms.push(solve_ms);
     }
 
-    /// The report of a run that ended for `stop` after `wall_s` seconds of wall clock.
+    /// The report of a run that ended for `stop` after `wall_s` seconds of wall clock, with the
+    /// network's cross-rack traffic `series`.
+    #[allow(clippy::too_many_arguments)]
     pub fn report(
         mut self,
         stop: StopReason,
         wall_s: f64,
+        series: TrafficSeries,
         cfg: &SimConfig,
         workload: &Workload,
         ix: &WorkloadIndex,
@@ -347,6 +393,7 @@ impl Metrics {
             jobs,
             epochs: self.epochs,
             summary,
+            cross_rack_series: series,
             timing: self.timing,
         }
     }
@@ -390,6 +437,9 @@ impl Metrics {
                     task_runs: run.runs,
                     preempted: run.preempted,
                     observed_response_s: spec.observed_finish_s.map(|f| f - index.submit_s),
+                    shuffle_gb: run.shuffle / 1e9,
+                    cross_rack_shuffle_gb: run.cross_rack_shuffle / 1e9,
+                    remote_map_gb: run.remote_map / 1e9,
                 }
             })
             .collect()
@@ -412,6 +462,7 @@ impl Metrics {
             acc
         });
         let with_pref = (node + rack + remote).max(1) as f64;
+        let steady = steady_state(jobs);
         let per = |busy: f64, slots: u64| {
             if slots == 0 || makespan_s <= 0.0 {
                 0.0
@@ -456,6 +507,8 @@ impl Metrics {
             epochs: self.epochs.len(),
             ticks: self.ticks,
             end_time_s: self.last_event_s,
+            steady_throughput_jobs_per_h: steady.throughput_jobs_per_h,
+            steady_mean_turnaround_s: steady.mean_turnaround_s,
         }
     }
 
@@ -484,6 +537,34 @@ impl Metrics {
     }
 }
 
+/// The steady-state measures of a run (ShuffleWatcher §4.3; module docs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct SteadyState {
+    /// Jobs finished within the submission span, per hour of it.
+    throughput_jobs_per_h: f64,
+    /// Mean response of the finished jobs submitted in the span's middle 80%, s.
+    mean_turnaround_s: f64,
+}
+
+/// The steady-state measures of `jobs`. Example: submits at 0, 100, 200, 300, 400 s (span
+/// [0, 400]) and finishes at 50, 150, 380, 420, 500 s: 3 finished within the span, over
+/// 400 s = 1/9 h → 27 jobs/h; the middle 80% is [40, 360]: the jobs submitted at 100, 200 and
+/// 300 s, responses 50, 180 and 120 s → mean 116.67 s.
+fn steady_state(jobs: &[JobMetrics]) -> SteadyState {
+    let first = jobs.iter().map(|j| j.submit_s).fold(f64::INFINITY, f64::min);
+    let last = jobs.iter().map(|j| j.submit_s).fold(f64::NEG_INFINITY, f64::max);
+    if !(first.is_finite() && last.is_finite()) {
+        return SteadyState { throughput_jobs_per_h: 0.0, mean_turnaround_s: 0.0 };
+    }
+    let span = (last - first).max(0.0);
+    let done = jobs.iter().filter_map(|j| j.finish_s).filter(|&f| f >= first && f <= last).count();
+    let throughput_jobs_per_h = if span > 0.0 { done as f64 * 3600.0 / span } else { 0.0 };
+    let (lo, hi) = (first + 0.1 * span, last - 0.1 * span);
+    let middle =
+        jobs.iter().filter(|j| j.submit_s >= lo && j.submit_s <= hi).filter_map(|j| j.response_s);
+    SteadyState { throughput_jobs_per_h, mean_turnaround_s: mean(middle) }
+}
+
 /// Whether any task of `workload` has a resource demand.
 fn has_demands(workload: &Workload) -> bool {
     workload.jobs.iter().any(|j| {
@@ -503,9 +584,12 @@ mod tests {
     fn cross_rack_bytes_split_into_remote_map_input_and_shuffle() {
         // A remote map reads 3 bytes, a reduce pulls 5 across racks and 7 inside its rack.
         let mut m = Metrics::new(1, 2, 2);
-        m.flow_ended(&flow(3.0, true), TaskKind::Map);
-        m.flow_ended(&flow(5.0, true), TaskKind::Reduce);
-        m.flow_ended(&flow(7.0, false), TaskKind::Reduce);
+        m.flow_ended(&flow(3.0, true), TaskKind::Map, 0);
+        m.flow_ended(&flow(5.0, true), TaskKind::Reduce, 0);
+        m.flow_ended(&flow(7.0, false), TaskKind::Reduce, 0);
+        m.shuffle_read_locally(0, 11);
+        let job = &m.jobs[0];
+        assert_eq!((job.shuffle, job.cross_rack_shuffle, job.remote_map), (23.0, 5.0, 3.0));
         assert_eq!(m.bytes.cross_rack, 8.0);
         assert_eq!(m.bytes.remote_map, 3.0);
         assert_eq!(m.bytes.cross_rack_shuffle, 5.0);

@@ -22,9 +22,12 @@
 //!
 //! When a flow starts or ends, only the flows sharing one of its links are settled (bytes
 //! moved so far at their old rate) and rescheduled at their new rate, under a new version
-//! number (the old finish event goes stale). O(flows on the touched links) per change.
+//! number (the old finish event goes stale). O(flows on the touched links) per change. Each
+//! rate change of a cross-rack flow is also told to the [`TrafficMeter`] (`traffic.rs`), which
+//! integrates the racks' measured cross-rack traffic in O(1) per change.
 
 use crate::queue::{EventKind, EventQueue};
+use crate::traffic::TrafficMeter;
 use std::collections::HashMap;
 
 const MBPS_TO_BYTES: f64 = 1e6 / 8.0;
@@ -52,6 +55,8 @@ struct Flow {
     version: u32,
     active: bool,
     cross_rack: bool,
+    /// A reduce's shuffle (else a map's input read).
+    shuffle: bool,
     /// (source rack, destination rack).
     racks: (usize, usize),
     links: [usize; 4],
@@ -88,6 +93,8 @@ pub(crate) struct Network {
     /// Bytes/s of each rack's uplink and downlink; `None`: no rack limit.
     uplink_capacity: Option<f64>,
     active: usize,
+    /// The racks' measured cross-rack traffic.
+    pub meter: TrafficMeter,
 }
 
 impl Network {
@@ -95,6 +102,7 @@ impl Network {
     /// created on first use.
     pub fn new(
         nodes: usize,
+        racks: usize,
         rack_mbps: f64,
         cross_rack_mbps: f64,
         uplink_mbps: Option<f64>,
@@ -111,6 +119,7 @@ impl Network {
             cross_capacity: cross_rack_mbps * MBPS_TO_BYTES,
             uplink_capacity: uplink_mbps.map(|m| m * MBPS_TO_BYTES),
             active: 0,
+            meter: TrafficMeter::new(racks),
         }
     }
 
@@ -141,12 +150,15 @@ impl Network {
         self.pair.get(&(src_rack, dst_rack)).map_or(0, |&l| self.links[l].flows.len())
     }
 
-    /// Starts moving `bytes` (> 0) from node `src` to node `dst` (distinct) for `task`;
-    /// returns the flow's slot. Reschedules the flows it now shares links with.
+    /// Starts moving `bytes` (> 0) from node `src` to node `dst` (distinct) for `task` (a
+    /// reduce's shuffle or a map's input); returns the flow's slot. Reschedules the flows it
+    /// now shares links with.
+    #[allow(clippy::too_many_arguments)]
     pub fn start(
         &mut self,
         now: f64,
         task: usize,
+        shuffle: bool,
         bytes: u64,
         src: (usize, usize),
         dst: (usize, usize),
@@ -186,6 +198,7 @@ impl Network {
             version: 0,
             active: true,
             cross_rack,
+            shuffle,
             racks: (src_rack, dst_rack),
             links,
             nlinks,
@@ -206,6 +219,9 @@ impl Network {
             self.links[l].flows.push(id);
         }
         self.active += 1;
+        if cross_rack {
+            self.meter.rate_changed(now, (src_rack, dst_rack), shuffle, 0.0, 1);
+        }
         self.rebalance(now, links, nlinks, queue);
         id
     }
@@ -273,6 +289,10 @@ impl Network {
             f.active = false;
             f.remaining = 0.0;
             f.version = f.version.wrapping_add(1);
+            if f.cross_rack {
+                self.meter.rate_changed(now, f.racks, f.shuffle, -f.rate, -1);
+            }
+            f.rate = 0.0;
             (f.links, f.nlinks)
         };
         for &l in &links[..nlinks] {
@@ -312,6 +332,9 @@ impl Network {
                     continue;
                 }
                 settle(f, now);
+                if f.cross_rack {
+                    self.meter.rate_changed(now, f.racks, f.shuffle, rate - f.rate, 0);
+                }
                 f.rate = rate;
                 let at = now + f.remaining / rate;
                 if at < f.due {
@@ -349,9 +372,9 @@ mod tests {
     #[test]
     fn lone_in_rack_flow_runs_at_rack_rate() {
         // 125 MB at 1000 Mbit/s = 125 MB/s → 1 s.
-        let mut net = Network::new(2, 1000.0, 100.0, None);
+        let mut net = Network::new(2, 3, 1000.0, 100.0, None);
         let mut q = EventQueue::default();
-        net.start(0.0, 9, 125_000_000, (0, 0), (1, 0), &mut q);
+        net.start(0.0, 9, false, 125_000_000, (0, 0), (1, 0), &mut q);
         let (t, end) = next_end(&mut net, &mut q).unwrap();
         assert!((t - 1.0).abs() < 1e-12);
         assert_eq!(end.task, 9);
@@ -363,10 +386,10 @@ mod tests {
         // Node 2 (rack 0) reads 125 MB from node 0 and 62.5 MB from node 1, both in rack 0.
         // Shared NIC of 125 MB/s: 62.5 MB/s each, the small one ends at t = 1 s having moved
         // 62.5 MB; the big one has 62.5 MB left, now at 125 MB/s: ends at 1.5 s.
-        let mut net = Network::new(3, 1000.0, 100.0, None);
+        let mut net = Network::new(3, 3, 1000.0, 100.0, None);
         let mut q = EventQueue::default();
-        net.start(0.0, 1, 125_000_000, (0, 0), (2, 0), &mut q);
-        net.start(0.0, 2, 62_500_000, (1, 0), (2, 0), &mut q);
+        net.start(0.0, 1, false, 125_000_000, (0, 0), (2, 0), &mut q);
+        net.start(0.0, 2, false, 62_500_000, (1, 0), (2, 0), &mut q);
         let (t1, e1) = next_end(&mut net, &mut q).unwrap();
         assert_eq!(e1.task, 2);
         assert!((t1 - 1.0).abs() < 1e-12);
@@ -380,10 +403,10 @@ mod tests {
     fn cross_rack_flows_share_the_rack_pair_link() {
         // Two 12.5 MB reads from rack 1 into two nodes of rack 0: each NIC is alone
         // (125 MB/s) but the r1 → r0 link (12.5 MB/s) is shared: 6.25 MB/s each → 2 s.
-        let mut net = Network::new(4, 1000.0, 100.0, None);
+        let mut net = Network::new(4, 3, 1000.0, 100.0, None);
         let mut q = EventQueue::default();
-        net.start(0.0, 1, 12_500_000, (2, 1), (0, 0), &mut q);
-        net.start(0.0, 2, 12_500_000, (3, 1), (1, 0), &mut q);
+        net.start(0.0, 1, false, 12_500_000, (2, 1), (0, 0), &mut q);
+        net.start(0.0, 2, false, 12_500_000, (3, 1), (1, 0), &mut q);
         assert_eq!(net.cross_load(1, 0), 2);
         let (t1, e1) = next_end(&mut net, &mut q).unwrap();
         let (t2, _) = next_end(&mut net, &mut q).unwrap();
@@ -398,10 +421,10 @@ mod tests {
         // alone, so without a rack limit both end at 1 s; with a 100 Mbit/s uplink out of
         // rack 0 they share 12.5 MB/s: 6.25 MB/s each → 2 s.
         for (uplink, expected) in [(None, 1.0), (Some(100.0), 2.0)] {
-            let mut net = Network::new(4, 1000.0, 100.0, uplink);
+            let mut net = Network::new(4, 3, 1000.0, 100.0, uplink);
             let mut q = EventQueue::default();
-            net.start(0.0, 1, 12_500_000, (0, 0), (2, 1), &mut q);
-            net.start(0.0, 2, 12_500_000, (1, 0), (3, 2), &mut q);
+            net.start(0.0, 1, false, 12_500_000, (0, 0), (2, 1), &mut q);
+            net.start(0.0, 2, false, 12_500_000, (1, 0), (3, 2), &mut q);
             for _ in 0..2 {
                 let (t, _) = next_end(&mut net, &mut q).unwrap();
                 assert!((t - expected).abs() < 1e-12, "{uplink:?}: {t}");
@@ -415,10 +438,10 @@ mod tests {
         // limit (25 MB/s): each pair link allows 12.5 MB/s and the downlink 12.5 MB/s each,
         // so both end at 1 s; at 100 Mbit/s (12.5 MB/s shared) both end at 2 s.
         for (uplink, expected) in [(200.0, 1.0), (100.0, 2.0)] {
-            let mut net = Network::new(4, 1000.0, 100.0, Some(uplink));
+            let mut net = Network::new(4, 3, 1000.0, 100.0, Some(uplink));
             let mut q = EventQueue::default();
-            net.start(0.0, 1, 12_500_000, (2, 1), (0, 0), &mut q);
-            net.start(0.0, 2, 12_500_000, (3, 2), (1, 0), &mut q);
+            net.start(0.0, 1, false, 12_500_000, (2, 1), (0, 0), &mut q);
+            net.start(0.0, 2, false, 12_500_000, (3, 2), (1, 0), &mut q);
             for _ in 0..2 {
                 let (t, _) = next_end(&mut net, &mut q).unwrap();
                 assert!((t - expected).abs() < 1e-12, "{uplink}: {t}");
@@ -428,9 +451,9 @@ mod tests {
 
     #[test]
     fn cancel_reports_partial_bytes() {
-        let mut net = Network::new(2, 1000.0, 100.0, None);
+        let mut net = Network::new(2, 3, 1000.0, 100.0, None);
         let mut q = EventQueue::default();
-        let f = net.start(0.0, 1, 125_000_000, (0, 0), (1, 0), &mut q);
+        let f = net.start(0.0, 1, false, 125_000_000, (0, 0), (1, 0), &mut q);
         assert!(net.cancel(f, 2, 0.5, &mut q).is_none());
         let end = net.cancel(f, 1, 0.5, &mut q).unwrap();
         assert!((end.moved - 62_500_000.0).abs() < 1e-3);

@@ -1,9 +1,11 @@
 //! What a what-if run reports (DESIGN.md §What-if simulator "Metrics"; the per-job response
 //! times and locality of FAIR, Zaharia et al. §6, the locality and fairness distance of
-//! lsap-sched §4, the cross-rack bytes of ShuffleWatcher §5): per job, per epoch, a summary, and
-//! wall-clock solver timings kept apart so that two runs of one config compare equal with
-//! [`SimReport::same_outcome`].
+//! lsap-sched §4, the cross-rack bytes of ShuffleWatcher §5: Table 3 per job, the steady-state
+//! throughput and turnaround of §4.3 and §5.2, the cross-rack traffic over time of Figs. 1 and
+//! 10): per job, per epoch, a summary, a traffic time series, and wall-clock solver timings
+//! kept apart so that two runs of one config compare equal with [`SimReport::same_outcome`].
 
+use crate::traffic::TrafficSeries;
 use placer_models::Algorithm;
 use serde::Serialize;
 
@@ -58,6 +60,13 @@ pub struct JobMetrics {
     /// The real cluster's response time, s (`JobSpec::observed_finish_s − submit_s`), when the
     /// trace records when the job really finished: what `response_s` is validated against.
     pub observed_response_s: Option<f64>,
+    /// GB (10⁹ bytes) its reduces pulled in all (from their own disk, inside the rack and
+    /// across racks: ShuffleWatcher Table 3's "Total Shuffle").
+    pub shuffle_gb: f64,
+    /// GB of its shuffle that crossed racks (Table 3's "Cross-Rack Shuffle").
+    pub cross_rack_shuffle_gb: f64,
+    /// GB of its map input read from another rack (Table 3's "Remote Map Traffic").
+    pub remote_map_gb: f64,
 }
 
 /// One solver call.
@@ -169,6 +178,13 @@ pub struct Summary {
     pub ticks: u64,
     /// Simulated time of the last event, s.
     pub end_time_s: f64,
+    /// Jobs that finished between the first and the last submission, per hour of that span
+    /// (ShuffleWatcher §4.3's steady state: ramp-up and ramp-down left out); 0 when every job
+    /// was submitted at once.
+    pub steady_throughput_jobs_per_h: f64,
+    /// Mean response time of the finished jobs submitted in the middle 80% of the submission
+    /// span, s (§4.3's steady state); 0 when there is none.
+    pub steady_mean_turnaround_s: f64,
 }
 
 /// A use of the cluster's resources, per resource, as a fraction of all nodes' capacity (the
@@ -216,6 +232,9 @@ pub struct SimReport {
     pub epochs: Vec<EpochMetrics>,
     /// Totals.
     pub summary: Summary,
+    /// The cluster's cross-rack traffic over time, as the network measured it (ShuffleWatcher
+    /// Figs. 1 and 10; `traffic.rs`).
+    pub cross_rack_series: TrafficSeries,
     /// Wall-clock timings (the only non-deterministic part).
     pub timing: WallTiming,
 }
@@ -229,6 +248,7 @@ impl SimReport {
             && self.jobs == other.jobs
             && self.epochs == other.epochs
             && self.summary == other.summary
+            && self.cross_rack_series == other.cross_rack_series
     }
 }
 

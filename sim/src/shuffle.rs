@@ -131,6 +131,7 @@ impl Engine<'_> {
         if src == run.node {
             run.local_done_s = run.local_done_s.max(now) + bytes as f64 / disk;
             self.metrics.read_local(bytes);
+            self.metrics.shuffle_read_locally(self.ix.tasks[t].job as usize, bytes);
             return;
         }
         let rack = self.cluster.rack_of[src];
@@ -151,8 +152,15 @@ impl Engine<'_> {
             if f.active || f.owed == 0 {
                 continue;
             }
-            let id =
-                self.net.start(self.now, t, f.owed, (f.src, f.rack), (n, rack), &mut self.queue);
+            let id = self.net.start(
+                self.now,
+                t,
+                true,
+                f.owed,
+                (f.src, f.rack),
+                (n, rack),
+                &mut self.queue,
+            );
             let run = &mut self.tasks[t];
             run.fetch[i].owed = 0;
             run.fetch[i].active = true;

@@ -1,8 +1,28 @@
 //! The v1 snapshot the simulator hands to `placer_solver::place` each epoch (DESIGN.md §Wire
-//! schema v1, §What-if simulator; lsap-sched §3.2's "instant system state"): the fixed cluster
-//! and policy, every pool with its echoed starvation clocks, every arrived unfinished job with
-//! its echoed delay state, the running tasks, and the pending tasks under
-//! `SimConfig::pending_bound`.
+//! schema v1, §What-if simulator; lsap-sched §3.2's "instant system state"; ShuffleWatcher,
+//! Ahmad et al., §3's inputs): the fixed cluster and policy, every pool with its echoed
+//! starvation clocks, every arrived unfinished job with its echoed delay and SAMP state, the
+//! running tasks, and the pending tasks under `SimConfig::pending_bound`.
+//!
+//! ShuffleWatcher's inputs, as a master would send them:
+//! - `racks[].uplink_mbps`: `SimConfig::uplink_mbps` (unset without a rack limit).
+//! - `racks[].cross_rack_traffic_mbps` (NetSat, §3.1): the bytes that crossed the rack's
+//!   boundary since the previous snapshot, out of it and into it counted apart and the larger
+//!   taken, over the time since that snapshot, in Mbit/s: every cross-rack flow (shuffle and
+//!   remote map input) integrated at its actual rate (`traffic.rs`). Filled only when the
+//!   cluster has more than one rack. A snapshot at the same instant as the previous one (no
+//!   interval to divide by) repeats the previous reading; the first interval starts at 0 s.
+//!   Example: a lone 1 GB read at 100 Mbit/s from rack r1 into r0 starting at 0 s, snapshots
+//!   at 30 s and 60 s: both racks read 100 Mbit/s at 60 s (375 MB over 30 s), r0 in, r1 out.
+//! - `jobs[].shuffle_input_ratio` (§3.1: "initializes this ratio to be 1.0 and dynamically
+//!   updates the value as the Map phase of a job progresses"): Σ output bytes / Σ input bytes
+//!   of the job's completed maps, 1.0 while no completed map has read any input. Maps whose
+//!   output was evicted (FAIR §5.4) no longer count.
+//! - `jobs[].maps_total`, `maps_done`, `reduces_total`: the job's real counts (the snapshot's
+//!   pending tasks are only a bounded subset).
+//! - `jobs[].shuffle_watcher`: the previous answer's, echoed like `delay`.
+//! - `users`: every user id of the workload (sorted, no weight) when its jobs name users, so
+//!   that the ShuffleWatcher policies, which take users as the fairness unit, know each job's.
 //!
 //! Node order: a fresh random permutation each epoch unless `SimConfig::node_order` is
 //! `Fixed` (see [`crate::NodeOrder`]): the order heartbeats arrive in.
@@ -22,18 +42,77 @@
 use crate::cluster::{parse_node_id, SimCluster};
 use crate::config::{NodeOrder, PendingBound, SimConfig};
 use crate::engine::Engine;
+use crate::traffic::TrafficMeter;
 use crate::workload_index::WorkloadIndex;
+use placer_datasets::Workload;
 use placer_models::{
     Job, JobId, PendingTask, PlaceRequest, Pool, PoolId, Resources, RunningTask, ShuffleSource,
-    TaskKind, UserId,
+    TaskKind, User, UserId,
 };
 use rand::seq::SliceRandom;
+use std::collections::BTreeSet;
+
+/// Each rack's measured cross-rack traffic between two snapshots (see the module docs).
+#[derive(Clone, Debug)]
+pub(crate) struct RackWindow {
+    /// When the previous reading was taken, s.
+    at_s: f64,
+    /// Per rack, the bytes out and in up to `at_s`.
+    bytes: Vec<(f64, f64)>,
+    /// Per rack, the previous reading, Mbit/s.
+    mbps: Vec<f64>,
+}
+
+impl RackWindow {
+    /// No reading yet, for `racks` racks: the first interval starts at 0 s.
+    pub fn new(racks: usize) -> Self {
+        Self { at_s: 0.0, bytes: vec![(0.0, 0.0); racks], mbps: vec![0.0; racks] }
+    }
+
+    /// The reading at `now`, Mbit/s per rack: max(out, in) bytes since the previous reading ·
+    /// 8 / 10⁶ / the seconds since; the previous reading again when no time has passed.
+    /// O(racks).
+    pub fn read(&mut self, meter: &TrafficMeter, now: f64) -> &[f64] {
+        let dt = now - self.at_s;
+        if dt > 0.0 {
+            for (r, (seen, mbps)) in self.bytes.iter_mut().zip(&mut self.mbps).enumerate() {
+                let (out, into) = meter.rack_bytes(r, now);
+                let moved = (out - seen.0).max(into - seen.1).max(0.0);
+                *mbps = moved * 8.0 / 1e6 / dt;
+                *seen = (out, into);
+            }
+            self.at_s = now;
+        }
+        &self.mbps
+    }
+}
+
+/// ShuffleWatcher §3.1's ShuffleInputRatio of a job whose completed maps read `input` bytes
+/// and wrote `output`: `output / input`, or 1.0 (the paper's initial value) while `input` is 0.
+/// Example: one completed map of 64 MB in and 128 MB out → 2.0.
+pub(crate) fn shuffle_input_ratio(input: u128, output: u128) -> f64 {
+    if input == 0 {
+        1.0
+    } else {
+        output as f64 / input as f64
+    }
+}
+
+/// The workload's users, sorted, when its jobs name any (`users` of every snapshot).
+fn workload_users(workload: &Workload) -> Vec<User> {
+    let ids: BTreeSet<&str> =
+        workload.jobs.iter().map(|j| j.user.as_str()).filter(|u| !u.is_empty()).collect();
+    ids.into_iter()
+        .map(|id| User { id: UserId(id.to_owned()), max_running_jobs: None, weight: None })
+        .collect()
+}
 
 /// The parts of every snapshot that do not change: cluster, policy, pools (without clocks).
 pub(crate) fn base_request(
     cfg: &SimConfig,
     cluster: &SimCluster,
     ix: &WorkloadIndex,
+    workload: &Workload,
 ) -> PlaceRequest {
     PlaceRequest {
         cluster: cluster.wire.clone(),
@@ -51,6 +130,7 @@ pub(crate) fn base_request(
                 ..Pool::default()
             })
             .collect(),
+        users: workload_users(workload),
         policy: cfg.policy.clone(),
         ..PlaceRequest::default()
     }
@@ -88,6 +168,12 @@ impl Engine<'_> {
         for (pool, clocks) in req.pools.iter_mut().zip(&self.starvation) {
             pool.starvation = *clocks;
         }
+        if req.cluster.racks.len() > 1 {
+            let mbps = self.rack_window.read(&self.net.meter, self.now);
+            for (rack, &m) in req.cluster.racks.iter_mut().zip(mbps) {
+                rack.cross_rack_traffic_mbps = Some(m);
+            }
+        }
         req.jobs.clear();
         req.pending.clear();
         req.running.clear();
@@ -102,12 +188,19 @@ impl Engine<'_> {
             let run = &self.jobs[j];
             let job_id = JobId(format!("j{j}"));
             let user = &self.workload.jobs[j].user;
+            let (input, output) = run.maps_io_done;
+            let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
             req.jobs.push(Job {
                 id: job_id.clone(),
                 pool: PoolId(format!("p{}", spec.pool)),
                 submit_s: spec.submit_s,
                 user: (!user.is_empty()).then(|| UserId(user.clone())),
                 delay: run.delay,
+                shuffle_input_ratio: Some(shuffle_input_ratio(input, output)),
+                maps_total: Some(count(spec.maps)),
+                maps_done: Some(count(run.maps_done.min(spec.maps))),
+                reduces_total: Some(count(spec.reduces)),
+                shuffle_watcher: run.shuffle_watcher.clone(),
                 ..Job::default()
             });
             for kind in [TaskKind::Map, TaskKind::Reduce] {
@@ -307,5 +400,215 @@ impl Engine<'_> {
             }
         }
         p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Offers;
+    use placer_datasets::Workload;
+    use placer_models::{Algorithm, RackId, RackReduces, ShuffleWatcherState};
+    use placer_testkit::workload::{job, map, reduce, topology};
+    use std::sync::Mutex;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+    }
+
+    /// Epoch offers every `epoch_s`, reduces after every map, no start-up overhead.
+    fn config(epoch_s: f64) -> SimConfig {
+        SimConfig {
+            audit: true,
+            offers: Offers::Epochs,
+            slowstart: 1.0,
+            task_overhead_s: 0.0,
+            epoch_s,
+            ..SimConfig::with_algorithm(Algorithm::Lsap)
+        }
+    }
+
+    /// Every snapshot of a run, in order.
+    fn snapshots(workload: &Workload, cfg: &SimConfig) -> Vec<PlaceRequest> {
+        let seen = Mutex::new(Vec::new());
+        let record = |r: &PlaceRequest| seen.lock().unwrap().push(r.clone());
+        let mut engine = Engine::new(workload, cfg).unwrap();
+        engine.on_snapshot = Some(&record);
+        engine.run().unwrap();
+        seen.into_inner().unwrap()
+    }
+
+    fn traffic(req: &PlaceRequest) -> Vec<Option<f64>> {
+        req.cluster.racks.iter().map(|r| r.cross_rack_traffic_mbps).collect()
+    }
+
+    #[test]
+    fn sw_3_1_netsat_measures_a_cross_rack_read_over_each_interval() {
+        // Rack r0: n0 with 3 map slots; rack r1: n1 (no slots) holds the data. Epochs every
+        // 10 s, uplinks of 500 Mbit/s. Job a (0 s): one map reading 1 GB from n1, no compute:
+        // it starts at 0 on n0 and reads at min(1000, 100, 500) = 100 Mbit/s = 12.5 MB/s, so
+        // it moves bytes during [0, 80 s]. Jobs b (30 s) and c (100 s): one node-local map of
+        // no input and 1000 s each, so that snapshots are taken at 30 and 100 s.
+        // 0 s: no interval yet: 0. 30 s: 375 MB crossed in 30 s: 100 Mbit/s, out of r1 and
+        // into r0. 100 s: 625 MB (30..80 s) over 70 s: 5000 / 70 = 71.43 Mbit/s.
+        let w = Workload {
+            jobs: vec![
+                job("a", "default", 0.0, vec![map(1_000_000_000, &["n1"], 0.0, 0)], vec![]),
+                job("b", "default", 30.0, vec![map(0, &["n0"], 1000.0, 0)], vec![]),
+                job("c", "default", 100.0, vec![map(0, &["n0"], 1000.0, 0)], vec![]),
+            ],
+            topology: Some(topology(&[&[("n0", 3, 0)], &[("n1", 0, 0)]])),
+            ..Workload::default()
+        };
+        let cfg = SimConfig { uplink_mbps: Some(500.0), ..config(10.0) };
+        let seen = snapshots(&w, &cfg);
+        let times: Vec<f64> = seen.iter().map(|r| r.now_s).collect();
+        assert_eq!(times, [0.0, 30.0, 100.0]);
+        assert_eq!(traffic(&seen[0]), [Some(0.0), Some(0.0)]);
+        let at30 = traffic(&seen[1]);
+        assert!(close(at30[0].unwrap(), 100.0) && close(at30[1].unwrap(), 100.0), "{at30:?}");
+        let at100 = traffic(&seen[2]);
+        assert!(close(at100[0].unwrap(), 5000.0 / 70.0), "{at100:?}");
+        assert!(close(at100[1].unwrap(), 5000.0 / 70.0), "{at100:?}");
+        for req in &seen {
+            assert!(req.cluster.racks.iter().all(|r| r.uplink_mbps == Some(500.0)));
+        }
+        // Without a rack limit: no uplink in the snapshot, the same measurement.
+        let seen = snapshots(&w, &config(10.0));
+        assert!(seen[1].cluster.racks.iter().all(|r| r.uplink_mbps.is_none()));
+        assert!(close(traffic(&seen[1])[0].unwrap(), 100.0));
+    }
+
+    #[test]
+    fn sw_3_1_netsat_counts_out_and_in_apart_and_takes_the_larger() {
+        // Three racks: r0 = n0 (3 map slots), r1 = n1 and r2 = n2 hold the data. Job a (0 s)
+        // reads 1 GB from n1 and 1 GB from n2 into n0: each its own pair link at 12.5 MB/s
+        // (no rack limit), 80 s. A snapshot at 20 s (job b): r0 received 2 × 250 MB, sent
+        // nothing: 200 Mbit/s; r1 and r2 each sent 250 MB: 100 Mbit/s.
+        let w = Workload {
+            jobs: vec![
+                job(
+                    "a",
+                    "default",
+                    0.0,
+                    vec![map(1_000_000_000, &["n1"], 0.0, 0), map(1_000_000_000, &["n2"], 0.0, 0)],
+                    vec![],
+                ),
+                job("b", "default", 20.0, vec![map(0, &["n0"], 1.0, 0)], vec![]),
+            ],
+            topology: Some(topology(&[&[("n0", 3, 0)], &[("n1", 0, 0)], &[("n2", 0, 0)]])),
+            ..Workload::default()
+        };
+        let seen = snapshots(&w, &config(10.0));
+        assert_eq!(seen[1].now_s, 20.0);
+        let m: Vec<f64> = traffic(&seen[1]).into_iter().map(Option::unwrap).collect();
+        assert!(close(m[0], 200.0) && close(m[1], 100.0) && close(m[2], 100.0), "{m:?}");
+    }
+
+    #[test]
+    fn one_rack_has_no_cross_rack_traffic_to_report() {
+        let w = Workload {
+            jobs: vec![job("a", "default", 0.0, vec![map(0, &["n0"], 1.0, 0)], vec![])],
+            topology: Some(topology(&[&[("n0", 1, 0)]])),
+            ..Workload::default()
+        };
+        let seen = snapshots(&w, &config(3.0));
+        assert_eq!(traffic(&seen[0]), [None]);
+    }
+
+    #[test]
+    fn sw_3_1_shuffle_input_ratio_after_a_map_completes() {
+        // ShuffleWatcher §3.1: the ratio starts at 1.0 and follows the Map phase. One node, one
+        // map and one reduce slot, epochs every 3 s. Maps (node-local, disk 100 MB/s, no
+        // compute): m0 reads 100 MB and writes 250 MB, m1 reads 100 MB and writes nothing;
+        // one reduce. 0 s: m0 runs, ratio 1.0, 0 of 2 maps done. m0 ends at 1 s; 3 s: ratio
+        // 250 / 100 = 2.5, 1 done, m1 starts and ends at 4 s; 6 s (the reduce, released by
+        // slowstart 1): (250 + 0) / (100 + 100) = 1.25, 2 done. Totals are the job's real
+        // counts: 2 maps, 1 reduce (the reduce is not pending before 6 s).
+        let w = Workload {
+            jobs: vec![job(
+                "a",
+                "default",
+                0.0,
+                vec![
+                    map(100_000_000, &["n0"], 0.0, 250_000_000),
+                    map(100_000_000, &["n0"], 0.0, 0),
+                ],
+                vec![reduce(250_000_000, 1.0)],
+            )],
+            topology: Some(topology(&[&[("n0", 1, 1)]])),
+            ..Workload::default()
+        };
+        let seen = snapshots(&w, &config(3.0));
+        let got: Vec<(f64, f64, u32)> = seen
+            .iter()
+            .map(|r| {
+                let j = &r.jobs[0];
+                assert_eq!((j.maps_total, j.reduces_total), (Some(2), Some(1)));
+                (r.now_s, j.shuffle_input_ratio.unwrap(), j.maps_done.unwrap())
+            })
+            .collect();
+        assert_eq!(got, [(0.0, 1.0, 0), (3.0, 2.5, 1), (6.0, 1.25, 2)]);
+    }
+
+    #[test]
+    fn shuffle_input_ratio_is_one_until_some_input_was_read() {
+        assert_eq!(shuffle_input_ratio(0, 0), 1.0);
+        assert_eq!(shuffle_input_ratio(0, 7), 1.0);
+        assert_eq!(shuffle_input_ratio(64, 128), 2.0);
+        assert_eq!(shuffle_input_ratio(4, 0), 0.0);
+    }
+
+    #[test]
+    fn users_are_listed_sorted_once_each() {
+        let mut jobs = vec![
+            job("a", "default", 0.0, vec![map(0, &["n0"], 1.0, 0)], vec![]),
+            job("b", "default", 0.0, vec![map(0, &["n0"], 1.0, 0)], vec![]),
+            job("c", "default", 0.0, vec![map(0, &["n0"], 1.0, 0)], vec![]),
+        ];
+        jobs[0].user = "zoe".to_owned();
+        jobs[1].user = "ann".to_owned();
+        jobs[2].user = "zoe".to_owned();
+        let mut w = Workload { jobs, ..Workload::default() };
+        let ids: Vec<String> = workload_users(&w).into_iter().map(|u| u.id.0).collect();
+        assert_eq!(ids, ["ann", "zoe"]);
+        assert!(workload_users(&w).iter().all(|u| u.weight.is_none()));
+        for j in &mut w.jobs {
+            j.user.clear();
+        }
+        assert!(workload_users(&w).is_empty());
+    }
+
+    #[test]
+    fn sw_fig_4_samp_state_is_echoed_like_delay() {
+        // The previous answer's jobs[].shuffle_watcher goes back verbatim in the next
+        // snapshot's job; an answer without it clears it (as for `delay`).
+        let w = Workload {
+            jobs: vec![job("a", "default", 0.0, vec![map(0, &["n0"], 1.0, 0)], vec![])],
+            topology: Some(topology(&[&[("n0", 1, 0)], &[("n1", 1, 0)]])),
+            ..Workload::default()
+        };
+        let cfg = config(3.0);
+        let mut engine = Engine::new(&w, &cfg).unwrap();
+        engine.active_jobs.insert(0);
+        let state = ShuffleWatcherState {
+            preferred_map_racks: vec![RackId("r1".to_owned())],
+            tentative_reduces_per_rack: vec![RackReduces {
+                rack: RackId("r1".to_owned()),
+                reduces: 2,
+            }],
+        };
+        engine.fill_snapshot();
+        let options = placer_solver::PlaceOptions::default();
+        let mut answer = placer_solver::place(&engine.req, &options).unwrap();
+        assert_eq!(answer.jobs[0].shuffle_watcher, None);
+        answer.jobs[0].shuffle_watcher = Some(state.clone());
+        engine.apply(&answer).unwrap();
+        engine.fill_snapshot();
+        assert_eq!(engine.req.jobs[0].shuffle_watcher, Some(state));
+        answer.jobs[0].shuffle_watcher = None;
+        engine.apply(&answer).unwrap();
+        engine.fill_snapshot();
+        assert_eq!(engine.req.jobs[0].shuffle_watcher, None);
     }
 }

@@ -435,3 +435,111 @@ fn a_one_slot_offer_shows_the_rack_local_task_before_a_remote_one() {
         assert_eq!((r.epochs[0].rack_local, r.epochs[0].remote), (1, 0), "{offers:?}");
     }
 }
+
+/// Rack r0: n0 (one map slot) ; rack r1: n1 (one reduce slot) holds the input. One job: a map
+/// reading 100 MB from n1 and writing 1 GB, no compute; a reduce pulling that 1 GB, no compute.
+fn one_cross_rack_job() -> Workload {
+    Workload {
+        jobs: vec![job(
+            "a",
+            "default",
+            0.0,
+            vec![map(100_000_000, &["n1"], 0.0, 1_000_000_000)],
+            vec![reduce(1_000_000_000, 0.0)],
+        )],
+        topology: Some(topology(&[&[("n0", 1, 0)], &[("n1", 0, 1)]])),
+        ..Workload::default()
+    }
+}
+
+#[test]
+fn sw_table_3_traffic_per_job_splits_shuffle_and_remote_map() {
+    // The map runs on n0 (the only map slot) and reads its 100 MB across racks at 100 Mbit/s
+    // = 12.5 MB/s: 0..8 s. Tick 9 places the reduce on n1 (the only reduce slot); it pulls the
+    // 1 GB from n0 across racks at 12.5 MB/s: 9..89 s. Table 3's columns for the job: total
+    // shuffle 1 GB, all of it cross-rack; remote map 0.1 GB; total cross-rack 1.1 GB.
+    let r = simulate(&one_cross_rack_job(), &config(Algorithm::Lsap)).unwrap();
+    assert_eq!(r.stop, StopReason::Completed);
+    let j = &r.jobs[0];
+    assert!(close(j.finish_s.unwrap(), 89.0), "{j:?}");
+    assert!(close(j.shuffle_gb, 1.0) && close(j.cross_rack_shuffle_gb, 1.0), "{j:?}");
+    assert!(close(j.remote_map_gb, 0.1), "{j:?}");
+    assert!(close(r.summary.cross_rack_gb, 1.1));
+    // A reduce next to its map output reads it from disk: shuffle, but not cross-rack.
+    let w = Workload {
+        jobs: vec![job(
+            "a",
+            "default",
+            0.0,
+            vec![map(0, &["n0"], 0.0, 50_000_000)],
+            vec![reduce(50_000_000, 0.0)],
+        )],
+        topology: Some(topology(&[&[("n0", 1, 1)], &[("n1", 0, 0)]])),
+        ..Workload::default()
+    };
+    let j = &simulate(&w, &config(Algorithm::Lsap)).unwrap().jobs[0];
+    assert!(close(j.shuffle_gb, 0.05) && j.cross_rack_shuffle_gb == 0.0, "{j:?}");
+    assert_eq!(j.remote_map_gb, 0.0);
+}
+
+#[test]
+fn sw_fig_10_cross_rack_rate_per_minute_bucket() {
+    // As above, the network's measurement per 60 s bucket: the remote map's 100 MB in
+    // [0, 8 s), the shuffle at 12.5 MB/s in [9, 89 s): 51 s = 637.5 MB in [0, 60) and 29 s =
+    // 362.5 MB in [60, 120). Bucket 0: 737.5 MB in all (737.5 · 8 / 60 = 98.33
+    // Mbit/s), of which 637.5 MB shuffle; bucket 1: 362.5 MB, all shuffle. The series sums to
+    // the run's cross-rack total.
+    let r = simulate(&one_cross_rack_job(), &config(Algorithm::Lsap)).unwrap();
+    let s = &r.cross_rack_series;
+    assert_eq!(s.bucket_s, 60.0);
+    assert_eq!(s.total_bytes.len(), 2, "{s:?}");
+    let near = |a: f64, b: f64| (a - b).abs() < 1e-3;
+    assert!(near(s.total_bytes[0], 737.5e6) && near(s.shuffle_bytes[0], 637.5e6), "{s:?}");
+    assert!(near(s.total_bytes[1], 362.5e6) && near(s.shuffle_bytes[1], 362.5e6), "{s:?}");
+    let sum: f64 = s.total_bytes.iter().sum();
+    assert!(near(sum, r.summary.cross_rack_gb * 1e9));
+    // One rack: nothing crosses, no series.
+    let w = Workload {
+        jobs: vec![job("a", "default", 0.0, vec![map(1_000_000, &["n1"], 1.0, 0)], vec![])],
+        topology: Some(topology(&[&[("n0", 1, 0), ("n1", 0, 0)]])),
+        ..Workload::default()
+    };
+    assert!(simulate(&w, &config(Algorithm::Lsap))
+        .unwrap()
+        .cross_rack_series
+        .total_bytes
+        .is_empty());
+}
+
+#[test]
+fn sw_4_3_steady_state_leaves_out_ramp_up_and_ramp_down() {
+    // Five one-map jobs (node-local, no input) submitted at 0, 100, 200, 300, 400 s on one node
+    // with 5 map slots, epochs every 1 s, computing 50, 50, 180, 120, 100 s: they finish at 50,
+    // 150, 380, 420, 500 s. Submission span [0, 400]: 3 finish inside it → 3 / (400 / 3600 h)
+    // = 27 jobs/h (the whole-run throughput is 5 / (500 / 3600) = 36). Middle 80% of the span:
+    // submits in [40, 360], i.e. 100, 200, 300 with responses 50, 180, 120 → 116.67 s (all
+    // five: 100 s).
+    let jobs = [(0.0, 50.0), (100.0, 50.0), (200.0, 180.0), (300.0, 120.0), (400.0, 100.0)]
+        .iter()
+        .enumerate()
+        .map(|(i, &(at, c))| {
+            job(&format!("j{i}"), "default", at, vec![map(0, &["n0"], c, 0)], vec![])
+        })
+        .collect();
+    let w = Workload { jobs, topology: Some(topology(&[&[("n0", 5, 0)]])), ..Workload::default() };
+    let r = simulate(&w, &SimConfig { epoch_s: 1.0, ..config(Algorithm::Fair) }).unwrap();
+    let finish: Vec<f64> = r.jobs.iter().map(|j| j.finish_s.unwrap()).collect();
+    assert_eq!(finish, [50.0, 150.0, 380.0, 420.0, 500.0]);
+    let s = &r.summary;
+    assert!(close(s.steady_throughput_jobs_per_h, 27.0), "{s:?}");
+    assert!(close(s.steady_mean_turnaround_s, 350.0 / 3.0), "{s:?}");
+    assert!(close(s.throughput_jobs_per_h, 36.0) && close(s.mean_response_s, 100.0));
+    // Every job submitted at once: no span, throughput 0 (not NaN); the middle is everyone.
+    let mut w = w;
+    for j in &mut w.jobs {
+        j.submit_s = 0.0;
+    }
+    let r = simulate(&w, &SimConfig { epoch_s: 1.0, ..config(Algorithm::Fair) }).unwrap();
+    assert_eq!(r.summary.steady_throughput_jobs_per_h, 0.0);
+    assert!(close(r.summary.steady_mean_turnaround_s, r.summary.mean_response_s));
+}

@@ -160,6 +160,31 @@ fn errors_name_their_cause() {
         matches!(err, SimError::Workload { ref path, .. } if path == "jobs[0].maps[0].compute_s")
     );
 
+    // ShuffleWatcher's knobs have the wire's domains (§4.2: NWSaturationThreshold a fraction
+    // of the uplink in (0, 1], MapCompletionThreshold in [0, 1]; a starvation window > 0).
+    let knob = |policy: placer_models::Policy| {
+        let cfg = SimConfig { policy, ..SimConfig::default() };
+        match simulate(&w, &cfg).unwrap_err() {
+            SimError::Config { field, .. } => field,
+            other => panic!("{other}"),
+        }
+    };
+    let p = placer_models::Policy::default;
+    for bad in [0.0, 1.5, f64::NAN] {
+        let policy = placer_models::Policy { saturation_threshold: bad, ..p() };
+        assert_eq!(knob(policy), "policy.saturation_threshold");
+    }
+    for bad in [-0.1, 1.01, f64::NAN] {
+        let policy = placer_models::Policy { map_completion_threshold: bad, ..p() };
+        assert_eq!(knob(policy), "policy.map_completion_threshold");
+    }
+    for bad in [0.0, -5.0, f64::INFINITY] {
+        let policy = placer_models::Policy { starvation_window_s: bad, ..p() };
+        assert_eq!(knob(policy), "policy.starvation_window_s");
+    }
+    let policy = placer_models::Policy { shuffle_light_ratio: 2.0, ..p() };
+    assert_eq!(knob(policy), "policy.shuffle_light_ratio");
+
     // An algorithm this solver build does not implement fails at the first epoch.
     bad.jobs[0].maps[0].compute_s = 1.0;
     bad.jobs[0].submit_s = 4.0;
