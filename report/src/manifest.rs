@@ -109,6 +109,18 @@ impl Shard {
         self.file("validation.csv")
     }
 
+    /// Where this shard's `traffic_by_class.csv` goes (when jobs have ShuffleWatcher Table 1
+    /// classes): `traffic_by_class.csv` for `0/1`, else `shards/i-of-N/traffic_by_class.csv`.
+    pub fn traffic_by_class_file(&self) -> String {
+        self.file("traffic_by_class.csv")
+    }
+
+    /// Where this shard's `cross_rack_timeseries.csv` goes: `cross_rack_timeseries.csv` for
+    /// `0/1`, else `shards/i-of-N/cross_rack_timeseries.csv`.
+    pub fn cross_rack_timeseries_file(&self) -> String {
+        self.file("cross_rack_timeseries.csv")
+    }
+
     /// Where this shard's manifest goes: `manifest.json` for `0/1`, else
     /// `shards/i-of-N/manifest.json`.
     pub fn manifest_file(&self) -> String {

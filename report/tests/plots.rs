@@ -1,4 +1,4 @@
-//! `placer whatif`'s plots (DESIGN.md §CLI contract): the eight files exist and are well
+//! `placer whatif`'s plots (DESIGN.md §CLI contract): the ten files exist and are well
 //! formed for small hand-made reports, the output is deterministic, and the edge cases (no
 //! reports, no finished jobs, no epochs, zeros, NaN) draw without error.
 
@@ -10,7 +10,8 @@ use placer_sim::{
 use std::path::{Path, PathBuf};
 
 const PNG_SIGNATURE: [u8; 8] = [0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];
-const STEMS: [&str; 4] = ["locality", "response_cdf", "cross_rack", "fairness"];
+const STEMS: [&str; 5] =
+    ["locality", "response_cdf", "cross_rack", "cross_rack_timeseries", "fairness"];
 
 fn job(k: usize, submit_s: f64, response_s: Option<f64>) -> JobMetrics {
     JobMetrics {
@@ -107,8 +108,19 @@ fn report(name: &str, algorithm: Algorithm, scale: f64, locality: [f64; 3]) -> S
         jobs,
         epochs,
         summary,
-        cross_rack_series: TrafficSeries::default(),
+        cross_rack_series: series(9, 4e8 * scale),
         timing: WallTiming::default(),
+    }
+}
+
+/// `buckets` minutes of cross-rack traffic rising and falling around `peak` bytes a minute,
+/// half of it shuffle.
+fn series(buckets: usize, peak: f64) -> TrafficSeries {
+    let total: Vec<f64> = (0..buckets).map(|k| peak * ((k % 5) as f64 + 1.0) / 5.0).collect();
+    TrafficSeries {
+        bucket_s: 60.0,
+        shuffle_bytes: total.iter().map(|b| b / 2.0).collect(),
+        total_bytes: total,
     }
 }
 
@@ -143,7 +155,7 @@ fn assert_well_formed(paths: &[PathBuf], dir: &Path) {
 }
 
 #[test]
-fn three_policies_give_eight_well_formed_files_naming_every_policy() {
+fn three_policies_give_ten_well_formed_files_naming_every_policy() {
     let reports = three_policies();
     let refs: Vec<&SimReport> = reports.iter().collect();
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
@@ -176,7 +188,7 @@ fn same_reports_give_the_same_svg_bytes() {
 }
 
 #[test]
-fn no_reports_still_draw_eight_files() {
+fn no_reports_still_draw_ten_files() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let out = dir.path().join("nested/out");
     let paths = write_plots(&[], &out).unwrap_or_else(|e| panic!("{e}"));
@@ -214,6 +226,11 @@ fn no_epochs_no_finished_jobs_zeros_and_nan_draw_without_error() {
     nan.summary.cross_rack_gb = f64::NAN;
     nan.summary.fairness_distance = f64::NAN;
     nan.summary.end_time_s = f64::INFINITY;
+    nan.cross_rack_series.shuffle_bytes[2] = f64::NAN;
+    nan.cross_rack_series.total_bytes[3] = f64::INFINITY;
+    no_epochs.cross_rack_series = TrafficSeries::default();
+    zeros.cross_rack_series = series(4, 0.0);
+    unfinished.cross_rack_series.bucket_s = 0.0;
 
     let cases: Vec<Vec<&SimReport>> = vec![
         vec![&no_epochs],
@@ -235,6 +252,7 @@ fn thousands_of_epochs_and_jobs_keep_the_svg_small() {
     big.epochs = (0..20_000).map(|k| epoch(3.0 * k as f64, (k % 13) as f64 / 13.0, 1e7)).collect();
     big.jobs = (0..20_000).map(|k| job(k, k as f64, Some(1.0 + (k % 997) as f64))).collect();
     big.summary = summary(&big.jobs, &big.epochs, [0.9, 0.1, 0.0]);
+    big.cross_rack_series = series(1_000, 1e9);
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let paths = write_plots(&[&big], dir.path()).unwrap_or_else(|e| panic!("{e}"));
     assert_well_formed(&paths, dir.path());

@@ -112,8 +112,8 @@ fn report(name: &str, algorithm: Algorithm, locality: [usize; 4]) -> SimReport {
         epochs: 3,
         ticks: 4,
         end_time_s: 50.0,
-        steady_throughput_jobs_per_h: 0.0,
-        steady_mean_turnaround_s: 0.0,
+        steady_throughput_jobs_per_h: 84.0,
+        steady_mean_turnaround_s: 21.25,
     };
     SimReport {
         name: name.to_owned(),
@@ -212,12 +212,16 @@ fn summary_header_is_the_contract_then_extras() {
     ));
     assert!(text.ends_with('\n'));
     // The extras after the contract end with the traffic split, the peak of intermediate
-    // data and the resource use (empty: these runs have no demands).
-    assert!(lines[1].ends_with(",0.0625,0.0375,2.5,,,"), "{}", lines[1]);
+    // data, the resource use (empty: these runs have no demands) and the steady state.
+    assert!(lines[1].ends_with(",0.0625,0.0375,2.5,,,,84.0,21.25"), "{}", lines[1]);
+    assert!(lines[0].ends_with(
+        ",cross_rack_shuffle_gb,remote_map_gb,peak_intermediate_gb,cpu_utilisation,\
+         mem_utilisation,io_utilisation,steady_throughput_jobs_per_h,steady_mean_turnaround_s"
+    ));
     let mut with_use = two_policies().remove(0);
     with_use.summary.utilisation = Some(placer_sim::ResourceUse { cpu: 0.5, mem: 0.25, io: 0.125 });
     let text = summary_csv(&[SummaryRow::from_report(&with_use)]);
-    assert!(text.lines().nth(1).unwrap().ends_with(",0.0625,0.0375,2.5,0.5,0.25,0.125"));
+    assert!(text.lines().nth(1).unwrap().ends_with(",0.0625,0.0375,2.5,0.5,0.25,0.125,84.0,21.25"));
 }
 
 #[test]
@@ -300,11 +304,11 @@ fn run_tables_have_exact_headers_row_counts_and_escaping() {
     assert_eq!(jobs.len(), 1 + 3);
     assert_eq!(
         jobs[1],
-        "\"j,1 \"\"big\"\"\",\"bin, 3\",prod,0.0,42.5,42.5,10.0,4.25,5,1,3,0,0,2,6,0,"
+        "\"j,1 \"\"big\"\"\",\"bin, 3\",prod,0.0,42.5,42.5,10.0,4.25,5,1,3,0,0,2,6,0,,0.0,0.0,0.0"
     );
-    assert!(jobs[2].ends_with(",25.0"), "{}", jobs[2]);
+    assert!(jobs[2].ends_with(",25.0,0.0,0.0,0.0"), "{}", jobs[2]);
     // Unfinished job: finish, response and slowdown empty; no class: empty.
-    assert_eq!(jobs[3], "j3,,prod,2.0,,,10.0,,0,1,0,0,0,0,1,0,40.0");
+    assert_eq!(jobs[3], "j3,,prod,2.0,,,10.0,,0,1,0,0,0,0,1,0,40.0,0.0,0.0,0.0");
 
     let epochs = csv_lines(&dir.path().join("epochs/policy=lsap/part-0.csv"));
     assert_eq!(epochs[0], EPOCH_COLUMNS.join(","));
@@ -514,4 +518,90 @@ fn validation_compares_real_and_simulated_response_per_job() {
     assert_eq!(write_validation_csv(other.path(), "validation.csv", &refs).unwrap(), None);
     assert!(!other.path().join("validation.csv").exists());
     assert_eq!(ErrorSummary::of(&plain[0]), None);
+}
+
+#[test]
+fn sw_table_3_traffic_split_by_shuffle_class() {
+    // ShuffleWatcher Table 3's columns per Shuffle class (Table 1): terasort (heavy) pulled
+    // 3 GB, 2 of them across racks, and read 0.5 GB of remote map input; self-join (heavy)
+    // 1 GB, 0.25 across, 0.25 remote map; grep (light) only 0.1 GB of remote map input; a job
+    // of no Table 1 class ("bin, 3") 0.5 GB of cross-rack shuffle. heavy: 2 jobs, 4 GB total
+    // shuffle, 2.25 cross-rack, 0.75 remote map, 3 GB cross-rack in all; medium: none; light:
+    // 1 job, 0.1 GB; other: 1 job, 0.5 GB.
+    use placer_report::tables::{
+        traffic_by_class_csv, traffic_by_class_rows, write_traffic_by_class_csv,
+        TRAFFIC_BY_CLASS_COLUMNS,
+    };
+    let mut r = report("fair", Algorithm::Fair, [1, 0, 0, 0]);
+    let traffic = |class: &str, shuffle: f64, cross: f64, remote: f64| {
+        let mut j = job("x", 0.0, Some(1.0), [1, 0, 0, 0]);
+        j.class = Some(class.to_owned());
+        (j.shuffle_gb, j.cross_rack_shuffle_gb, j.remote_map_gb) = (shuffle, cross, remote);
+        j
+    };
+    r.jobs = vec![
+        traffic("terasort", 3.0, 2.0, 0.5),
+        traffic("grep", 0.0, 0.0, 0.1),
+        traffic("self-join", 1.0, 0.25, 0.25),
+        traffic("bin, 3", 0.5, 0.5, 0.0),
+    ];
+    let rows = traffic_by_class_rows(&r);
+    let got: Vec<(&str, u64, f64, f64, f64, f64)> = rows
+        .iter()
+        .map(|c| {
+            let (a, b, m, t) = (
+                c.total_shuffle_gb,
+                c.cross_rack_shuffle_gb,
+                c.remote_map_gb,
+                c.total_cross_rack_gb,
+            );
+            (c.class, c.jobs, a, b, m, t)
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("heavy", 2, 4.0, 2.25, 0.75, 3.0),
+            ("medium", 0, 0.0, 0.0, 0.0, 0.0),
+            ("light", 1, 0.0, 0.0, 0.1, 0.1),
+            ("other", 1, 0.5, 0.5, 0.0, 0.5),
+        ]
+    );
+    let text = traffic_by_class_csv(&rows);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], TRAFFIC_BY_CLASS_COLUMNS.join(","));
+    assert_eq!(
+        lines[0],
+        "policy,class,jobs,total_shuffle_gb,cross_rack_shuffle_gb,remote_map_gb,total_cross_rack_gb"
+    );
+    assert_eq!(lines[1], "fair,heavy,2,4.0,2.25,0.75,3.0");
+    // Without an `other` job there is no `other` row.
+    r.jobs.pop();
+    assert_eq!(traffic_by_class_rows(&r).len(), 3);
+    // Written only when some job has a Table 1 class.
+    let dir = tempfile::tempdir().unwrap();
+    let entry = write_traffic_by_class_csv(dir.path(), "traffic_by_class.csv", &[&r]).unwrap();
+    assert_eq!(entry.unwrap().rows, Some(3));
+    let plain = two_policies();
+    let none = write_traffic_by_class_csv(dir.path(), "none.csv", &[&plain[0]]).unwrap();
+    assert!(none.is_none() && !dir.path().join("none.csv").exists());
+}
+
+#[test]
+fn sw_fig_10_timeseries_rows_are_mbit_per_s_per_bucket() {
+    // 750 MB of cross-rack shuffle and 150 MB of remote map input in [0, 60 s): 100 and 120
+    // Mbit/s; nothing in [60, 120 s); 75 MB of shuffle in [120, 180 s): 10 Mbit/s.
+    use placer_report::tables::{cross_rack_timeseries_csv, CROSS_RACK_TIMESERIES_COLUMNS};
+    let mut r = report("lsap", Algorithm::Lsap, [1, 0, 0, 0]);
+    r.cross_rack_series = TrafficSeries {
+        bucket_s: 60.0,
+        shuffle_bytes: vec![750e6, 0.0, 75e6],
+        total_bytes: vec![900e6, 0.0, 75e6],
+    };
+    let empty = report("fifo", Algorithm::Fifo, [1, 0, 0, 0]);
+    let text = cross_rack_timeseries_csv(&[&r, &empty]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], CROSS_RACK_TIMESERIES_COLUMNS.join(","));
+    assert_eq!(lines[0], "policy,t_s,cross_rack_shuffle_mbps,cross_rack_total_mbps");
+    assert_eq!(lines[1..], ["lsap,0.0,100.0,120.0", "lsap,60.0,0.0,0.0", "lsap,120.0,10.0,10.0"]);
 }

@@ -1,7 +1,8 @@
 //! The plots of `placer whatif` (DESIGN.md §CLI contract), one per figure of the papers they
 //! mirror: map-task locality bars (lsap-sched, Guo et al., Fig. 3), job response-time CDFs
 //! (FAIR, Zaharia et al., Fig. 5/6 style), cumulative cross-rack traffic (ShuffleWatcher, Ahmad
-//! et al., §5) and fairness distance over time (lsap-fair-sched, Guo et al.).
+//! et al., §5), the cross-rack shuffle rate over time (ShuffleWatcher Figs. 1 and 10) and
+//! fairness distance over time (lsap-fair-sched, Guo et al.).
 //!
 //! [`write_plots`] writes each plot as SVG and PNG (1000 × 600 px). Every plot gives policy `i`
 //! (the `i`-th report) the same colour and lists the policies in a legend to the right of the
@@ -13,6 +14,7 @@
 //! | `locality` | node-local / rack-local / remote | % of completed maps with replicas | `summary.node_local`, `rack_local`, `remote` |
 //! | `response_cdf` | job response time, s, log scale | fraction of the policy's finished jobs | `jobs[].response_s` |
 //! | `cross_rack` | simulated time (s, min or h) | GB (10⁹ bytes) across racks, cumulative | `epochs[].bytes_cross_rack`, then `summary.cross_rack_gb` at the last job finish |
+//! | `cross_rack_timeseries` | simulated time | cross-rack shuffle Mbit/s, mean per 60 s bucket | `cross_rack_series` (as `cross_rack_timeseries.csv`) |
 //! | `fairness` | simulated time | fairness distance D, mean per time bucket | `epochs[].fairness_distance` |
 //!
 //! Decisions:
@@ -37,6 +39,10 @@
 //!   finish with the summary's total (bytes that moved after the last solver call). Over
 //!   [`CROSS_RACK_MAX_POINTS`] rows the line keeps the last row of each of that many time
 //!   buckets (a cumulative curve, so the points it keeps are exact).
+//! - The cross-rack shuffle rate joins each bucket's mean rate at the bucket's middle (the
+//!   network's own measurement, not bytes counted at flow ends, so a long transfer shows as a
+//!   plateau rather than a spike at its end); over [`TIMESERIES_MAX_POINTS`] buckets,
+//!   consecutive buckets are averaged in equal groups. The legend gives each policy's peak.
 //! - Locality bars carry their value (%) where the label fits its bar's slot (up to 8 policies).
 //! - Non-finite values (NaN, ±∞) are skipped; a locality share that is not finite counts as 0.
 //!   A plot with nothing to draw (no reports, no finished jobs, no epochs) still gets its axes,
@@ -46,12 +52,14 @@
 
 mod canvas;
 mod cross_rack;
+mod cross_rack_timeseries;
 mod fairness;
 mod locality;
 mod response_cdf;
 mod write;
 
 pub use cross_rack::CROSS_RACK_MAX_POINTS;
+pub use cross_rack_timeseries::TIMESERIES_MAX_POINTS;
 pub use fairness::FAIRNESS_BUCKETS;
 pub use response_cdf::CDF_MAX_STEPS;
 pub use write::write_plots;

@@ -16,6 +16,10 @@
 //! DIR/validation.csv                                real against simulated response per run
 //!                                                   and job, when the trace has real finish
 //!                                                   times (see Shard::validation_file)
+//! DIR/traffic_by_class.csv                          ShuffleWatcher Table 3 per run and Shuffle
+//!                                                   class, when jobs have Table 1 classes
+//! DIR/cross_rack_timeseries.csv                     cross-rack Mbit/s per run and minute
+//!                                                   (ShuffleWatcher Figs. 1 and 10)
 //! ```
 //!
 //! The partition directories are the caller's `(key, value)` pairs in order (a sweep adds
@@ -47,12 +51,19 @@
 //!   completed maps and `map_tasks` counts all of them. With no completed map with replicas the
 //!   three are empty (undefined), not zeros.
 
+mod cross_rack_timeseries;
 mod csv_records;
 mod encode;
 mod hive;
 mod run_tables;
 mod summary_row;
+mod traffic_by_class;
 mod validation;
+
+pub use cross_rack_timeseries::{
+    cross_rack_rates, cross_rack_timeseries_csv, write_cross_rack_timeseries_csv,
+    CROSS_RACK_TIMESERIES_COLUMNS,
+};
 
 pub use hive::{partition_path, write_run_tables, EPOCHS_DIR, JOBRUNTIME_DIR, JOBS_DIR, RACKS_DIR};
 pub use run_tables::{
@@ -62,6 +73,10 @@ pub use run_tables::{
 pub use summary_row::{
     parse_summary_csv, read_summary_csv, summary_csv, write_summary_csv, SummaryRow,
     SUMMARY_COLUMNS,
+};
+pub use traffic_by_class::{
+    traffic_by_class_csv, traffic_by_class_rows, write_traffic_by_class_csv, ClassTrafficRow,
+    TRAFFIC_BY_CLASS_COLUMNS,
 };
 pub use validation::{
     abs_error_stats, error_pct, read_validation_csv, validation_csv, validation_rows,

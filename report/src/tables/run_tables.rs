@@ -7,8 +7,10 @@ use placer_sim::SimReport;
 use super::encode::{int, ms, Cells, Column, Table};
 
 /// The columns of the per-job table: the fields of [`placer_sim::JobMetrics`], in order
-/// (`observed_response_s` last, empty unless the trace records real finish times).
-pub const JOB_COLUMNS: [&str; 17] = [
+/// (`observed_response_s` empty unless the trace records real finish times; then the job's
+/// traffic of ShuffleWatcher Table 3 in GB: all its shuffle, the cross-rack part, its remote
+/// map input).
+pub const JOB_COLUMNS: [&str; 20] = [
     "id",
     "class",
     "pool",
@@ -26,6 +28,9 @@ pub const JOB_COLUMNS: [&str; 17] = [
     "task_runs",
     "preempted",
     "observed_response_s",
+    "shuffle_gb",
+    "cross_rack_shuffle_gb",
+    "remote_map_gb",
 ];
 
 /// The columns of the per-epoch table: `epoch` (0-based index of the solver call), the fields
@@ -99,6 +104,15 @@ pub(super) fn jobs_table(report: &SimReport) -> Table {
         Column {
             name: "observed_response_s",
             cells: Cells::OptF64(j.iter().map(|x| x.observed_response_s).collect()),
+        },
+        Column { name: "shuffle_gb", cells: Cells::F64(j.iter().map(|x| x.shuffle_gb).collect()) },
+        Column {
+            name: "cross_rack_shuffle_gb",
+            cells: Cells::F64(j.iter().map(|x| x.cross_rack_shuffle_gb).collect()),
+        },
+        Column {
+            name: "remote_map_gb",
+            cells: Cells::F64(j.iter().map(|x| x.remote_map_gb).collect()),
         },
     ];
     Table::new(columns, j.len())

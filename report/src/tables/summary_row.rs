@@ -12,7 +12,7 @@ use crate::manifest::FileEntry;
 use crate::ReportError;
 
 /// The columns of `summary.csv`, in order: the eleven of DESIGN.md §CLI contract, then extras.
-pub const SUMMARY_COLUMNS: [&str; 38] = [
+pub const SUMMARY_COLUMNS: [&str; 40] = [
     "policy",
     "jobs",
     "node_local",
@@ -51,6 +51,8 @@ pub const SUMMARY_COLUMNS: [&str; 38] = [
     "cpu_utilisation",
     "mem_utilisation",
     "io_utilisation",
+    "steady_throughput_jobs_per_h",
+    "steady_mean_turnaround_s",
 ];
 
 /// One row of `summary.csv` (see [`SUMMARY_COLUMNS`]; units in the names: s, GB = 10⁹ bytes,
@@ -135,6 +137,12 @@ pub struct SummaryRow {
     pub mem_utilisation: Option<f64>,
     /// Likewise for I/O.
     pub io_utilisation: Option<f64>,
+    /// Jobs finished between the first and the last submission per hour of that span
+    /// (ShuffleWatcher §4.3's steady state); 0 when the span is 0.
+    pub steady_throughput_jobs_per_h: f64,
+    /// Mean response of the finished jobs submitted in the middle 80% of the submission span,
+    /// s (§4.3's steady state); 0 when there is none.
+    pub steady_mean_turnaround_s: f64,
 }
 
 impl SummaryRow {
@@ -191,6 +199,8 @@ impl SummaryRow {
             cpu_utilisation: s.utilisation.map(|u| u.cpu),
             mem_utilisation: s.utilisation.map(|u| u.mem),
             io_utilisation: s.utilisation.map(|u| u.io),
+            steady_throughput_jobs_per_h: s.steady_throughput_jobs_per_h,
+            steady_mean_turnaround_s: s.steady_mean_turnaround_s,
         }
     }
 }
@@ -211,7 +221,7 @@ fn summary_table(rows: &[SummaryRow]) -> Table {
     let n = |f: fn(&SummaryRow) -> u64| Cells::I64(r.iter().map(|x| int(f(x))).collect());
     let x = |f: fn(&SummaryRow) -> f64| Cells::F64(r.iter().map(f).collect());
     let o = |f: fn(&SummaryRow) -> Option<f64>| Cells::OptF64(r.iter().map(f).collect());
-    let cells: [Cells; 38] = [
+    let cells: [Cells; 40] = [
         s(|r| &r.policy),
         n(|r| r.jobs),
         o(|r| r.node_local),
@@ -250,6 +260,8 @@ fn summary_table(rows: &[SummaryRow]) -> Table {
         o(|r| r.cpu_utilisation),
         o(|r| r.mem_utilisation),
         o(|r| r.io_utilisation),
+        x(|r| r.steady_throughput_jobs_per_h),
+        x(|r| r.steady_mean_turnaround_s),
     ];
     let columns =
         SUMMARY_COLUMNS.iter().zip(cells).map(|(&name, cells)| Column { name, cells }).collect();
@@ -300,7 +312,7 @@ pub fn parse_summary_csv(text: &str, origin: &str) -> Result<Vec<SummaryRow>, Re
             .position(|f| f == name)
             .ok_or_else(|| bad(format!("missing column `{name}`")))
     };
-    let mut at = [0usize; 38];
+    let mut at = [0usize; 40];
     for (slot, name) in at.iter_mut().zip(SUMMARY_COLUMNS) {
         *slot = index(name)?;
     }
@@ -370,6 +382,8 @@ pub fn parse_summary_csv(text: &str, origin: &str) -> Result<Vec<SummaryRow>, Re
             cpu_utilisation: o(35)?,
             mem_utilisation: o(36)?,
             io_utilisation: o(37)?,
+            steady_throughput_jobs_per_h: x(38)?,
+            steady_mean_turnaround_s: x(39)?,
         });
     }
     Ok(rows)
