@@ -151,7 +151,24 @@ fn whatif_writes_every_table_plot_and_the_manifest() {
             assert!((sum - cross).abs() <= 1e-9 * cross, "{policy} {column}: {sum} vs {cross}");
         }
     }
-    for plot in ["locality", "response_cdf", "cross_rack", "fairness"] {
+    // ShuffleWatcher Figs. 1 and 10: the network's measured cross-rack Mbit/s per minute; over
+    // the run it adds up to the cross-rack bytes of the summary. The Mumak jobs are no Table
+    // 1 benchmarks: no traffic_by_class.csv.
+    let summary = rows(&out.join("summary.csv"));
+    let series = rows(&out.join("cross_rack_timeseries.csv"));
+    for (policy, row) in ["dl_sched", "lsap"].iter().zip(&summary) {
+        let mine: Vec<_> = series.iter().filter(|r| r["policy"] == *policy).collect();
+        assert!(!mine.is_empty(), "{policy}");
+        let bytes: f64 = mine
+            .iter()
+            .map(|r| r["cross_rack_total_mbps"].parse::<f64>().unwrap() * 60.0 * 1e6 / 8.0)
+            .sum();
+        let gb = row["cross_rack_gb"].parse::<f64>().unwrap();
+        assert!((bytes / 1e9 - gb).abs() <= 1e-6 * gb, "{policy}: {bytes} B vs {gb} GB");
+        assert_eq!(mine[1]["t_s"], "60.0");
+    }
+    assert!(!out.join("traffic_by_class.csv").exists());
+    for plot in ["locality", "response_cdf", "cross_rack", "cross_rack_timeseries", "fairness"] {
         for ext in ["svg", "png"] {
             let p = out.join(format!("{plot}.{ext}"));
             assert!(std::fs::metadata(&p).map(|m| m.len() > 0).unwrap_or(false), "{p:?}");
@@ -340,7 +357,7 @@ fn workload_presets_run_the_papers_experiments() {
     let header = std::fs::read_to_string(out.join("summary.csv")).unwrap();
     assert!(header.lines().next().unwrap().ends_with(
         "cross_rack_shuffle_gb,remote_map_gb,peak_intermediate_gb,cpu_utilisation,\
-         mem_utilisation,io_utilisation"
+         mem_utilisation,io_utilisation,steady_throughput_jobs_per_h,steady_mean_turnaround_s"
     ));
     let summary = rows(&out.join("summary.csv"));
     assert_eq!(summary.len(), 2);
@@ -410,4 +427,102 @@ fn bad_workloads_are_usage_errors_naming_what_is_known() {
     let (code, err) = run(&["--workload", "fair-small-jobs:jobs=3", "--nodes", "30"]);
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("--nodes 30"), "{err}");
+}
+
+#[test]
+fn sw_shuffle_watcher_workload_reports_table_3_by_class_and_the_steady_state() {
+    // ShuffleWatcher's mix, shrunk (2 users × 3 jobs, inputs × 0.001) on its 10 racks of 10
+    // with 500 Mbit/s uplinks: traffic_by_class.csv has Table 3's rows per policy, every job
+    // in one of them and the cross-rack total the sum of its parts; summary.csv ends with the
+    // steady-state columns; the rate over time is written and plotted.
+    let out = fresh("whatif_sw_classes");
+    let dir = out.display().to_string();
+    let o = placer(&[
+        "whatif",
+        "--workload",
+        "shuffle-watcher:users=2,jobs_per_user=3,input_scale=0.001",
+        "--policies",
+        "fair,lsap_quota",
+        "--sw-mechanisms",
+        "nass,sarp",
+        "--saturation-threshold",
+        "0.75",
+        "--out",
+        &dir,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let by_class = rows(&out.join("traffic_by_class.csv"));
+    let header = std::fs::read_to_string(out.join("traffic_by_class.csv")).unwrap();
+    assert!(header.starts_with(
+        "policy,class,jobs,total_shuffle_gb,cross_rack_shuffle_gb,remote_map_gb,\
+         total_cross_rack_gb\n"
+    ));
+    let summary = rows(&out.join("summary.csv"));
+    for (policy, row) in ["fair", "lsap_quota"].iter().zip(&summary) {
+        let mine: Vec<_> = by_class.iter().filter(|r| r["policy"] == *policy).collect();
+        let classes: Vec<&str> = mine.iter().map(|r| r["class"].as_str()).collect();
+        assert_eq!(classes, ["heavy", "medium", "light"], "every job is a Table 1 benchmark");
+        let jobs: u64 = mine.iter().map(|r| r["jobs"].parse::<u64>().unwrap()).sum();
+        assert_eq!(jobs, 6);
+        let f =
+            |r: &std::collections::BTreeMap<String, String>, c: &str| r[c].parse::<f64>().unwrap();
+        let mut cross = 0.0;
+        for r in &mine {
+            let parts = f(r, "cross_rack_shuffle_gb") + f(r, "remote_map_gb");
+            assert!((f(r, "total_cross_rack_gb") - parts).abs() < 1e-12, "{r:?}");
+            assert!(f(r, "cross_rack_shuffle_gb") <= f(r, "total_shuffle_gb") + 1e-12, "{r:?}");
+            cross += f(r, "total_cross_rack_gb");
+        }
+        let total = f(row, "cross_rack_gb");
+        assert!((cross - total).abs() <= 1e-9 * total.max(1.0), "{policy}: {cross} vs {total}");
+        assert!(f(row, "steady_throughput_jobs_per_h") > 0.0, "{row:?}");
+        assert!(f(row, "steady_mean_turnaround_s") > 0.0, "{row:?}");
+    }
+    let text = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert!(text
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with("io_utilisation,steady_throughput_jobs_per_h,steady_mean_turnaround_s"));
+    assert!(out.join("cross_rack_timeseries.csv").is_file());
+    assert!(out.join("cross_rack_timeseries.svg").is_file());
+    let manifest = std::fs::read_to_string(out.join("manifest.json")).unwrap();
+    assert!(manifest.contains("\"traffic_by_class.csv\""), "{manifest}");
+}
+
+#[test]
+fn sw_flags_out_of_their_domain_are_usage_errors_naming_the_flag() {
+    // ShuffleWatcher's knobs: clap's usage error (exit 2) naming the flag; good values run.
+    let out = fresh("whatif_sw_flags");
+    let o = sls(
+        &out,
+        &[
+            "--policies",
+            "fair",
+            "--sw-mechanisms",
+            "none",
+            "--saturation-threshold",
+            "1",
+            "--map-completion-threshold",
+            "0",
+            "--starvation-window-s",
+            "30",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for (flag, value, says) in [
+        ("--sw-mechanisms", "nass,delay", "delay"),
+        ("--sw-mechanisms", "samp,samp", "twice"),
+        ("--saturation-threshold", "0", "(0, 1]"),
+        ("--saturation-threshold", "1.2", "(0, 1]"),
+        ("--map-completion-threshold", "1.5", "[0, 1]"),
+        ("--map-completion-threshold", "often", "not a number"),
+        ("--starvation-window-s", "0", "> 0"),
+        ("--starvation-window-s", "inf", "> 0"),
+    ] {
+        let o = sls(&out, &[flag, value]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{flag} {value}: {err}");
+        assert!(err.contains(flag) && err.contains(says), "{flag} {value}: {err}");
+    }
 }

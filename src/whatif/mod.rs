@@ -7,6 +7,7 @@
 
 pub mod load;
 mod replay;
+pub mod sw_flags;
 pub mod sweep;
 mod table;
 pub mod workloads;

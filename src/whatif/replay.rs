@@ -3,12 +3,13 @@
 //! `summarize`, which merges a sweep's shards.
 
 use super::load::{self, Format, Input, Shape};
+use super::sw_flags;
 use super::sweep::{self, Point, Sweep};
 use super::table;
 use super::workloads::{self, ClusterFlags, Settings, WorkloadArg};
 use crate::error::CliError;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use placer_models::Algorithm;
+use placer_models::{Algorithm, SwMechanisms};
 use placer_report::manifest::{self, FileEntry, Manifest, Shard, MANIFEST_FILE};
 use placer_report::plots;
 use placer_report::tables::{self, ErrorSummary, SummaryRow, ValidationRow};
@@ -119,6 +120,22 @@ pub struct RunArgs {
     /// Whose map outputs go when the disks are full (FAIR §5.4) [default: latest].
     #[arg(long, value_enum)]
     pub victim: Option<VictimArg>,
+    /// ShuffleWatcher's mechanisms in the shuffle_watcher policies (the §5.3 ablation): a
+    /// comma list of nass, samp, sarp, or none [default: nass,samp,sarp].
+    #[arg(long, value_name = "LIST", value_parser = sw_flags::parse_sw_mechanisms)]
+    pub sw_mechanisms: Option<SwMechanisms>,
+    /// ShuffleWatcher's NWSaturationThreshold: a rack's network is saturated above this
+    /// fraction of its uplink, in (0, 1] [default: 0.8, §4.2's 400 of 500 Mbit/s].
+    #[arg(long, value_name = "X", value_parser = sw_flags::parse_saturation_threshold)]
+    pub saturation_threshold: Option<f64>,
+    /// ShuffleWatcher's MapCompletionThreshold: above this fraction of a job's maps done, SARP
+    /// places reduces by the actual intermediate data, in [0, 1] [default: 0.15, §4.2].
+    #[arg(long, value_name = "X", value_parser = sw_flags::parse_map_completion_threshold)]
+    pub map_completion_threshold: Option<f64>,
+    /// ShuffleWatcher's starvation window, s (> 0): a user's jobs of an earlier window go
+    /// first [default: 600].
+    #[arg(long, value_name = "X", value_parser = sw_flags::parse_starvation_window_s)]
+    pub starvation_window_s: Option<f64>,
 }
 
 /// `--heartbeat`: how free slots reach the policy ([`Offers`]).
@@ -162,8 +179,9 @@ impl VictimArg {
     }
 }
 
-/// The simulator settings of the flags that have one (not the cluster, policy or replicas):
-/// each given flag replaces `base`'s value.
+/// The simulator settings of the flags that have one (not the cluster, the algorithm or
+/// replicas; ShuffleWatcher's knobs go to the snapshots' `policy`): each given flag replaces
+/// `base`'s value.
 pub fn apply_flags(args: &RunArgs, base: &mut SimConfig) {
     if let Some(f) = args.slowstart {
         base.slowstart = f;
@@ -179,6 +197,18 @@ pub fn apply_flags(args: &RunArgs, base: &mut SimConfig) {
     }
     if let Some(v) = args.victim {
         base.victim = v.victim();
+    }
+    if let Some(m) = args.sw_mechanisms {
+        base.policy.shuffle_watcher = m;
+    }
+    if let Some(x) = args.saturation_threshold {
+        base.policy.saturation_threshold = x;
+    }
+    if let Some(x) = args.map_completion_threshold {
+        base.policy.map_completion_threshold = x;
+    }
+    if let Some(x) = args.starvation_window_s {
+        base.policy.starvation_window_s = x;
     }
 }
 
@@ -354,8 +384,9 @@ struct Outputs<'a> {
 }
 
 impl Outputs<'_> {
-    /// Tables per run, then the summary, plots (the whole run's or this shard's), and the
-    /// manifest last, every file atomically.
+    /// Tables per run, then the summary, the validation, ShuffleWatcher's Table 3 by class and
+    /// cross-rack time series (beside the summary), plots (the whole run's or this shard's),
+    /// and the manifest last, every file atomically.
     fn write(&self, done: &[(&Run, SimReport)]) -> Result<(), CliError> {
         let shard = Shard::new(self.shard, self.shards)?;
         let mut files = Vec::new();
@@ -367,6 +398,10 @@ impl Outputs<'_> {
         let reports: Vec<&SimReport> = done.iter().map(|(_, r)| r).collect();
         let validation = shard.validation_file();
         files.extend(tables::write_validation_csv(self.dir, &validation, &reports)?);
+        let by_class = shard.traffic_by_class_file();
+        files.extend(tables::write_traffic_by_class_csv(self.dir, &by_class, &reports)?);
+        let series = shard.cross_rack_timeseries_file();
+        files.push(tables::write_cross_rack_timeseries_csv(self.dir, &series, &reports)?);
         let plot_dir = match shard == Shard::WHOLE {
             true => self.dir.to_path_buf(),
             false => self.dir.join(shard_dir(&shard)),
@@ -530,6 +565,22 @@ mod tests {
         let sw = "x --workload shuffle-watcher:users=1,jobs_per_user=1,input_scale=0.001";
         assert_eq!(base(sw).uplink_mbps, Some(500.0));
         assert_eq!(base(&format!("{sw} --uplink-mbps 80")).uplink_mbps, Some(80.0));
+        // ShuffleWatcher's knobs reach every snapshot's policy; the paper's by default.
+        let sw_base = base(sw);
+        assert_eq!(sw_base.policy.saturation_threshold, 0.8);
+        assert_eq!(sw_base.policy.map_completion_threshold, 0.15);
+        assert_eq!(sw_base.policy.shuffle_watcher, SwMechanisms::default());
+        let knobs = base(&format!(
+            "{sw} --sw-mechanisms nass,sarp --saturation-threshold 0.75 \
+             --map-completion-threshold 0.3 --starvation-window-s 120"
+        ));
+        assert_eq!(
+            knobs.policy.shuffle_watcher,
+            SwMechanisms { nass: true, samp: false, sarp: true }
+        );
+        assert_eq!(knobs.policy.saturation_threshold, 0.75);
+        assert_eq!(knobs.policy.map_completion_threshold, 0.3);
+        assert_eq!(knobs.policy.starvation_window_s, 120.0);
         // Without flags every setting is SimConfig's default but the workload's.
         let plain = base("x --workload ras");
         assert_eq!(plain.slowstart, SimConfig::default().slowstart);

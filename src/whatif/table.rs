@@ -1,7 +1,8 @@
 //! The summary table `placer whatif` prints on stdout at the end (DESIGN.md §CLI contract): one
 //! row per run with the contract's columns of `summary.csv`, then the cross-rack traffic split
-//! (shuffle, remote map input), the peak of intermediate data and, when any run has one, the
-//! mean resource use (the same numbers, rounded), aligned for a terminal.
+//! (shuffle, remote map input), the peak of intermediate data, the steady-state throughput and
+//! turnaround (ShuffleWatcher §4.3) and, when any run has one, the mean resource use (the same
+//! numbers, rounded), aligned for a terminal.
 
 use placer_report::tables::SummaryRow;
 
@@ -28,6 +29,8 @@ pub fn render(rows: &[SummaryRow]) -> String {
         "cross shuffle GB",
         "remote map GB",
         "peak interm GB",
+        "steady jobs/h",
+        "steady resp s",
     ];
     if with_use {
         header.extend(["cpu use", "mem use", "io use"]);
@@ -49,6 +52,8 @@ pub fn render(rows: &[SummaryRow]) -> String {
             format!("{:.2}", s.cross_rack_shuffle_gb),
             format!("{:.2}", s.remote_map_gb),
             format!("{:.2}", s.peak_intermediate_gb),
+            format!("{:.1}", s.steady_throughput_jobs_per_h),
+            format!("{:.1}", s.steady_mean_turnaround_s),
         ];
         if with_use {
             row.extend([s.cpu_utilisation, s.mem_utilisation, s.io_utilisation].map(pct));
@@ -91,7 +96,9 @@ mod tests {
                 &format!(
                     "{}\nfifo,{}\n",
                     placer_report::tables::SUMMARY_COLUMNS.join(","),
-                    std::iter::repeat_n("1", 37).collect::<Vec<_>>().join(",")
+                    std::iter::repeat_n("1", placer_report::tables::SUMMARY_COLUMNS.len() - 1)
+                        .collect::<Vec<_>>()
+                        .join(",")
                 ),
                 "t",
             )
@@ -101,7 +108,11 @@ mod tests {
             r
         };
         let plain = text(&[row(None)]);
-        assert!(plain.lines().next().unwrap().ends_with("peak interm GB"), "{plain}");
+        assert!(
+            plain.lines().next().unwrap().ends_with("peak interm GB  steady jobs/h  steady resp s"),
+            "{plain}"
+        );
+        assert!(plain.lines().nth(1).unwrap().ends_with("1.00            1.0            1.0"));
         let used = text(&[row(Some(0.5)), row(None)]);
         let lines: Vec<&str> = used.lines().collect();
         assert!(lines[0].ends_with("cpu use  mem use  io use"), "{used}");

@@ -516,8 +516,10 @@ const SHUFFLE_WATCHER_KEYS: &[KeyDef] = &[
 /// bandwidth of a sub-cluster limited to 500 Mbit/s, "50 Mbps ... per-node bisection
 /// bandwidth" ([`SW_CROSS_RACK_MBPS`]), the 5:1 oversubscription: each rack's uplink and
 /// downlink = 50 Mbit/s × nodes per rack (500), and the rack-to-rack path the same (a pair is
-/// never the tighter limit). NWSaturationThreshold (400 Mbit/s) and MapCompletionThreshold
-/// (15%) are `shuffle_watcher`'s, which this build does not run yet.
+/// never the tighter limit). NWSaturationThreshold (400 of 500 Mbit/s) and
+/// MapCompletionThreshold (15%) are the snapshots' policy defaults (`saturation_threshold`
+/// 0.8, `map_completion_threshold` 0.15; `--saturation-threshold`, `--map-completion-threshold`
+/// override them).
 ///
 /// Keys: `users`, `jobs_per_user`, `mean_interarrival_s`, `input_scale` (every input size ×
 /// this; Table 2 as printed is ~62 TB per run), `heavy_shuffle_ratio`, `racks`,
