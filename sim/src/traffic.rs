@@ -77,8 +77,10 @@ impl Default for TrafficSeries {
 }
 
 impl TrafficSeries {
-    /// The bucket holding time `t` (≥ 0), after widening the buckets until it fits.
+    /// The bucket holding time `t` (≥ 0), after widening the buckets until it fits (a time
+    /// that is not finite, which the engine never has, counts in bucket 0).
     fn bucket(&mut self, t: f64) -> usize {
+        let t = if t.is_finite() { t } else { 0.0 };
         loop {
             let k = (t.max(0.0) / self.bucket_s).floor();
             if k < SERIES_MAX_BUCKETS as f64 {
