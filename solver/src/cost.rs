@@ -12,12 +12,21 @@
 //! A task's cost depends on the node only through the node's rack, except on the few nodes
 //! that hold its data. [`CostRow`] stores exactly that: one value per rack plus exceptions per
 //! node, built in O(racks · replicas) (maps) or O(sources + racks · source racks) (reduces).
+//!
+//! A policy may add a term per (task, rack) to this cost ([`LocalityCost::with_rack_terms`],
+//! [`RackTerms`]: `lsap_shuffle`'s expected shuffle and saturation prices,
+//! [`crate::shuffle::cost`]). The term keeps the rack structure (it is the same on every node
+//! of a rack), so [`LocalityCost::row`], [`LocalityCost::sparse_row`] and
+//! [`LocalityCost::cost`] all include it and every engine, dense or structured, and every
+//! brute-force oracle sees one objective. [`LocalityCost::new`] has no terms: its costs are
+//! lsap-sched's eq. 1 exactly, bit for bit.
 
+use crate::error::SolveError;
 use crate::index::Indexed;
 use placer_models::{Locality, TaskKind};
 
 /// Bits per byte over bits per megabit: seconds = bytes · `BYTES_TO_MEGABITS` / Mbit/s.
-const BYTES_TO_MEGABITS: f64 = 8.0 / 1e6;
+pub const BYTES_TO_MEGABITS: f64 = 8.0 / 1e6;
 
 /// One pending task's cost on every node, in seconds × α.
 #[derive(Clone, Debug, PartialEq)]
@@ -58,17 +67,119 @@ pub struct SparseRow {
     pub on_node: Vec<(u32, f64)>,
 }
 
+/// An additive cost of one task per rack, in seconds × α (finite, ≥ 0): `racks` where listed
+/// (sorted by rack, distinct), `default` on every other rack. It is the same on every node of a
+/// rack, so adding it keeps a task's costs rack-structured.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RackTerms {
+    /// The term on every rack not listed.
+    pub default: f64,
+    /// (rack, term) for the racks whose term differs from `default`, sorted by rack.
+    pub racks: Vec<(u32, f64)>,
+}
+
+impl RackTerms {
+    /// The term on rack `rack`. O(log listed racks).
+    #[inline]
+    pub fn at(&self, rack: u32) -> f64 {
+        match self.racks.binary_search_by_key(&rack, |&(q, _)| q) {
+            Ok(k) => self.racks[k].1,
+            Err(_) => self.default,
+        }
+    }
+}
+
 /// The locality cost model of one snapshot.
 #[derive(Debug)]
 pub struct LocalityCost<'i, 'a> {
     ix: &'i Indexed<'a>,
     alpha: f64,
+    /// Per pending task, its additive term per rack ([`LocalityCost::with_rack_terms`]).
+    terms: Option<Vec<RackTerms>>,
 }
 
 impl<'i, 'a> LocalityCost<'i, 'a> {
     /// The model with the snapshot's `policy.alpha`.
     pub fn new(ix: &'i Indexed<'a>) -> Self {
-        Self { ix, alpha: ix.req.policy.alpha }
+        Self { ix, alpha: ix.req.policy.alpha, terms: None }
+    }
+
+    /// The model of [`LocalityCost::new`] plus a term per (task, rack): pending task t on node
+    /// n costs DLC(t, n) + `terms[t]`.at(rack(n)) seconds × α, in [`LocalityCost::row`],
+    /// [`LocalityCost::sparse_row`] and [`LocalityCost::cost`] alike. `terms` has one entry
+    /// per pending task, by position.
+    ///
+    /// # Complexity
+    /// O(pending + Σ listed racks) to check the terms. With terms, [`LocalityCost::row`] costs
+    /// O(racks + data nodes · log listed) more, [`LocalityCost::cost`] O(log listed) more, and
+    /// a map's [`LocalityCost::sparse_row`] under uniform bandwidths O((replicas + listed) ·
+    /// log) when no rack is dearer than the unlisted ones, O(racks) otherwise.
+    ///
+    /// # Errors
+    /// [`SolveError::CostOverflow`] (path `pending[t]`) when a term is NaN, infinite or
+    /// negative, when a task's racks are unsorted, repeated or not racks of the cluster, or
+    /// when `terms` does not have one entry per pending task.
+    ///
+    /// # Examples
+    /// The snapshot of [`LocalityCost::cost`]'s example: the map costs 0 on n1 (its replica,
+    /// rack r1) and 10.737 s on n3 (rack r2). A term of 20 s on r1 and 1 s elsewhere moves
+    /// its cheapest node to n3: 0 + 20 on n1, 1.074 + 20 on n2, 10.737 + 1 on n3.
+    /// ```
+    /// use placer_solver::{cost::{LocalityCost, RackTerms}, index::Indexed};
+    /// # let req = placer_models::parse_request(br#"{"schema_version": 1,
+    /// #   "cluster": {"racks": [{"id": "r1"}, {"id": "r2"}],
+    /// #     "nodes": [{"id": "n1", "rack": "r1"}, {"id": "n2", "rack": "r1"},
+    /// #               {"id": "n3", "rack": "r2"}]},
+    /// #   "pools": [{"id": "p"}], "jobs": [{"id": "j", "pool": "p"}],
+    /// #   "pending": [
+    /// #     {"id": "m", "job": "j", "kind": "map", "input_bytes": 134217728, "replicas": ["n1"]},
+    /// #     {"id": "r", "job": "j", "kind": "reduce", "shuffle": [
+    /// #       {"node": "n1", "bytes": 100000000}, {"node": "n3", "bytes": 100000000}]}]}"#)
+    /// #   .unwrap();
+    /// # placer_models::validate(&req).unwrap();
+    /// let ix = Indexed::new(&req);
+    /// let term = RackTerms { default: 1.0, racks: vec![(0, 20.0)] };
+    /// let model = LocalityCost::with_rack_terms(&ix, vec![term, RackTerms::default()]).unwrap();
+    /// let (m, n1, n2, n3) = (0, 0, 1, 2);
+    /// assert_eq!(model.cost(m, n1), 20.0);
+    /// assert!((model.cost(m, n2) - 21.073_741_824).abs() < 1e-6);
+    /// assert!((model.cost(m, n3) - 11.737_418_24).abs() < 1e-6);
+    /// let sparse = model.sparse_row(m);
+    /// assert!((sparse.base - 21.073_741_824).abs() < 1e-6); // r1 is now the dearer rack
+    /// assert!((sparse.racks[0].1 - 11.737_418_24).abs() < 1e-6);
+    /// assert_eq!(sparse.racks[0].0, 1);
+    /// let bad = RackTerms { default: f64::NAN, racks: Vec::new() };
+    /// assert!(LocalityCost::with_rack_terms(&ix, vec![bad, RackTerms::default()]).is_err());
+    /// ```
+    pub fn with_rack_terms(ix: &'i Indexed<'a>, terms: Vec<RackTerms>) -> Result<Self, SolveError> {
+        let bad = |t: usize, message: String| SolveError::CostOverflow {
+            path: format!("pending[{t}]"),
+            message,
+        };
+        if terms.len() != ix.req.pending.len() {
+            return Err(bad(
+                terms.len(),
+                format!("{} rack terms for {} pending tasks", terms.len(), ix.req.pending.len()),
+            ));
+        }
+        let racks = ix.racks() as u64;
+        let usable = |x: f64| x.is_finite() && x >= 0.0;
+        for (t, term) in terms.iter().enumerate() {
+            if !usable(term.default) || term.racks.iter().any(|&(_, x)| !usable(x)) {
+                return Err(bad(t, "a per-rack cost term is not finite and ≥ 0".into()));
+            }
+            let ordered = term.racks.windows(2).all(|w| w[0].0 < w[1].0);
+            if !ordered || term.racks.iter().any(|&(q, _)| u64::from(q) >= racks) {
+                return Err(bad(t, "per-rack cost terms must name distinct racks in order".into()));
+            }
+        }
+        Ok(Self { ix, alpha: ix.req.policy.alpha, terms: Some(terms) })
+    }
+
+    /// Pending task `t`'s term per rack, if the model has terms.
+    #[inline]
+    pub fn terms(&self, t: usize) -> Option<&RackTerms> {
+        self.terms.as_ref().and_then(|v| v.get(t))
     }
 
     /// Pending task `t`'s cost on every node, in seconds × α, as one value per rack
@@ -118,6 +229,20 @@ impl<'i, 'a> LocalityCost<'i, 'a> {
     /// assert!((reduce.at(n2, 0) - 8.8).abs() < 1e-9);
     /// ```
     pub fn row(&self, t: usize) -> CostRow {
+        let mut row = self.dlc_row(t);
+        if let Some(terms) = self.terms(t) {
+            for (q, c) in row.per_rack.iter_mut().enumerate() {
+                *c += terms.at(q as u32);
+            }
+            for (n, c) in &mut row.on_node {
+                *c += terms.at(self.ix.node_rack[*n as usize]);
+            }
+        }
+        row
+    }
+
+    /// [`LocalityCost::row`] without the rack terms: lsap-sched's eq. 1 alone.
+    fn dlc_row(&self, t: usize) -> CostRow {
         let task = &self.ix.req.pending[t];
         match task.kind {
             TaskKind::Map => self.map_row(t, task.input_bytes),
@@ -187,6 +312,9 @@ impl<'i, 'a> LocalityCost<'i, 'a> {
     /// # let _ = (r, n2, n3);
     /// ```
     pub fn sparse_row(&self, t: usize) -> SparseRow {
+        if let Some(terms) = self.terms(t) {
+            return self.sparse_row_with(t, terms);
+        }
         let task = &self.ix.req.pending[t];
         let replicas = &self.ix.replicas[t];
         let racks = self.ix.racks();
@@ -217,13 +345,67 @@ impl<'i, 'a> LocalityCost<'i, 'a> {
             };
             return SparseRow { base: cross, racks: listed, on_node };
         }
-        let row = self.row(t);
+        Self::sparse_of(self.dlc_row(t))
+    }
+
+    /// A full row in sparse form: base = the largest per-rack cost, the cheaper racks listed.
+    /// O(racks).
+    fn sparse_of(row: CostRow) -> SparseRow {
         let base = row.per_rack.iter().copied().fold(0.0, f64::max);
-        let listed = (0..racks as u32)
+        let listed = (0..row.per_rack.len() as u32)
             .filter(|&q| row.per_rack[q as usize] < base)
             .map(|q| (q, row.per_rack[q as usize]))
             .collect();
         SparseRow { base, racks: listed, on_node: row.on_node }
+    }
+
+    /// [`LocalityCost::sparse_row`] with rack terms. A map under uniform bandwidths has one
+    /// DLC per rack holding a replica (in-rack) and one elsewhere (cross-rack), so only the
+    /// racks holding a replica or listed in its terms ("special") can differ from the others;
+    /// the others all cost cross + `default`. When that is the largest value the special racks
+    /// cheaper than it are listed; when a special rack is dearer, it is the base and every
+    /// cheaper rack is listed (O(racks)). Reduces and non-uniform bandwidths go through the
+    /// full row.
+    fn sparse_row_with(&self, t: usize, terms: &RackTerms) -> SparseRow {
+        let task = &self.ix.req.pending[t];
+        if task.kind != TaskKind::Map || !self.ix.bandwidths.uniform() {
+            return Self::sparse_of(self.row(t));
+        }
+        let racks = self.ix.racks();
+        let replicas = &self.ix.replicas[t];
+        let rack_of = |n: u32| self.ix.node_rack[n as usize];
+        let mut holding: Vec<u32> = replicas.iter().map(|&r| rack_of(r)).collect();
+        holding.sort_unstable();
+        holding.dedup();
+        let (in_rack, cross) = match holding.first() {
+            None => (0.0, 0.0),
+            Some(&q) if holding.len() == racks => (self.map_read(t, task.input_bytes, q), 0.0),
+            Some(&q) => (self.map_read(t, task.input_bytes, q), self.cross_read(task.input_bytes)),
+        };
+        let value = |q: u32| {
+            let dlc = if holding.binary_search(&q).is_ok() { in_rack } else { cross };
+            dlc + terms.at(q)
+        };
+        let mut special: Vec<u32> = holding.clone();
+        special.extend(terms.racks.iter().map(|&(q, _)| q));
+        special.sort_unstable();
+        special.dedup();
+        let plain = (0..racks as u32)
+            .zip(special.iter().copied().chain(std::iter::repeat(u32::MAX)))
+            .find(|&(q, s)| q != s)
+            .map(|(q, _)| q);
+        let plain_value = plain.map(value);
+        let special_max = special.iter().map(|&q| value(q)).fold(0.0, f64::max);
+        let base = plain_value.map_or(special_max, |v| v.max(special_max));
+        let listed: Vec<(u32, f64)> = if plain_value.is_some_and(|v| v < base) {
+            (0..racks as u32).map(|q| (q, value(q))).filter(|&(_, c)| c < base).collect()
+        } else {
+            special.iter().map(|&q| (q, value(q))).filter(|&(_, c)| c < base).collect()
+        };
+        let mut on_node: Vec<(u32, f64)> =
+            replicas.iter().map(|&r| (r, terms.at(rack_of(r)))).collect();
+        on_node.sort_unstable_by_key(|&(n, _)| n);
+        SparseRow { base, racks: listed, on_node }
     }
 
     /// α · seconds to read `bytes` across racks (uniform bandwidths).
@@ -272,12 +454,49 @@ impl<'i, 'a> LocalityCost<'i, 'a> {
     /// assert!((model.cost(r, n2) - 8.8).abs() < 1e-9);
     /// ```
     pub fn cost(&self, t: usize, node: u32) -> f64 {
+        let dlc = self.dlc(t, node);
+        match self.terms(t) {
+            Some(terms) => dlc + terms.at(self.ix.node_rack[node as usize]),
+            None => dlc,
+        }
+    }
+
+    /// [`LocalityCost::cost`] without the rack terms: DLC(t, node), lsap-sched's eq. 1.
+    ///
+    /// # Complexity
+    /// As [`LocalityCost::cost`].
+    ///
+    /// # Errors
+    /// None (as [`LocalityCost::cost`]).
+    ///
+    /// # Examples
+    /// With a term of 5 s on every rack, the cost of the reduce of [`LocalityCost::cost`]'s
+    /// example on n2 is 8.8 + 5 s, its DLC still 8.8 s.
+    /// ```
+    /// use placer_solver::{cost::{LocalityCost, RackTerms}, index::Indexed};
+    /// # let req = placer_models::parse_request(br#"{"schema_version": 1,
+    /// #   "cluster": {"racks": [{"id": "r1"}, {"id": "r2"}],
+    /// #     "nodes": [{"id": "n1", "rack": "r1"}, {"id": "n2", "rack": "r1"},
+    /// #               {"id": "n3", "rack": "r2"}]},
+    /// #   "pools": [{"id": "p"}], "jobs": [{"id": "j", "pool": "p"}],
+    /// #   "pending": [
+    /// #     {"id": "m", "job": "j", "kind": "map", "input_bytes": 134217728, "replicas": ["n1"]},
+    /// #     {"id": "r", "job": "j", "kind": "reduce", "shuffle": [
+    /// #       {"node": "n1", "bytes": 100000000}, {"node": "n3", "bytes": 100000000}]}]}"#)
+    /// #   .unwrap();
+    /// let ix = Indexed::new(&req);
+    /// let five = RackTerms { default: 5.0, racks: Vec::new() };
+    /// let model = LocalityCost::with_rack_terms(&ix, vec![five.clone(), five]).unwrap();
+    /// assert!((model.cost(1, 1) - 13.8).abs() < 1e-9);
+    /// assert!((model.dlc(1, 1) - 8.8).abs() < 1e-9);
+    /// ```
+    pub fn dlc(&self, t: usize, node: u32) -> f64 {
         let task = &self.ix.req.pending[t];
         let replicas = &self.ix.replicas[t];
         match task.kind {
             TaskKind::Map if replicas.is_empty() || replicas.contains(&node) => 0.0,
             TaskKind::Map => self.map_read(t, task.input_bytes, self.ix.node_rack[node as usize]),
-            TaskKind::Reduce => self.row(t).at(node, self.ix.node_rack[node as usize]),
+            TaskKind::Reduce => self.dlc_row(t).at(node, self.ix.node_rack[node as usize]),
         }
     }
 

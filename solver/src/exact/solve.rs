@@ -24,11 +24,15 @@ pub enum Objective<'q> {
     /// `lsap_quota`: the locality cost under the pools' and jobs' capacities, then one unit of
     /// surcharge per job unit beyond its share and per placement more remote than the task's
     /// delay level (`levels`, by pending position: 0 node-local, 1 rack-local, 2 any).
+    /// `lsap_shuffle` adds per-task offsets (`offsets`, seconds by pending position, any sign;
+    /// empty = none) to the cost, as [`Objective::Offset`] does.
     Quota {
         /// The pool and job capacities.
         quotas: &'q Quotas,
         /// Delay level per pending task.
         levels: &'q [u8],
+        /// Offset per pending task (empty: 0 for all).
+        offsets: &'q [f64],
     },
 }
 
@@ -42,7 +46,7 @@ pub enum Objective<'q> {
 ///
 /// Reduces under copy-compute caps (FAIR §5.2) go to [`capped::solve`] whatever the engine
 /// (their per-(job, node) caps have no dense form; a quota objective keeps its locality part
-/// there). Otherwise `auto`/`flow` run the structured network ([`structured::solve`]) and
+/// and its offsets there). Otherwise `auto`/`flow` run the structured network ([`structured::solve`]) and
 /// `jv`/`hungarian` the dense matrix ([`dense::solve`]).
 ///
 /// # Complexity
@@ -86,6 +90,7 @@ pub fn solve_kind(
     if kind == TaskKind::Reduce && ix.has_cpac() {
         let offsets = match objective {
             Objective::Offset(o) => Some(o),
+            Objective::Quota { offsets, .. } if !offsets.is_empty() => Some(offsets),
             Objective::Locality | Objective::Quota { .. } => None,
         };
         return capped::solve(ix, model, offsets, node_of_task);

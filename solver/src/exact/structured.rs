@@ -43,12 +43,13 @@ pub fn solve(
     }
     let slots = Slots { node_rack: &ix.node_rack, free, racks: ix.racks() };
     let (quotas, levels) = match objective {
-        Objective::Quota { quotas, levels } => (Some(quotas), Some(levels)),
+        Objective::Quota { quotas, levels, .. } => (Some(quotas), Some(levels)),
         Objective::Locality | Objective::Offset(_) => (None, None),
     };
     let offsets = shifted(tasks, |t| match objective {
         Objective::Offset(o) => o[t],
-        Objective::Locality | Objective::Quota { .. } => 0.0,
+        Objective::Quota { offsets, .. } => offsets.get(t).copied().unwrap_or(0.0),
+        Objective::Locality => 0.0,
     });
     let rows: Vec<_> = tasks.iter().map(|&t| model.sparse_row(t)).collect();
     let max_cost = rows.iter().map(|r| r.base).fold(0.0, f64::max)

@@ -30,6 +30,10 @@
 //!    nodes / rack / cluster → nodes → T is solved exactly by
 //!    [`structured::solve`](crate::flow::structured::solve).
 //!
+//! Steps 1–4 take the cost model as a parameter ([`place_under_quotas`]): `lsap_shuffle`
+//! runs them on its shuffle-aware model ([`crate::shuffle::cost`]) with per-task credits and
+//! no delay levels.
+//!
 //! Why pools are hard and jobs and levels soft: the issue asks that D never exceed `fair`'s,
 //! that locality never exceed `lsap_fair`'s, and that idle slots be filled (FAIR §3.3). A hard
 //! job cap or a hard delay restriction can leave a slot idle or force a more remote placement
@@ -54,6 +58,7 @@
 //! Cost: O(pools log pools · |feasible totals|) for the counts, plus the structured solve.
 
 use super::{Epoch, Placement, Policy};
+use crate::cost::LocalityCost;
 use crate::disk;
 use crate::error::SolveError;
 use crate::exact::{self, Objective, Quotas, FLOW_ONLY};
@@ -252,8 +257,35 @@ fn delay_levels(ix: &Indexed<'_>, starvation: &Starvation) -> (Vec<u8>, Vec<Dela
         .unzip()
 }
 
-/// The quotas of one kind: pool counts and job shares.
-fn quotas(ix: &Indexed<'_>, shares: &FairShares, kind: TaskKind) -> Quotas {
+/// The quotas of one kind (module docs, step 1): the D-optimal pool counts of [`share_box`]
+/// for the kind's free slots and placeable tasks, and each job's units within its share,
+/// ⌈fair share⌉ − running (tasks).
+///
+/// # Complexity
+/// O(jobs + eligible tasks + nodes) plus [`share_box`].
+///
+/// # Errors
+/// None.
+///
+/// # Examples
+/// Two pools of weight 1, one job each, 2 free map slots and 2 pending maps per job: R = 2,
+/// each pool's share is 1, so each must receive exactly one unit and nothing is left to choose.
+/// ```
+/// use placer_models::TaskKind;
+/// use placer_solver::{fair_shares, index::Indexed, policy::lsap_quota::quotas};
+/// let req = placer_models::parse_request(br#"{"schema_version": 1,
+///   "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "n", "rack": "r", "map_slots": 2}]},
+///   "pools": [{"id": "a"}, {"id": "b"}],
+///   "jobs": [{"id": "ja", "pool": "a"}, {"id": "jb", "pool": "b"}],
+///   "pending": [{"id": "a0", "job": "ja", "kind": "map"}, {"id": "a1", "job": "ja", "kind": "map"},
+///               {"id": "b0", "job": "jb", "kind": "map"}, {"id": "b1", "job": "jb", "kind": "map"}]}"#)
+///   .unwrap();
+/// let ix = Indexed::new(&req);
+/// let q = quotas(&ix, &fair_shares::compute(&ix), TaskKind::Map);
+/// assert_eq!((q.must, q.groups), (vec![1, 1], [0, 0]));
+/// assert_eq!(q.job_share, vec![1, 1]);
+/// ```
+pub fn quotas(ix: &Indexed<'_>, shares: &FairShares, kind: TaskKind) -> Quotas {
     let req = ix.req;
     let k = kind.slot();
     let pools = req.pools.len();
@@ -303,20 +335,77 @@ impl Policy for LsapQuota {
     }
 }
 
-/// Places every kind by `lsap_quota` on the structured flow.
-fn place(epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
-    let (ix, model) = (epoch.ix, epoch.model);
-    let (levels, mut delay) = delay_levels(ix, epoch.starvation);
+/// Places every kind of `epoch` under lsap_quota's capacities (module docs, steps 1–4) with
+/// the cost model `model` instead of the epoch's: per kind, the pools receive the D-optimal
+/// counts of [`quotas`] (hard), and among those answers the flow minimises Σ over placed
+/// tasks t of (`model`.cost(t, node) + `offsets`[t]) in seconds × α (`offsets` by pending
+/// position, any sign; empty = none), then the job-share and delay-level surcharges (maps
+/// more remote than their job's `levels` entry, 0 node-local, 1 rack-local, 2 any; `None` =
+/// no delay levels). `lsap_quota` passes the epoch's locality model, its delay levels and no
+/// offsets; `lsap_shuffle` its shuffle-aware model and credits. Returns the node of each
+/// pending task (by position) or `None`.
+///
+/// # Complexity
+/// Per kind, [`quotas`] plus [`exact::solve_kind`] on the structured flow.
+///
+/// # Errors
+/// What [`exact::solve_kind`] refuses: a dense engine ([`SolveError::UnsupportedEngine`]),
+/// costs beyond the exact integer range ([`SolveError::CostOverflow`]).
+///
+/// # Examples
+/// One free map slot and one pool: a node-local map and a remote one. With the locality model
+/// the local map wins; an offset of −20 s on the remote one (a credit larger than its 10.7 s
+/// transfer) gives it the slot.
+/// ```
+/// use placer_solver::{cost::LocalityCost, fair_shares, index::Indexed, policy::Epoch};
+/// use placer_solver::{policy::lsap_quota::place_under_quotas, starvation::Starvation};
+/// let req = placer_models::parse_request(br#"{"schema_version": 1,
+///   "cluster": {"racks": [{"id": "r1"}, {"id": "r2"}],
+///     "nodes": [{"id": "n1", "rack": "r1", "map_slots": 1}, {"id": "n2", "rack": "r2"}]},
+///   "pools": [{"id": "p"}], "jobs": [{"id": "j", "pool": "p"}],
+///   "pending": [{"id": "local", "job": "j", "kind": "map", "input_bytes": 134217728, "replicas": ["n1"]},
+///               {"id": "remote", "job": "j", "kind": "map", "input_bytes": 134217728, "replicas": ["n2"]}]}"#)
+///   .unwrap();
+/// let ix = Indexed::new(&req);
+/// let model = LocalityCost::new(&ix);
+/// let shares = fair_shares::compute(&ix);
+/// let starvation = Starvation::new(&ix, &shares);
+/// let epoch = Epoch { ix: &ix, model: &model, shares: &shares, starvation: &starvation,
+///                     engine: placer_models::SolverEngine::Auto };
+/// assert_eq!(place_under_quotas(&epoch, &model, None, &[]).unwrap(), vec![Some(0), None]);
+/// let credit = [0.0, -20.0];
+/// assert_eq!(place_under_quotas(&epoch, &model, None, &credit).unwrap(), vec![None, Some(0)]);
+/// ```
+pub fn place_under_quotas(
+    epoch: &Epoch<'_, '_>,
+    model: &LocalityCost<'_, '_>,
+    levels: Option<&[u8]>,
+    offsets: &[f64],
+) -> Result<Vec<Option<u32>>, SolveError> {
+    let ix = epoch.ix;
     let mut node_of_task = vec![None; ix.req.pending.len()];
     for kind in TaskKind::ALL {
         let q = quotas(ix, epoch.shares, kind);
         // Delay levels apply to maps; reduces ignore locality levels (level 2: any).
         let task_levels: Vec<u8> = (0..ix.req.pending.len())
-            .map(|t| if kind == TaskKind::Map { levels[ix.pending_job[t] as usize] } else { 2 })
+            .map(|t| match levels {
+                Some(l) if kind == TaskKind::Map => {
+                    l.get(ix.pending_job[t] as usize).copied().unwrap_or(2)
+                }
+                _ => 2,
+            })
             .collect();
-        let objective = Objective::Quota { quotas: &q, levels: &task_levels };
+        let objective = Objective::Quota { quotas: &q, levels: &task_levels, offsets };
         exact::solve_kind(ix, model, kind, epoch.engine, objective, &mut node_of_task)?;
     }
+    Ok(node_of_task)
+}
+
+/// Places every kind by `lsap_quota` on the structured flow.
+fn place(epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
+    let (ix, model) = (epoch.ix, epoch.model);
+    let (levels, mut delay) = delay_levels(ix, epoch.starvation);
+    let node_of_task = place_under_quotas(epoch, model, Some(&levels), &[])?;
     // Delay state after the epoch (maps only).
     let mut launched: Vec<Option<u8>> = vec![None; ix.req.jobs.len()];
     for &t in &ix.eligible_of_kind[TaskKind::Map.slot()] {

@@ -1,10 +1,11 @@
 //! Placement policies (DESIGN.md §The epoch pipeline, step 5), one file per policy, each a
 //! [`Policy`] placing one [`Epoch`]: `fifo`, `fair` and `delay` (Hadoop's heartbeat schedulers
 //! and FAIR Alg. 1, over [`heartbeat`]), `dl_sched` (the lsap paper's greedy baseline), `lsap`,
-//! `lsap_fair` (lsap-sched and lsap-fair-sched) and `lsap_quota` (placer's default), `shuffle_watcher` and `shuffle_watcher_relaxed` (ShuffleWatcher's
-//! NASS over [`nass`]), the exact
-//! ones through the front door [`crate::exact`]. The [`registry`] is the one place that maps
-//! an [`placer_models::Algorithm`] to its policy.
+//! `lsap_fair` (lsap-sched and lsap-fair-sched) and `lsap_quota` (placer's default),
+//! `shuffle_watcher` and `shuffle_watcher_relaxed` (ShuffleWatcher's NASS over [`nass`]), and
+//! `lsap_shuffle` (ShuffleWatcher's mechanisms as prices in `lsap_quota`'s exact flow, over
+//! [`crate::shuffle::cost`]), the exact ones through the front door [`crate::exact`]. The
+//! [`registry`] is the one place that maps an [`placer_models::Algorithm`] to its policy.
 //!
 //! Adding a policy: its file here (a unit struct implementing [`Policy`]), one line in
 //! [`registry::REGISTRY`], one variant of `Algorithm` in `placer-models`.
@@ -19,6 +20,7 @@ pub mod heartbeat;
 pub mod lsap;
 pub mod lsap_fair;
 pub mod lsap_quota;
+pub mod lsap_shuffle;
 pub mod nass;
 mod placement;
 pub mod queue;

@@ -4,7 +4,7 @@
 //! tests and the benches.
 
 use super::{
-    delay, dl_sched, fair, fifo, lsap, lsap_fair, lsap_quota, shuffle_watcher,
+    delay, dl_sched, fair, fifo, lsap, lsap_fair, lsap_quota, lsap_shuffle, shuffle_watcher,
     shuffle_watcher_relaxed, Policy,
 };
 use crate::error::SolveError;
@@ -22,6 +22,7 @@ pub static REGISTRY: &[(Algorithm, &dyn Policy)] = &[
     (Algorithm::LsapQuota, &lsap_quota::LsapQuota),
     (Algorithm::ShuffleWatcher, &shuffle_watcher::ShuffleWatcher),
     (Algorithm::ShuffleWatcherRelaxed, &shuffle_watcher_relaxed::ShuffleWatcherRelaxed),
+    (Algorithm::LsapShuffle, &lsap_shuffle::LsapShuffle),
 ];
 
 /// `Algorithm::policy()`: the policy of an algorithm, if this build implements it.

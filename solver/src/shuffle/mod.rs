@@ -3,7 +3,7 @@
 //! tentative reduces ([`samp`]), SARP's preferred reduces per rack ([`sarp`]), the users that
 //! are the fairness unit and the starvation windows (§3.4). Computed once per epoch from the
 //! snapshot and the echoed SAMP state, and shared by `shuffle_watcher`,
-//! `shuffle_watcher_relaxed` and `lsap_shuffle`.
+//! `shuffle_watcher_relaxed` and `lsap_shuffle`, which prices them ([`cost`]).
 //!
 //! Users: a job's `jobs[].user`, else the job alone (per-job fairness, §5.4's one job per
 //! user). A user's weight is `users[].weight`, else 1.
@@ -12,6 +12,7 @@
 //! of an earlier window go before those of a later one, whatever NASS, SAMP and SARP prefer.
 
 pub mod class;
+pub mod cost;
 pub mod netsat;
 pub mod samp;
 pub mod sarp;
