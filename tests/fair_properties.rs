@@ -239,7 +239,9 @@ fn check_valid(
     prop_assert_eq!(waiting as usize + r.assignments.len(), req.pending.len());
     // Work conservation holds while no node refuses map outputs (FAIR §5.4): see
     // `no_answer_overflows_a_nodes_disk` for what holds with `disk`.
-    if !ix.has_disk() && ["fifo", "fair", "dl_sched", "lsap", "lsap_quota"].contains(&algorithm) {
+    if !ix.has_disk()
+        && ["fifo", "fair", "dl_sched", "lsap", "lsap_quota", "lsap_shuffle"].contains(&algorithm)
+    {
         let slots: u64 = ix.free[0].iter().map(|&f| u64::from(f)).sum();
         prop_assert_eq!(
             maps_placed as u64,

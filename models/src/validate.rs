@@ -117,12 +117,10 @@ pub fn validate(req: &PlaceRequest) -> Result<(), ModelError> {
         }
     }
     // Under the ShuffleWatcher policies users are the fairness unit: once `users` lists them,
-    // a job naming another user has no share to be scheduled from.
+    // a job naming another user has no share to be scheduled from. (`lsap_shuffle` shares by
+    // pools and jobs, as `lsap_quota`: a user it does not list is simply unlimited.)
     let users_are_fairness = !users.is_empty()
-        && matches!(
-            policy.algorithm,
-            Algorithm::ShuffleWatcher | Algorithm::ShuffleWatcherRelaxed | Algorithm::LsapShuffle
-        );
+        && matches!(policy.algorithm, Algorithm::ShuffleWatcher | Algorithm::ShuffleWatcherRelaxed);
 
     let jobs = unique_ids(req.jobs.iter().map(|j| j.id.as_str()), "jobs")?;
     for (i, job) in req.jobs.iter().enumerate() {
