@@ -1,7 +1,8 @@
 //! placer's integration tests, in one binary (DESIGN.md §Style): the in-process API, the CLI
 //! contract, the conformance suite of every exact engine, the epoch pipeline and the fair-sharing
-//! family on hand-derived snapshots, their property tests against brute-force oracles, and
-//! `placer whatif`. Snapshots and workloads come from `placer-testkit`.
+//! family and `lsap_shuffle` on hand-derived snapshots, their property tests against
+//! brute-force oracles, and `placer whatif`. Snapshots and workloads come from
+//! `placer-testkit`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod api;
@@ -11,4 +12,6 @@ mod fair_policies;
 mod fair_properties;
 mod placement;
 mod properties;
+mod shuffle_policies;
+mod shuffle_properties;
 mod whatif;

@@ -46,8 +46,8 @@ pub enum Objective<'q> {
 ///
 /// Reduces under copy-compute caps (FAIR §5.2) go to [`capped::solve`] whatever the engine
 /// (their per-(job, node) caps have no dense form; a quota objective keeps its locality part
-/// and its offsets there). Otherwise `auto`/`flow` run the structured network ([`structured::solve`]) and
-/// `jv`/`hungarian` the dense matrix ([`dense::solve`]).
+/// and its offsets there). Otherwise `auto`/`flow` run the structured network
+/// ([`structured::solve`]) and `jv`/`hungarian` the dense matrix ([`dense::solve`]).
 ///
 /// # Complexity
 /// That of the engine: the structured flow O(F · E log V) worst case on a network linear in

@@ -277,8 +277,10 @@ fn delay_levels(ix: &Indexed<'_>, starvation: &Starvation) -> (Vec<u8>, Vec<Dela
 ///   "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "n", "rack": "r", "map_slots": 2}]},
 ///   "pools": [{"id": "a"}, {"id": "b"}],
 ///   "jobs": [{"id": "ja", "pool": "a"}, {"id": "jb", "pool": "b"}],
-///   "pending": [{"id": "a0", "job": "ja", "kind": "map"}, {"id": "a1", "job": "ja", "kind": "map"},
-///               {"id": "b0", "job": "jb", "kind": "map"}, {"id": "b1", "job": "jb", "kind": "map"}]}"#)
+///   "pending": [{"id": "a0", "job": "ja", "kind": "map"},
+///               {"id": "a1", "job": "ja", "kind": "map"},
+///               {"id": "b0", "job": "jb", "kind": "map"},
+///               {"id": "b1", "job": "jb", "kind": "map"}]}"#)
 ///   .unwrap();
 /// let ix = Indexed::new(&req);
 /// let q = quotas(&ix, &fair_shares::compute(&ix), TaskKind::Map);
@@ -363,8 +365,10 @@ impl Policy for LsapQuota {
 ///   "cluster": {"racks": [{"id": "r1"}, {"id": "r2"}],
 ///     "nodes": [{"id": "n1", "rack": "r1", "map_slots": 1}, {"id": "n2", "rack": "r2"}]},
 ///   "pools": [{"id": "p"}], "jobs": [{"id": "j", "pool": "p"}],
-///   "pending": [{"id": "local", "job": "j", "kind": "map", "input_bytes": 134217728, "replicas": ["n1"]},
-///               {"id": "remote", "job": "j", "kind": "map", "input_bytes": 134217728, "replicas": ["n2"]}]}"#)
+///   "pending": [
+///     {"id": "local", "job": "j", "kind": "map", "input_bytes": 134217728, "replicas": ["n1"]},
+///     {"id": "remote", "job": "j", "kind": "map", "input_bytes": 134217728,
+///      "replicas": ["n2"]}]}"#)
 ///   .unwrap();
 /// let ix = Indexed::new(&req);
 /// let model = LocalityCost::new(&ix);

@@ -80,11 +80,16 @@ impl Policy for LsapShuffle {
 /// ```
 /// let req = placer_models::parse_request(br#"{"schema_version": 1,
 ///   "cluster": {"racks": [{"id": "r1"}, {"id": "r2"}],
-///     "nodes": [{"id": "a", "rack": "r1", "map_slots": 1}, {"id": "b", "rack": "r2", "map_slots": 1}]},
+///     "nodes": [{"id": "a", "rack": "r1", "map_slots": 1},
+///               {"id": "b", "rack": "r2", "map_slots": 1}]},
 ///   "pools": [{"id": "p"}],
-///   "jobs": [{"id": "j1", "pool": "p", "reduces_total": 2}, {"id": "j2", "pool": "p", "reduces_total": 2}],
-///   "pending": [{"id": "j2-m", "job": "j2", "kind": "map", "input_bytes": 64000000, "replicas": ["a", "b"]},
-///               {"id": "j1-m", "job": "j1", "kind": "map", "input_bytes": 64000000, "replicas": ["a", "b"]}],
+///   "jobs": [{"id": "j1", "pool": "p", "reduces_total": 2},
+///            {"id": "j2", "pool": "p", "reduces_total": 2}],
+///   "pending": [
+///     {"id": "j2-m", "job": "j2", "kind": "map", "input_bytes": 64000000,
+///      "replicas": ["a", "b"]},
+///     {"id": "j1-m", "job": "j1", "kind": "map", "input_bytes": 64000000,
+///      "replicas": ["a", "b"]}],
 ///   "policy": {"algorithm": "lsap_shuffle"}}"#).unwrap();
 /// let r = placer_solver::place(&req, &placer_solver::PlaceOptions::default()).unwrap();
 /// let placed: Vec<(&str, &str)> =

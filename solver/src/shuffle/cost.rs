@@ -207,8 +207,10 @@ impl<'i, 'a> ShufflePricing<'i, 'a> {
     ///               {"id": "b", "rack": "r2", "map_slots": 1, "reduce_slots": 1}]},
     ///   "pools": [{"id": "p"}],
     ///   "jobs": [{"id": "j", "pool": "p", "maps_total": 10, "maps_done": 5}],
-    ///   "pending": [{"id": "m", "job": "j", "kind": "map", "input_bytes": 100000000, "replicas": ["a", "b"]},
-    ///               {"id": "r", "job": "j", "kind": "reduce", "shuffle": [{"node": "b", "bytes": 5000}]}],
+    ///   "pending": [{"id": "m", "job": "j", "kind": "map", "input_bytes": 100000000,
+    ///                "replicas": ["a", "b"]},
+    ///               {"id": "r", "job": "j", "kind": "reduce",
+    ///                "shuffle": [{"node": "b", "bytes": 5000}]}],
     ///   "policy": {"algorithm": "lsap_shuffle"}}"#).unwrap();
     /// let ix = Indexed::new(&req);
     /// let view = ShuffleView::new(&ix);
