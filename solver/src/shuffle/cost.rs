@@ -70,9 +70,13 @@
 //!
 //! Sparsity: a task's term differs between racks only on the racks holding its data, its
 //! job's target racks and the saturated racks; under uniform bandwidths only those are listed
-//! ([`RackTerms`]), so a task costs O(replicas or source racks + targets + saturated racks)
-//! instead of O(racks). With `rack_pairs` overrides every rack is listed, as DLC itself then
-//! needs.
+//! ([`RackTerms`]), so a task's terms cost O(replicas or source racks + targets + saturated
+//! racks) instead of O(racks). With `rack_pairs` overrides every rack is listed, as DLC itself
+//! then needs. In the structured network a task reaches every rack it does not list at one
+//! `base` cost, the largest; so when a listed rack is dearer than the unlisted ones (a
+//! saturated rack, typically) its row lists every cheaper rack, O(racks) arcs for that task
+//! ([`LocalityCost::sparse_row`]): the price of keeping the engine unchanged, never
+//! O(nodes).
 
 use super::ShuffleView;
 use crate::cost::{LocalityCost, RackTerms, BYTES_TO_MEGABITS};
@@ -266,13 +270,9 @@ impl<'i, 'a> ShufflePricing<'i, 'a> {
         }
         let prices: Vec<JobPrices> = (0..jobs)
             .map(|j| {
-                let job = &req.jobs[j];
-                let done = job.maps_done.unwrap_or(0);
-                let total =
-                    job.maps_total.unwrap_or(done + ix.job_running[0][j] + ix.job_pending[0][j]);
-                let not_done = total.saturating_sub(done);
-                let reduces_total =
-                    job.reduces_total.unwrap_or(ix.job_running[1][j] + ix.job_pending[1][j]);
+                let done = view.maps_done[j];
+                let not_done = view.maps_total[j].saturating_sub(done);
+                let reduces_total = view.reduces_total[j];
                 let expected_per_reduce = (map_count[j] > 0).then(|| {
                     if reduces_total == 0 {
                         0.0

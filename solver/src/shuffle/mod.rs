@@ -48,6 +48,13 @@ pub struct ShuffleView {
     pub reduce_target: Vec<Vec<f64>>,
     /// The job's reduces running per rack before this epoch.
     pub reduces_on: Vec<Vec<u32>>,
+    /// Maps completed per job (`jobs[].maps_done`, else 0).
+    pub maps_done: Vec<u32>,
+    /// Maps in all per job (`jobs[].maps_total`, else done + running + pending).
+    pub maps_total: Vec<u32>,
+    /// Reduces in all per job, SARP's NumReduces (`jobs[].reduces_total`, else running +
+    /// pending).
+    pub reduces_total: Vec<u32>,
     /// SAMP's decision per job to return (`None`: not decided, e.g. no map seen yet).
     pub state: Vec<Option<ShuffleWatcherState>>,
 }
@@ -150,15 +157,19 @@ impl ShuffleView {
                 }
             }
         }
-        let maps_done = |j: usize| req.jobs[j].maps_done.unwrap_or(0);
-        let maps_total = |j: usize| {
-            req.jobs[j]
-                .maps_total
-                .unwrap_or(maps_done(j) + ix.job_running[0][j] + ix.job_pending[0][j])
-        };
-        let reduces_total = |j: usize| {
-            req.jobs[j].reduces_total.unwrap_or(ix.job_running[1][j] + ix.job_pending[1][j])
-        };
+        let maps_done: Vec<u32> = req.jobs.iter().map(|j| j.maps_done.unwrap_or(0)).collect();
+        let maps_total: Vec<u32> = (0..jobs)
+            .map(|j| {
+                let listed = ix.job_running[0][j].saturating_add(ix.job_pending[0][j]);
+                req.jobs[j].maps_total.unwrap_or(maps_done[j].saturating_add(listed))
+            })
+            .collect();
+        let reduces_total: Vec<u32> = (0..jobs)
+            .map(|j| {
+                let listed = ix.job_running[1][j].saturating_add(ix.job_pending[1][j]);
+                req.jobs[j].reduces_total.unwrap_or(listed)
+            })
+            .collect();
 
         // SAMP: echoed decisions count first for the tie-break, then new ones in job order.
         let mut preferred_by = vec![0u32; racks];
@@ -196,14 +207,14 @@ impl ShuffleView {
                 });
             } else if !maps[j].is_empty() {
                 let plan = if mechanisms.samp {
-                    samp(&maps[j], racks, ratio[j], reduces_total(j), &preferred_by)
+                    samp(&maps[j], racks, ratio[j], reduces_total[j], &preferred_by)
                 } else {
                     // Without SAMP the maps spread over every rack holding their input.
                     let all: Vec<bool> = (0..racks).map(|_| true).collect();
                     let (_, _, shares) = estimate(&maps[j], &all, ratio[j]);
                     SampPlan {
                         preferred: Vec::new(),
-                        tentative: samp::apportion(reduces_total(j), &shares),
+                        tentative: samp::apportion(reduces_total[j], &shares),
                         traffic_bytes: 0.0,
                     }
                 };
@@ -230,13 +241,13 @@ impl ShuffleView {
                 if !mechanisms.sarp {
                     return vec![0.0; racks];
                 }
-                let total = maps_total(j);
+                let total = maps_total[j];
                 let done =
-                    if total == 0 { 1.0 } else { f64::from(maps_done(j)) / f64::from(total) };
+                    if total == 0 { 1.0 } else { f64::from(maps_done[j]) / f64::from(total) };
                 let tentative = plans[j].as_ref().map(|p| p.tentative.as_slice()).unwrap_or(&[]);
                 sarp::preferred_reduces(
                     &intermediate[j],
-                    reduces_total(j),
+                    reduces_total[j],
                     done,
                     policy.map_completion_threshold,
                     tentative,
@@ -270,6 +281,9 @@ impl ShuffleView {
             map_racks,
             reduce_target,
             reduces_on,
+            maps_done,
+            maps_total,
+            reduces_total,
             state,
         }
     }
