@@ -79,7 +79,20 @@ pub struct RackTerms {
 }
 
 impl RackTerms {
-    /// The term on rack `rack`. O(log listed racks).
+    /// The term on rack `rack`, in seconds × α: its listed value, else `default`.
+    ///
+    /// # Complexity
+    /// O(log listed racks) time (binary search), O(1) space.
+    ///
+    /// # Errors
+    /// None: an unlisted rack, known or not, has `default`.
+    ///
+    /// # Examples
+    /// ```
+    /// use placer_solver::cost::RackTerms;
+    /// let terms = RackTerms { default: 1.5, racks: vec![(2, 0.25), (7, 4.0)] };
+    /// assert_eq!((terms.at(2), terms.at(7), terms.at(3)), (0.25, 4.0, 1.5));
+    /// ```
     #[inline]
     pub fn at(&self, rack: u32) -> f64 {
         match self.racks.binary_search_by_key(&rack, |&(q, _)| q) {
@@ -176,7 +189,29 @@ impl<'i, 'a> LocalityCost<'i, 'a> {
         Ok(Self { ix, alpha: ix.req.policy.alpha, terms: Some(terms) })
     }
 
-    /// Pending task `t`'s term per rack, if the model has terms.
+    /// Pending task `t`'s term per rack ([`LocalityCost::with_rack_terms`]), or `None` for a
+    /// model without terms ([`LocalityCost::new`]) or a position beyond `pending`.
+    ///
+    /// # Complexity
+    /// O(1).
+    ///
+    /// # Errors
+    /// None.
+    ///
+    /// # Examples
+    /// ```
+    /// use placer_solver::{cost::{LocalityCost, RackTerms}, index::Indexed};
+    /// let req = placer_models::parse_request(br#"{"schema_version": 1,
+    ///   "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "n", "rack": "r"}]},
+    ///   "pools": [{"id": "p"}], "jobs": [{"id": "j", "pool": "p"}],
+    ///   "pending": [{"id": "m", "job": "j", "kind": "map"}]}"#).unwrap();
+    /// let ix = Indexed::new(&req);
+    /// assert!(LocalityCost::new(&ix).terms(0).is_none());
+    /// let term = RackTerms { default: 2.0, racks: Vec::new() };
+    /// let model = LocalityCost::with_rack_terms(&ix, vec![term.clone()]).unwrap();
+    /// assert_eq!(model.terms(0), Some(&term));
+    /// assert_eq!(model.cost(0, 0), 2.0);
+    /// ```
     #[inline]
     pub fn terms(&self, t: usize) -> Option<&RackTerms> {
         self.terms.as_ref().and_then(|v| v.get(t))
