@@ -3,9 +3,11 @@
 //! on rack r reports (Hadoop 1's TaskTrackers, in rounds over the nodes as in
 //! [`super::heartbeat`]); the fairness policy selects a user (line 1) and NASS picks one of the
 //! user's tasks in Fig. 3's order:
-//! - a map slot: (4) a map of a job whose PreferredMapRacks hold r (SAMP; the job's closest
-//!   map: node-local, rack-local, else any), (5) a local map of any job (node-local first,
-//!   then rack-local), (6) any map;
+//! - a map slot: (4) a map of a job whose PreferredMapRacks hold r (SAMP): its map local to
+//!   the node, else to the rack, else one SAMP chose to read remotely (no replica on any of
+//!   the job's preferred racks: "such Map tasks are covered in SAMP's PreferredMapRacks",
+//!   §3.1; a map whose block is on another preferred rack is left for that rack), (5) a local
+//!   map of any job (node-local first, then rack-local), (6) any map;
 //! - a reduce slot on a saturated rack (NetSat): (7) a reduce of a Shuffle-light job, (8) of a
 //!   Shuffle-heavy job whose PreferredReducesPerRack[r] is not met (SARP), (9) any reduce;
 //! - a reduce slot otherwise: (13) a Shuffle-heavy job's with SARP's preference at r not met,
@@ -166,8 +168,38 @@ pub fn place(ix: &Indexed<'_>, starvation: &Starvation, relaxed: bool) -> Placem
             weight: view.user_weight[group_user[g]],
         };
         let starved: Vec<bool> = (0..pools).map(|p| starvation.starved_before(k, p)).collect();
+        // Each group's share of the kind's slots: capacity × weight / Σ weights of the groups
+        // with demand (the "slots for the user" of §3.3's reduce enabling).
+        let capacity: f64 = req.cluster.nodes.iter().map(|n| f64::from(n.slots(kind))).sum();
+        let active_weight: f64 = (0..groups)
+            .filter(|&g| group_demand[g] > 0.0)
+            .map(|g| view.user_weight[group_user[g]])
+            .sum();
+        let reduce_share: Vec<f64> = (0..groups)
+            .map(|g| {
+                if active_weight > 0.0 {
+                    capacity * view.user_weight[group_user[g]] / active_weight
+                } else {
+                    0.0
+                }
+            })
+            .collect();
 
         let mut maps = (kind == TaskKind::Map).then(|| MapQueues::new(ix, tasks));
+        // Per job, the maps with no replica on any of its preferred racks: those SAMP chose to
+        // read remotely (Fig. 3 line 4, §3.2).
+        let mut orphans: Vec<Queue> = vec![Queue::default(); jobs];
+        if kind == TaskKind::Map {
+            for &t in tasks {
+                let j = ix.pending_job[t] as usize;
+                let preferred = &view.map_racks[j];
+                if preferred.iter().any(|&p| p)
+                    && !ix.replicas[t].iter().any(|&n| preferred[ix.node_rack[n as usize] as usize])
+                {
+                    orphans[j].tasks.push(t);
+                }
+            }
+        }
         let mut reduces: Vec<Queue> = vec![Queue::default(); jobs];
         if kind == TaskKind::Reduce {
             for &t in tasks {
@@ -202,7 +234,8 @@ pub fn place(ix: &Indexed<'_>, starvation: &Starvation, relaxed: bool) -> Placem
                     let pick = match maps.as_mut() {
                         Some(q) => {
                             let fits = |t: usize| space.fits(ix, t, node);
-                            pick_map(&view, q, &live, node, rack, &placed, fits, |j, class| {
+                            let o = &mut orphans;
+                            pick_map(&view, q, o, &live, node, rack, &placed, fits, |j, class| {
                                 if !relaxed || starved[ix.job_pool[j] as usize] {
                                     return true;
                                 }
@@ -223,7 +256,11 @@ pub fn place(ix: &Indexed<'_>, starvation: &Starvation, relaxed: bool) -> Placem
                                 }
                                 ok
                             };
-                            pick_reduce(&view, &mut reduces, &live, rack, &placed, &placed_on, room)
+                            // §3.3: a job's reduces are enabled once its map phase is complete
+                            // or while its user has unoccupied reduce slots.
+                            let unoccupied = group_running[g] < reduce_share[g];
+                            let at = Offered { rack, unoccupied };
+                            pick_reduce(&view, &mut reduces, &live, at, &placed, &placed_on, room)
                         }
                     };
                     let Some((t, class)) = pick else { continue };
@@ -277,6 +314,7 @@ pub fn place(ix: &Indexed<'_>, starvation: &Starvation, relaxed: bool) -> Placem
 fn pick_map(
     view: &ShuffleView,
     q: &mut MapQueues,
+    orphans: &mut [Queue],
     live: &[usize],
     node: u32,
     rack: u32,
@@ -285,11 +323,18 @@ fn pick_map(
     mut allow: impl FnMut(usize, Class) -> bool,
 ) -> Option<(usize, Class)> {
     for window in windows(view, live) {
-        // (4) SAMP's preferred racks.
+        // (4) SAMP's preferred racks: a map local to the node or rack, else one SAMP chose to
+        // read remotely (no replica on any of the job's preferred racks).
         for &j in window {
             if view.prefers_map_rack(j, rack) {
-                if let Some(found) = q.closest(j as u32, node, rack, placed, fits) {
-                    return Some(found);
+                match q.closest(j as u32, node, rack, placed, fits) {
+                    Some((t, class)) if class != Class::Remote => return Some((t, class)),
+                    Some(_) => {
+                        if let Some(t) = orphans[j].first_unplaced_where(placed, fits) {
+                            return Some((t, Class::Remote));
+                        }
+                    }
+                    None => {}
                 }
             }
         }
@@ -315,30 +360,48 @@ fn pick_map(
     None
 }
 
-/// Fig. 3's reduce categories for one user's live jobs on rack `rack`: lines 7–9 when NASS
-/// runs and the rack is saturated, else lines 13–15.
+/// A reduce slot as NASS sees it: the rack it is on, and whether the asked user runs fewer
+/// reduces than its share ("unoccupied slots for the user", §3.3).
+#[derive(Clone, Copy, Debug)]
+struct Offered {
+    rack: u32,
+    unoccupied: bool,
+}
+
+/// Fig. 3's reduce categories for one user's live jobs: lines 7–9 when NASS runs and the rack
+/// is saturated, else lines 13–15. On a saturated rack a job still in its map phase (not
+/// Shuffle-light) is enabled only while its user has unoccupied reduce slots and, with SARP,
+/// while the rack's PreferredReducesPerRack is not met: its shuffle is delayed or elongated
+/// rather than started against a saturated uplink (§3.1, §3.3).
 fn pick_reduce(
     view: &ShuffleView,
     reduces: &mut [Queue],
     live: &[usize],
-    rack: u32,
+    at: Offered,
     placed: &[bool],
     placed_on: &HashMap<(usize, u32), u32>,
     mut room: impl FnMut(usize) -> bool,
 ) -> Option<(usize, Class)> {
+    let rack = at.rack;
     let saturated = view.mechanisms.nass && view.netsat.at(rack);
     let heavy = |j: usize| view.class[j] == ShuffleClass::Heavy;
-    let wants = |j: usize| {
-        heavy(j) && view.wants_reduce_on(j, rack, placed_on.get(&(j, rack)).copied().unwrap_or(0))
-    };
+    let preferred =
+        |j: usize| view.wants_reduce_on(j, rack, placed_on.get(&(j, rack)).copied().unwrap_or(0));
+    let wants = |j: usize| heavy(j) && preferred(j);
     let light = |j: usize| view.class[j] == ShuffleClass::Light;
     let any = |_: usize| true;
+    let enabled = |j: usize| {
+        !saturated
+            || light(j)
+            || view.map_phase_done[j]
+            || (at.unoccupied && (!view.mechanisms.sarp || preferred(j)))
+    };
     let order: [&dyn Fn(usize) -> bool; 3] =
         if saturated { [&light, &wants, &any] } else { [&wants, &heavy, &any] };
     for window in windows(view, live) {
         for category in order {
             for &j in window {
-                if category(j) && room(j) {
+                if category(j) && enabled(j) && room(j) {
                     if let Some(t) = reduces[j].first_unplaced(placed) {
                         return Some((t, Class::Node));
                     }

@@ -55,6 +55,9 @@ pub struct ShuffleView {
     /// Reduces in all per job, SARP's NumReduces (`jobs[].reduces_total`, else running +
     /// pending).
     pub reduces_total: Vec<u32>,
+    /// Whether the job's map phase is complete (`maps_done ≥ maps_total`; without the fields:
+    /// no map running or pending in the snapshot).
+    pub map_phase_done: Vec<bool>,
     /// SAMP's decision per job to return (`None`: not decided, e.g. no map seen yet).
     pub state: Vec<Option<ShuffleWatcherState>>,
 }
@@ -254,6 +257,7 @@ impl ShuffleView {
                 )
             })
             .collect();
+        let map_phase_done = (0..jobs).map(|j| maps_done[j] >= maps_total[j]).collect();
         let state = plans
             .iter()
             .map(|p| {
@@ -284,6 +288,7 @@ impl ShuffleView {
             maps_done,
             maps_total,
             reduces_total,
+            map_phase_done,
             state,
         }
     }
