@@ -2,6 +2,8 @@
 //! and 5), SARP (Figs. 6 and 7), the starvation windows (§3.4), SW-relaxed (§5.2) and the
 //! new fields' bad input, each named after its figure or section.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use placer_models::{PlaceRequest, PlaceResponse};
 use placer_solver::{place, PlaceOptions};
 use serde_json::{json, Value};

@@ -141,8 +141,7 @@ pub fn place(ix: &Indexed<'_>, starvation: &Starvation, relaxed: bool) -> Placem
         let mut left = tasks.len();
         let mut group_running = vec![0.0; groups];
         let mut group_demand = vec![0.0; groups];
-        for j in 0..jobs {
-            let g = group_of_job[j];
+        for (j, &g) in group_of_job.iter().enumerate() {
             group_running[g] += f64::from(ix.job_running[k][j]);
             group_demand[g] += f64::from(ix.job_running[k][j] + ix.job_demand_pending(k, j));
         }
