@@ -25,6 +25,13 @@ pub struct Standing {
 }
 
 impl Standing {
+    /// A pool's standing for slots of kind `k` (0 map, 1 reduce): its min share of that kind
+    /// and its weight, with `running` and `demand` as given.
+    pub fn of_pool(pool: &placer_models::Pool, k: usize, running: f64, demand: f64) -> Self {
+        let min_share = if k == 0 { pool.min_map_share } else { pool.min_reduce_share };
+        Self { running, min_share, demand, weight: pool.weight }
+    }
+
     /// Below min(min share, demand).
     pub fn needy(&self) -> bool {
         self.running < self.min_share.min(self.demand)

@@ -262,15 +262,8 @@ pub fn place(ix: &Indexed<'_>, starvation: &Starvation, mode: Mode) -> Placement
         for j in 0..jobs {
             pool_demand[ix.job_pool[j] as usize] += job_demand[j];
         }
-        let pool_standing = |p: usize, running: &[f64]| Standing {
-            running: running[p],
-            min_share: if k == 0 {
-                req.pools[p].min_map_share
-            } else {
-                req.pools[p].min_reduce_share
-            },
-            demand: pool_demand[p],
-            weight: req.pools[p].weight,
+        let pool_standing = |p: usize, running: &[f64]| {
+            Standing::of_pool(&req.pools[p], k, running[p], pool_demand[p])
         };
         let job_standing = |j: usize, running: &[f64]| Standing {
             running: running[j],

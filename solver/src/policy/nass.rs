@@ -150,15 +150,8 @@ pub fn place(ix: &Indexed<'_>, starvation: &Starvation, relaxed: bool) -> Placem
         for g in 0..groups {
             pool_demand[group_pool[g]] += group_demand[g];
         }
-        let pool_standing = |p: usize, running: &[f64]| Standing {
-            running: running[p],
-            min_share: if k == 0 {
-                req.pools[p].min_map_share
-            } else {
-                req.pools[p].min_reduce_share
-            },
-            demand: pool_demand[p],
-            weight: req.pools[p].weight,
+        let pool_standing = |p: usize, running: &[f64]| {
+            Standing::of_pool(&req.pools[p], k, running[p], pool_demand[p])
         };
         let group_standing = |g: usize, running: &[f64]| Standing {
             running: running[g],
