@@ -175,6 +175,13 @@ impl ShuffleView {
             .collect();
 
         // SAMP: echoed decisions count first for the tie-break, then new ones in job order.
+        // Reduce slots per rack: how many reduces SARP could put on each (SAMP's estimate).
+        let mut rack_reduce_slots = vec![0u32; racks];
+        for (node, &r) in req.cluster.nodes.iter().zip(&ix.node_rack) {
+            if let Some(s) = rack_reduce_slots.get_mut(r as usize) {
+                *s = s.saturating_add(node.slots(TaskKind::Reduce));
+            }
+        }
         let mut preferred_by = vec![0u32; racks];
         let echoed: Vec<Option<(Vec<u32>, Vec<u32>)>> = req
             .jobs
@@ -210,11 +217,19 @@ impl ShuffleView {
                 });
             } else if !maps[j].is_empty() {
                 let plan = if mechanisms.samp {
-                    samp(&maps[j], racks, ratio[j], reduces_total[j], &preferred_by)
+                    samp(
+                        &maps[j],
+                        racks,
+                        &rack_reduce_slots,
+                        ratio[j],
+                        reduces_total[j],
+                        &preferred_by,
+                    )
                 } else {
                     // Without SAMP the maps spread over every rack holding their input.
                     let all: Vec<bool> = (0..racks).map(|_| true).collect();
-                    let (_, _, shares) = estimate(&maps[j], &all, ratio[j]);
+                    let (_, _, shares) =
+                        estimate(&maps[j], &all, ratio[j], reduces_total[j], &rack_reduce_slots);
                     SampPlan {
                         preferred: Vec::new(),
                         tentative: samp::apportion(reduces_total[j], &shares),

@@ -10,8 +10,13 @@
 //! - the intermediate data of each map lands on the racks of S holding its block, split evenly
 //!   between them ("the nodes of each rack become available ... at roughly the same rate",
 //!   §3.2), or evenly over S for a map with no replica in S or none at all; with f_r the
-//!   share of rack r, SARP puts f_r of the reduces on r, so the cross-rack shuffle is
-//!   ratio · input · Σ_r f_r (1 − f_r) = ratio · input · (1 − Σ_r f_r²).
+//!   share of rack r, SARP puts g_r = f_r of the reduces on r, so the cross-rack shuffle is
+//!   ratio · input · Σ_r g_r (1 − f_r) = ratio · input · (1 − Σ_r f_r²) — as far as the racks'
+//!   reduce slots allow: rack r can host at most slots(r) / NumReduces of the reduces, and what
+//!   does not fit is spread over the racks with room, in proportion to it ([`reduce_spread`]).
+//!   "Assumes SARP is used" (Fig. 4, line 6) read as SARP on this cluster: without the cap,
+//!   a job with 110 reduces would be sent to one rack of 20 reduce slots, trading remote map
+//!   reads for a shuffle saving that SARP cannot deliver.
 //!
 //! The loop stops at the minimum: a rack whose addition does not decrease the estimate is not
 //! kept (Fig. 4's do-while would keep the last rack added; its text says "until this sum is
@@ -40,12 +45,52 @@ pub struct SampPlan {
     pub traffic_bytes: f64,
 }
 
-/// The estimate of Fig. 4, line 6 for the rack set `chosen` (bools per rack): (remote-map
-/// bytes, cross-rack shuffle bytes, intermediate share per rack).
+/// Where SARP can put a job's reduces: g_r = min(f_r, slots(r) / `reduces`) of them on rack r,
+/// the rest spread over the racks with room left in proportion to it (or, when the job has
+/// more reduces than the cluster has slots, in proportion to the racks' slots). `slots` empty
+/// or `reduces` = 0: g = f, no cap. Shares and the result are fractions summing to 1 (or all 0).
+///
+/// # Complexity
+/// O(racks).
+pub fn reduce_spread(shares: &[f64], reduces: u32, slots: &[u32]) -> Vec<f64> {
+    if reduces == 0 || slots.len() != shares.len() {
+        return shares.to_vec();
+    }
+    let cap: Vec<f64> = slots.iter().map(|&s| f64::from(s) / f64::from(reduces)).collect();
+    let mut g: Vec<f64> = shares.iter().zip(&cap).map(|(&f, &c)| f.min(c)).collect();
+    let left = shares.iter().sum::<f64>() - g.iter().sum::<f64>();
+    if left <= 0.0 {
+        return g;
+    }
+    let spare: Vec<f64> = g.iter().zip(&cap).map(|(&x, &c)| (c - x).max(0.0)).collect();
+    let room: f64 = spare.iter().sum();
+    if room >= left && room > 0.0 {
+        for (x, s) in g.iter_mut().zip(&spare) {
+            *x += left * s / room;
+        }
+        return g;
+    }
+    let total: f64 = cap.iter().sum();
+    if total <= 0.0 {
+        return shares.to_vec();
+    }
+    let sum: f64 = shares.iter().sum();
+    cap.iter().map(|&c| sum * c / total).collect()
+}
+
+/// The estimate of Fig. 4, line 6 for the rack set `chosen` (bools per rack), for a job of
+/// `reduces` reduces on racks of `reduce_slots` (empty: unlimited): (remote-map bytes,
+/// cross-rack shuffle bytes, the reduces' share per rack).
 ///
 /// # Complexity
 /// O(racks + Σ replicas of `maps`).
-pub fn estimate(maps: &[MapInput], chosen: &[bool], ratio: f64) -> (f64, f64, Vec<f64>) {
+pub fn estimate(
+    maps: &[MapInput],
+    chosen: &[bool],
+    ratio: f64,
+    reduces: u32,
+    reduce_slots: &[u32],
+) -> (f64, f64, Vec<f64>) {
     let racks = chosen.len();
     let members: Vec<usize> = (0..racks).filter(|&r| chosen[r]).collect();
     let mut inter = vec![0.0; racks];
@@ -74,17 +119,19 @@ pub fn estimate(maps: &[MapInput], chosen: &[bool], ratio: f64) -> (f64, f64, Ve
         return (remote, 0.0, vec![0.0; racks]);
     }
     let shares: Vec<f64> = inter.iter().map(|&b| b / total).collect();
-    let concentration: f64 = shares.iter().map(|f| f * f).sum();
-    (remote, total * (1.0 - concentration).max(0.0), shares)
+    let spread = reduce_spread(&shares, reduces, reduce_slots);
+    let local: f64 = shares.iter().zip(&spread).map(|(f, g)| f * g).sum();
+    (remote, total * (1.0 - local).max(0.0), spread)
 }
 
-/// SAMP (Fig. 4) for one job: its maps `maps`, on a cluster of `racks` racks, with
-/// ShuffleInputRatio `ratio` (shuffle bytes / input bytes), `reduces` reduce tasks, and
-/// `preferred_by` the number of jobs already preferring each rack (tie-break).
+/// SAMP (Fig. 4) for one job: its maps `maps`, on a cluster of `racks` racks with
+/// `reduce_slots` per rack (empty: unlimited), with ShuffleInputRatio `ratio` (shuffle bytes /
+/// input bytes), `reduces` reduce tasks, and `preferred_by` the number of jobs already
+/// preferring each rack (tie-break).
 ///
-/// Estimate(S) = remote(S) + ratio · input · (1 − Σ_r f_r(S)²) bytes (module docs); racks are
-/// added in decreasing order of the job's input on them while the estimate decreases; the
-/// tentative reduces apportion `reduces` to f_r by largest remainders (ties to the lower rack).
+/// Estimate(S) = remote(S) + ratio · input · (1 − Σ_r g_r(S) f_r(S)) bytes (module docs); racks
+/// are added in decreasing order of the job's input on them while the estimate decreases; the
+/// tentative reduces apportion `reduces` to g_r by largest remainders (ties to the lower rack).
 ///
 /// # Complexity
 /// O(racks log racks + racks · (racks + Σ replicas)) time, O(racks) space beyond the input.
@@ -101,15 +148,16 @@ pub fn estimate(maps: &[MapInput], chosen: &[bool], ratio: f64) -> (f64, f64, Ve
 /// use placer_solver::shuffle::samp::{samp, MapInput};
 /// let maps: Vec<MapInput> =
 ///     (0..4).map(|_| MapInput { bytes: 64e6, racks: vec![0, 1] }).collect();
-/// let job1 = samp(&maps, 2, 1.5, 4, &[0, 0]);
+/// let job1 = samp(&maps, 2, &[], 1.5, 4, &[0, 0]);
 /// assert_eq!((job1.preferred.clone(), job1.tentative.clone()), (vec![0], vec![4, 0]));
 /// assert_eq!(job1.traffic_bytes, 0.0);
-/// let job2 = samp(&maps, 2, 1.5, 4, &[1, 0]);
+/// let job2 = samp(&maps, 2, &[], 1.5, 4, &[1, 0]);
 /// assert_eq!((job2.preferred, job2.tentative), (vec![1], vec![0, 4]));
 /// ```
 pub fn samp(
     maps: &[MapInput],
     racks: usize,
+    reduce_slots: &[u32],
     ratio: f64,
     reduces: u32,
     preferred_by: &[u32],
@@ -133,7 +181,7 @@ pub fn samp(
     let mut best_shares = vec![0.0; racks];
     for r in order {
         chosen[r] = true;
-        let (remote, shuffle, shares) = estimate(maps, &chosen, ratio);
+        let (remote, shuffle, shares) = estimate(maps, &chosen, ratio, reduces, reduce_slots);
         let traffic = remote + shuffle;
         if traffic < best {
             best = traffic;
@@ -180,7 +228,7 @@ mod tests {
         let mut maps: Vec<MapInput> =
             (0..3).map(|_| MapInput { bytes: 64e6, racks: vec![0] }).collect();
         maps.push(MapInput { bytes: 64e6, racks: vec![1] });
-        let plan = samp(&maps, 2, 0.1, 4, &[0, 0]);
+        let plan = samp(&maps, 2, &[], 0.1, 4, &[0, 0]);
         assert_eq!(plan.preferred, vec![0, 1]);
         assert!((plan.traffic_bytes - 9.6e6).abs() < 1.0);
         assert_eq!(plan.tentative, vec![3, 1]);
@@ -193,15 +241,45 @@ mod tests {
         let mut maps: Vec<MapInput> =
             (0..3).map(|_| MapInput { bytes: 64e6, racks: vec![0] }).collect();
         maps.push(MapInput { bytes: 64e6, racks: vec![1] });
-        let plan = samp(&maps, 2, 2.0, 4, &[0, 0]);
+        let plan = samp(&maps, 2, &[], 2.0, 4, &[0, 0]);
         assert_eq!(plan.preferred, vec![0]);
         assert_eq!(plan.traffic_bytes, 64e6);
         assert_eq!(plan.tentative, vec![4, 0]);
     }
 
     #[test]
+    fn sw_fig4_a_job_with_more_reduces_than_a_rack_holds_is_not_sent_to_one_rack() {
+        // Fig. 4's second case (3 blocks only on rack 0, 1 only on rack 1, ratio 2) with 10
+        // reduces and 6 reduce slots per rack. S = {0}: 64 MB remote, all output on rack 0 but
+        // only 6 of the 10 reduces there (g = .6, .4): 512 MB · .4 = 204.8 MB, 268.8 MB in all.
+        // S = {0, 1}: no remote read, f = (.75, .25), g = (.6, .4): 512 MB · (1 − .45 − .1) =
+        // 230.4 MB, less, so rack 1 is kept. Uncapped, {0} wins (64 MB against 192 MB).
+        let mut maps: Vec<MapInput> =
+            (0..3).map(|_| MapInput { bytes: 64e6, racks: vec![0] }).collect();
+        maps.push(MapInput { bytes: 64e6, racks: vec![1] });
+        let capped = samp(&maps, 2, &[6, 6], 2.0, 10, &[0, 0]);
+        assert_eq!(capped.preferred, vec![0, 1]);
+        assert!((capped.traffic_bytes - 230.4e6).abs() < 1.0);
+        assert_eq!(capped.tentative, vec![6, 4]);
+        let free = samp(&maps, 2, &[], 2.0, 10, &[0, 0]);
+        assert_eq!((free.preferred, free.tentative), (vec![0], vec![10, 0]));
+    }
+
+    #[test]
+    fn reduce_spread_caps_and_refills() {
+        let g = reduce_spread(&[1.0, 0.0, 0.0], 10, &[4, 4, 4]);
+        assert!(
+            (g[0] - 0.4).abs() < 1e-12 && (g[1] - 0.3).abs() < 1e-12 && (g[2] - 0.3).abs() < 1e-12
+        );
+        assert_eq!(reduce_spread(&[0.7, 0.3], 0, &[1, 1]), vec![0.7, 0.3]);
+        // More reduces than slots: by the racks' slots.
+        let g = reduce_spread(&[1.0, 0.0], 10, &[2, 3]);
+        assert!((g[0] - 0.4).abs() < 1e-12 && (g[1] - 0.6).abs() < 1e-12);
+    }
+
+    #[test]
     fn empty_job_prefers_nothing() {
-        let plan = samp(&[], 3, 1.0, 5, &[]);
+        let plan = samp(&[], 3, &[], 1.0, 5, &[]);
         assert!(plan.preferred.is_empty());
         assert_eq!(plan.tentative, vec![0, 0, 0]);
     }
