@@ -256,7 +256,8 @@ fn check_valid(
         prop_assert!(req.running.iter().any(|t| t.id == p.task && t.node == p.node));
     }
     if !r.preemptions.is_empty() {
-        let preempts = placer_solver::registry::by_name(algorithm).is_some_and(|(_, p)| p.preempts());
+        let preempts =
+            placer_solver::registry::by_name(algorithm).is_some_and(|(_, p)| p.preempts());
         prop_assert!(preempts, "{} does not preempt", algorithm);
         for pool in &r.pools {
             let share = pool.fair_share.unwrap();
