@@ -185,6 +185,26 @@ pub(super) fn delay_end(now: f64, delay: Vec<DelayState>, skipped: &[bool]) -> V
         .collect()
 }
 
+/// A heartbeat scheduler's [`Placement`]: jobs it skipped for locality wait with
+/// `waiting_for_locality`; with `delay = Some((now_s, state))` the delay state is returned
+/// (`skipped_at_s = now_s` for the skipped jobs).
+pub(super) fn finish(
+    node_of_task: Vec<Option<u32>>,
+    mut job_reason: Vec<[Option<WaitReason>; 2]>,
+    skipped: &[bool],
+    delay: Option<(f64, Vec<DelayState>)>,
+) -> Placement {
+    for (reason, &s) in job_reason.iter_mut().zip(skipped) {
+        if s {
+            reason[0] = Some(WaitReason::WaitingForLocality);
+        }
+    }
+    let mut placement = Placement::new(node_of_task, Status::Heuristic);
+    placement.job_reason = job_reason;
+    placement.delay = delay.map(|(now, d)| delay_end(now, d, skipped));
+    placement
+}
+
 /// Places maps and reduces with the heartbeat scheduler `mode`: free slots offered one per
 /// heartbeat in rounds over the nodes, each to the first job in the mode's order that takes
 /// it (see the module docs).
@@ -378,15 +398,6 @@ pub fn place(ix: &Indexed<'_>, starvation: &Starvation, mode: Mode) -> Placement
         });
     }
 
-    for j in 0..jobs {
-        if skipped[j] {
-            job_reason[j][0] = Some(WaitReason::WaitingForLocality);
-        }
-    }
-    let mut placement = Placement::new(node_of_task, Status::Heuristic);
-    placement.job_reason = job_reason;
-    if mode == Mode::Delay {
-        placement.delay = Some(delay_end(now, delay, &skipped));
-    }
-    placement
+    let delay = (mode == Mode::Delay).then_some((now, delay));
+    finish(node_of_task, job_reason, &skipped, delay)
 }

@@ -36,7 +36,7 @@
 //! Complexity: O(offers · (pools log pools + users log users + jobs of the selected user ·
 //! categories)) plus the amortised task queues, O(Σ replicas).
 
-use super::heartbeat::{allowed_level, delay_end, delay_start, Class, MapQueues};
+use super::heartbeat::{allowed_level, delay_start, finish, Class, MapQueues};
 use super::queue::{heartbeat_rounds, Offer, Queue};
 use super::Placement;
 use crate::cpac::Copies;
@@ -45,7 +45,7 @@ use crate::fair_order::{fair_cmp, Standing};
 use crate::index::Indexed;
 use crate::shuffle::{ShuffleClass, ShuffleView};
 use crate::starvation::Starvation;
-use placer_models::{Status, TaskKind, WaitReason};
+use placer_models::{TaskKind, WaitReason};
 use std::collections::HashMap;
 
 /// Places one epoch with NASS on the Fair Scheduler's fairness (`relaxed` = false) or on
@@ -285,16 +285,8 @@ pub fn place(ix: &Indexed<'_>, starvation: &Starvation, relaxed: bool) -> Placem
         });
     }
 
-    for j in 0..jobs {
-        if skipped[j] {
-            job_reason[j][0] = Some(WaitReason::WaitingForLocality);
-        }
-    }
-    let mut placement = Placement::new(node_of_task, Status::Heuristic);
-    placement.job_reason = job_reason;
-    if relaxed {
-        placement.delay = Some(delay_end(now, delay, &skipped));
-    }
+    let delay = relaxed.then_some((now, delay));
+    let mut placement = finish(node_of_task, job_reason, &skipped, delay);
     placement.shuffle_watcher = Some(view.state);
     placement
 }
