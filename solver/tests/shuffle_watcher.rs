@@ -329,3 +329,26 @@ fn bad_shuffle_watcher_fields_name_their_path() {
     let req: PlaceRequest = serde_json::from_value(v).unwrap();
     assert!(placer_models::validate(&req).is_ok());
 }
+
+/// Bounded work: a small snapshot with many racks and many jobs would make the per-(job, rack)
+/// view huge; the shuffle-aware policies answer `422 problem_too_large` at `cluster.racks`
+/// instead (3,000 racks × 2,000 jobs = 6,000,000 > 2²²), and the other policies still place.
+#[test]
+fn many_racks_times_many_jobs_is_problem_too_large_not_gigabytes() {
+    let racks: Vec<Value> = (0..3000).map(|r| json!({"id": format!("r{r}")})).collect();
+    let jobs: Vec<Value> = (0..2000).map(|j| json!({"id": format!("j{j}"), "pool": "p"})).collect();
+    let snapshot = |algorithm: &str| {
+        json!({"schema_version": 1,
+            "cluster": {"racks": racks, "nodes": [{"id": "n", "rack": "r0", "map_slots": 1}]},
+            "pools": [{"id": "p"}], "jobs": jobs,
+            "pending": [{"id": "m", "job": "j0", "kind": "map", "input_bytes": 1, "replicas": ["n"]}],
+            "policy": {"algorithm": algorithm}})
+    };
+    for algorithm in ["shuffle_watcher", "shuffle_watcher_relaxed", "lsap_shuffle"] {
+        let req: PlaceRequest = serde_json::from_value(snapshot(algorithm)).unwrap();
+        let e = place(&req, &PlaceOptions::default()).unwrap_err();
+        assert_eq!((e.code(), e.path()), ("problem_too_large", "cluster.racks"), "{algorithm}");
+        assert!(!e.is_invalid_input());
+    }
+    assert_eq!(run(snapshot("fair")).assignments.len(), 1);
+}

@@ -100,6 +100,7 @@ impl Policy for LsapShuffle {
 /// assert_eq!(r.stats.status, placer_models::Status::Optimal);
 /// ```
 pub fn place(epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
+    ShuffleView::check_size(epoch.ix)?;
     let view = ShuffleView::new(epoch.ix);
     let pricing = ShufflePricing::new(epoch.ix, &view)?;
     let node_of_task =

@@ -23,6 +23,7 @@ impl Policy for ShuffleWatcherRelaxed {
     }
 
     fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
+        crate::shuffle::ShuffleView::check_size(epoch.ix)?;
         Ok(nass::place(epoch.ix, epoch.starvation, true))
     }
 }

@@ -20,10 +20,16 @@ pub mod sarp;
 pub use class::ShuffleClass;
 pub use netsat::NetSat;
 
+use crate::error::SolveError;
 use crate::index::Indexed;
 use placer_models::{RackId, RackReduces, ShuffleWatcherState, SwMechanisms, TaskKind};
 use samp::{estimate, samp, MapInput, SampPlan};
 use std::collections::HashMap;
+
+/// The most racks × (jobs + replicas of the maps of jobs SAMP still has to decide) one epoch
+/// of the shuffle-aware policies may cost: the view keeps a value per (job, rack), and SAMP
+/// evaluates each undecided job's rack sets over every rack ([`ShuffleView::check_size`]).
+pub const MAX_SHUFFLE_WORK: u64 = 1 << 22;
 
 /// ShuffleWatcher's view of one epoch.
 #[derive(Clone, Debug)]
@@ -63,6 +69,44 @@ pub struct ShuffleView {
 }
 
 impl ShuffleView {
+    /// Refuses a snapshot whose view would cost more than [`MAX_SHUFFLE_WORK`]: racks ×
+    /// (jobs + Σ replicas of the pending maps of jobs without an echoed SAMP decision). The
+    /// view holds dense per-(job, rack) values, so without this bound a small snapshot with
+    /// many racks and jobs could ask for gigabytes.
+    ///
+    /// # Complexity
+    /// O(jobs + pending).
+    ///
+    /// # Errors
+    /// [`SolveError::ProblemTooLarge`] at `cluster.racks` when the bound is exceeded.
+    pub fn check_size(ix: &Indexed<'_>) -> Result<(), SolveError> {
+        let req = ix.req;
+        let undecided: u64 = req
+            .pending
+            .iter()
+            .enumerate()
+            .filter(|(t, task)| {
+                task.kind == TaskKind::Map
+                    && req.jobs[ix.pending_job[*t] as usize].shuffle_watcher.is_none()
+            })
+            .map(|(t, _)| ix.replicas[t].len() as u64)
+            .sum();
+        let racks = ix.racks() as u64;
+        let work = racks.saturating_mul((req.jobs.len() as u64).saturating_add(undecided));
+        if work > MAX_SHUFFLE_WORK {
+            return Err(SolveError::ProblemTooLarge {
+                path: "cluster.racks".to_owned(),
+                message: format!(
+                    "{racks} racks × ({} jobs + {undecided} replicas of maps SAMP has yet to \
+                     place) = {work} exceeds the shuffle-aware policies' limit of \
+                     {MAX_SHUFFLE_WORK}",
+                    req.jobs.len()
+                ),
+            });
+        }
+        Ok(())
+    }
+
     /// Builds the view: NetSat, classes, users, windows, SAMP (the echoed decision, else decided
     /// now in job order from the job's pending maps: the paper runs it at submission), SARP.
     ///
