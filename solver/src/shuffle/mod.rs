@@ -352,11 +352,6 @@ impl ShuffleView {
         }
     }
 
-    /// Number of users.
-    pub fn users(&self) -> usize {
-        self.user_weight.len()
-    }
-
     /// Whether job `j`'s maps prefer rack `rack` (SAMP).
     pub fn prefers_map_rack(&self, j: usize, rack: u32) -> bool {
         self.map_racks[j].get(rack as usize).copied().unwrap_or(false)
