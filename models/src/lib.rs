@@ -16,8 +16,8 @@ pub use ids::{JobId, NodeId, PoolId, RackId, TaskId, UserId};
 pub use parse::parse_request;
 pub use policy::{Algorithm, Policy, SolverEngine, SwMechanisms};
 pub use request::{
-    Cluster, Job, Network, Node, PendingTask, PlaceRequest, Pool, PoolMode, Priority, Rack,
-    RackPair, ReducePhase, Resources, RunningTask, ShuffleSource, TaskKind, User,
+    Amounts, Cluster, Job, JobProfile, Network, Node, PendingTask, PlaceRequest, Pool, PoolMode,
+    Priority, Rack, RackPair, ReducePhase, Resources, RunningTask, ShuffleSource, TaskKind, User,
 };
 pub use response::{
     Assignment, CostBreakdown, JobReport, Locality, PlaceResponse, PoolReport, Preemption,

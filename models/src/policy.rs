@@ -35,6 +35,12 @@ pub enum Algorithm {
     /// placer's exact shuffle-aware policy: one min-cost flow per slot kind pricing map input,
     /// expected shuffle and saturated uplinks, under `lsap_quota`'s pool capacities.
     LsapShuffle,
+    /// The YARN FairScheduler's Dominant Resource Fairness (Ghodsi et al.): the next task
+    /// goes to the pool, then the job, with the lowest dominant share ÷ weight.
+    Drf,
+    /// placer's multi-resource policy beyond RAS: RAS's max-min utility decides how many
+    /// tasks of each job run, an exact locality flow decides where, within the nodes' room.
+    LsapRas,
 }
 
 impl Algorithm {
@@ -52,6 +58,8 @@ impl Algorithm {
             Self::ShuffleWatcher => "shuffle_watcher",
             Self::ShuffleWatcherRelaxed => "shuffle_watcher_relaxed",
             Self::LsapShuffle => "lsap_shuffle",
+            Self::Drf => "drf",
+            Self::LsapRas => "lsap_ras",
         }
     }
 }
@@ -73,6 +81,11 @@ pub enum SolverEngine {
     /// `pathfinding::kuhn_munkres`, the O(n³) reference. For checks only: slow on large,
     /// tie-heavy matrices.
     Hungarian,
+    /// The exact MIP reference of the multi-resource policies (`ras`, `lsap_ras`): max-min
+    /// utility, then packing, over integer task counts per (job, node), solved by HiGHS
+    /// through `good_lp`. Small instances only (`422 problem_too_large` above its limit);
+    /// in builds without the `mip` feature, `422 unsupported_solver`.
+    Mip,
 }
 
 impl SolverEngine {
@@ -83,6 +96,7 @@ impl SolverEngine {
             Self::Flow => "flow",
             Self::Jv => "jv",
             Self::Hungarian => "hungarian",
+            Self::Mip => "mip",
         }
     }
 }

@@ -9,6 +9,7 @@ use crate::ids::{JobId, NodeId, PoolId, RackId, TaskId, UserId};
 use crate::policy::Policy;
 use crate::state::{DelayState, ShuffleWatcherState, StarvationState};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// One scheduling epoch's snapshot of the cluster. `Default` is an empty v1 snapshot.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -111,8 +112,11 @@ pub struct Node {
     /// Reduce slots (≥ 0).
     #[serde(default)]
     pub reduce_slots: u32,
-    /// Multi-resource capacity (RAS) and free intermediate space (`resources.disk`, FAIR
-    /// §5.4); optional. The locality policies read only `disk`.
+    /// Multi-resource capacities (RAS, DRF) and free intermediate space (`resources.disk`,
+    /// FAIR §5.4); optional. The locality policies read only `disk`. Under the
+    /// multi-resource policies a node with capacities hosts any mix of tasks that fits them;
+    /// its `map_slots` / `reduce_slots` still cap it when non-zero, and 0 there means "no slot
+    /// cap", since RAS makes its job slots from resources (§3.1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resources: Option<Resources>,
     /// Copy-compute splitting (FAIR §5.2, CPAC): how many reducers may run on the node at all,
@@ -136,6 +140,11 @@ impl Node {
         self.resources.as_ref().and_then(|r| r.disk)
     }
 
+    /// Whether the node lists any packing resource (`resources` other than `disk`).
+    pub fn has_capacities(&self) -> bool {
+        self.resources.as_ref().is_some_and(|r| !r.amounts.is_empty())
+    }
+
     /// Whether copy-compute splitting admission applies on this node.
     pub fn cpac(&self) -> bool {
         self.max_reducers.is_some() || self.max_computing.is_some()
@@ -155,25 +164,52 @@ impl Node {
     }
 }
 
-/// A node's capacity per resource, in normalised units (1.0 = one node's worth). All ≥ 0.
+/// Amounts per resource name (RAS §3.1's Ω and Γ, DRF's demand vectors): free-form names
+/// (`cpu`, `mem`, `io`, `gpu`, …) mapped to finite amounts ≥ 0 in the node's own units. A
+/// sorted map, so that every iteration over it is deterministic.
+pub type Amounts = BTreeMap<String, f64>;
+
+/// A node's capacities (RAS Ω_tt, DRF) and its free intermediate space.
+///
+/// Every name but `disk` is a resource the multi-resource policies (`ras`, `drf`,
+/// `lsap_ras`) pack tasks into: a node hosts any mix of tasks whose summed demands fit its
+/// amounts (RAS's job slots). A resource a node does not list is one it has none of. The
+/// locality policies ignore them. `disk` keeps its older meaning and is not a packing
+/// resource.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Resources {
-    /// CPU.
-    #[serde(default)]
-    pub cpu: f64,
-    /// Memory.
-    #[serde(default)]
-    pub mem: f64,
-    /// Disk/network IO.
-    #[serde(default)]
-    pub io: f64,
     /// Free space for map outputs (intermediate data) in bytes, an integer ≥ 0 (FAIR §5.4:
     /// "the node will refuse to admit tasks that are expected to overflow its disk"). A map
     /// is placed on the node only while the `output_bytes` of the maps placed there in this
-    /// answer fit in it. Optional; unset = unlimited. Unlike `cpu`, `mem` and `io` it is
-    /// absolute, not normalised.
+    /// answer fit in it. Optional; unset = unlimited. Reserved: not a packing resource.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disk: Option<u64>,
+    /// Every other name: the node's capacity of that resource (finite, ≥ 0).
+    #[serde(flatten)]
+    pub amounts: Amounts,
+}
+
+impl Resources {
+    /// Capacities only, no `disk`.
+    pub fn of(amounts: impl IntoIterator<Item = (String, f64)>) -> Self {
+        Self { disk: None, amounts: amounts.into_iter().collect() }
+    }
+}
+
+/// A job's per-task demand in each phase (RAS Table 2), in the nodes' units. A phase left
+/// out demands nothing.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct JobProfile {
+    /// A map task's demand.
+    #[serde(default, skip_serializing_if = "Amounts::is_empty")]
+    pub map: Amounts,
+    /// A reduce task's demand while it shuffles (copies map outputs): while the job's map
+    /// phase is not over, and under copy-compute splitting while `phase` is `copy`.
+    #[serde(default, skip_serializing_if = "Amounts::is_empty")]
+    pub shuffle: Amounts,
+    /// A reduce task's demand once the map phase is over (RAS Alg. 1 line 27's switch).
+    #[serde(default, skip_serializing_if = "Amounts::is_empty")]
+    pub reduce: Amounts,
 }
 
 /// Available bandwidths in Mbit/s (all > 0, finite).
@@ -356,6 +392,25 @@ pub struct Job {
     /// the policies that use it decide it this epoch and return it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shuffle_watcher: Option<ShuffleWatcherState>,
+    /// Per-task resource demands per phase (RAS Table 2); `pending[].demand` and
+    /// `running[].demand` override it task by task. Optional; unset = the job's tasks demand
+    /// nothing and only slots (if any) limit them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<JobProfile>,
+    /// Completion-time goal, absolute, in the snapshot's clock (s, like `now_s`; RAS §3.2's
+    /// T_goal). Optional; unset = no goal (RAS Exp. 1's "highly relaxed" goal: s_req = 1).
+    /// A goal at or before `now_s` is already missed: the job needs all its remaining maps at
+    /// once (s_req = s_pend).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goal_s: Option<f64>,
+    /// The observed mean length of the job's map tasks, s (> 0, finite; RAS §3.2's Job Status
+    /// Updater). With `goal_s` it gives the concurrency the goal requires, s_req =
+    /// ⌈maps remaining · `mean_map_s` / (`goal_s` − `now_s`)⌉, where maps remaining =
+    /// `maps_total` − `maps_done` when the master gives them, else the job's pending and
+    /// running maps in the snapshot. Optional; unset with a goal = the goal needs one map at
+    /// a time until it is missed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_map_s: Option<f64>,
 }
 
 /// A user with a running-job limit (Hadoop Fair Scheduler design doc §3.4).
@@ -436,6 +491,10 @@ pub struct PendingTask {
     /// `now_s − pending_since_s` ages it under `lsap_fair` so that no task starves.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending_since_s: Option<f64>,
+    /// This task's resource demand, overriding its job's `profile` (same names and units as
+    /// `nodes[].resources`). Optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub demand: Option<Amounts>,
 }
 
 fn is_zero(x: &u64) -> bool {
@@ -469,6 +528,10 @@ pub struct RunningTask {
     /// A reduce's phase under copy-compute splitting (FAIR §5.2); default `copy`. Reduces only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<ReducePhase>,
+    /// What the task consumes on its node, overriding its job's `profile` for its phase.
+    /// Optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub demand: Option<Amounts>,
 }
 
 /// The phase of a running reducer (FAIR §5.2).

@@ -197,6 +197,12 @@ pub struct JobReport {
     /// `lsap_shuffle` when the snapshot has none, echoed unchanged by every algorithm.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shuffle_watcher: Option<ShuffleWatcherState>,
+    /// RAS's utility u_j of the job after this answer (eqs. 1–3, capped at 1), under `ras`
+    /// and `lsap_ras`: below 0 the job has fewer maps than its goal requires, 1 when every
+    /// remaining task runs. `null` when it is −∞ (no map runs while one is required).
+    /// Omitted by the other algorithms and for jobs with nothing left to run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub utility: Option<Option<f64>>,
 }
 
 /// How the answer was obtained.
@@ -248,4 +254,8 @@ pub struct Stats {
     pub status: Status,
     /// Wall time of the solve in milliseconds, measured by the caller (the solver is pure).
     pub solve_ms: f64,
+    /// The least `jobs[].utility` (RAS eq. 4's objective) under `ras` and `lsap_ras`;
+    /// `null` when it is −∞; omitted by the other algorithms or with no job to run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_utility: Option<Option<f64>>,
 }

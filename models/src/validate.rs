@@ -4,9 +4,9 @@
 
 use crate::error::ModelError;
 use crate::policy::Algorithm;
-use crate::request::{PlaceRequest, TaskKind};
+use crate::request::{Amounts, PlaceRequest, TaskKind};
 use crate::SCHEMA_VERSION;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 /// Checks everything the schema's types cannot: returns the first violation in document order
 /// (schema version, `now_s`, policy, network, racks, nodes, pools, jobs, pending, running).
@@ -77,11 +77,19 @@ pub fn validate(req: &PlaceRequest) -> Result<(), ModelError> {
     for (i, node) in req.cluster.nodes.iter().enumerate() {
         known(&racks, node.rack.as_str(), "rack", || format!("cluster.nodes[{i}].rack"))?;
         if let Some(res) = &node.resources {
-            for (name, v) in [("cpu", res.cpu), ("mem", res.mem), ("io", res.io)] {
+            for (name, &v) in &res.amounts {
                 non_negative(v, || format!("cluster.nodes[{i}].resources.{name}"))?;
             }
         }
     }
+    // The resources some node has: a demand may name only these (RAS's Γ and Ω share names).
+    let resources: BTreeSet<&str> = req
+        .cluster
+        .nodes
+        .iter()
+        .filter_map(|n| n.resources.as_ref())
+        .flat_map(|r| r.amounts.keys().map(String::as_str))
+        .collect();
 
     let pools = unique_ids(req.pools.iter().map(|p| p.id.as_str()), "pools")?;
     for (i, pool) in req.pools.iter().enumerate() {
@@ -165,6 +173,19 @@ pub fn validate(req: &PlaceRequest) -> Result<(), ModelError> {
                 non_negative(v, || format!("jobs[{i}].{name}"))?;
             }
         }
+        if let Some(profile) = &job.profile {
+            for (phase, amounts) in
+                [("map", &profile.map), ("shuffle", &profile.shuffle), ("reduce", &profile.reduce)]
+            {
+                demand(&resources, amounts, || format!("jobs[{i}].profile.{phase}"))?;
+            }
+        }
+        if let Some(v) = job.goal_s {
+            non_negative(v, || format!("jobs[{i}].goal_s"))?;
+        }
+        if let Some(v) = job.mean_map_s {
+            positive(v, || format!("jobs[{i}].mean_map_s"))?;
+        }
         if let Some(d) = &job.delay {
             if d.level > 2 {
                 return Err(ModelError::InvalidNumber {
@@ -219,6 +240,9 @@ pub fn validate(req: &PlaceRequest) -> Result<(), ModelError> {
         if let Some(v) = task.pending_since_s {
             non_negative(v, || format!("pending[{i}].pending_since_s"))?;
         }
+        if let Some(d) = &task.demand {
+            demand(&resources, d, || format!("pending[{i}].demand"))?;
+        }
         let mut seen: HashMap<&str, usize> = HashMap::new();
         for (k, replica) in task.replicas.iter().enumerate() {
             let path = || format!("pending[{i}].replicas[{k}]");
@@ -246,6 +270,9 @@ pub fn validate(req: &PlaceRequest) -> Result<(), ModelError> {
         if let Some(s) = task.started_s {
             non_negative(s, || format!("running[{i}].started_s"))?;
         }
+        if let Some(d) = &task.demand {
+            demand(&resources, d, || format!("running[{i}].demand"))?;
+        }
         if task.phase.is_some() && task.kind == TaskKind::Map {
             return Err(ModelError::Inconsistent {
                 path: format!("running[{i}].phase"),
@@ -256,7 +283,9 @@ pub fn validate(req: &PlaceRequest) -> Result<(), ModelError> {
         let k = usize::from(task.kind == TaskKind::Reduce);
         let slots = node.slots(task.kind);
         used[n][k] += 1;
-        if used[n][k] > slots {
+        // On a node with capacities, 0 slots means "no slot cap" (the multi-resource policies'
+        // job slots, RAS §3.1): its running tasks are bounded by resources, not slots.
+        if used[n][k] > slots && !(slots == 0 && node.has_capacities()) {
             return Err(ModelError::SlotsOversubscribed {
                 path: format!("running[{i}]"),
                 node: node.id.to_string(),
@@ -317,6 +346,25 @@ fn known(
         entity,
         id: id.to_owned(),
     })
+}
+
+/// A demand vector: every amount finite and ≥ 0, every name a resource some node has.
+fn demand(
+    resources: &BTreeSet<&str>,
+    amounts: &Amounts,
+    path: impl Fn() -> String,
+) -> Result<(), ModelError> {
+    for (name, &v) in amounts {
+        non_negative(v, || format!("{}.{name}", path()))?;
+        if !resources.contains(name.as_str()) {
+            return Err(ModelError::UnknownReference {
+                path: format!("{}.{name}", path()),
+                entity: "resource",
+                id: name.clone(),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn non_negative(v: f64, path: impl FnOnce() -> String) -> Result<(), ModelError> {

@@ -221,6 +221,7 @@ impl Engine<'_> {
                 node: self.cluster.wire.nodes[run.node].id.clone(),
                 started_s: Some(run.started_s),
                 phase: None,
+                demand: None,
             });
         }
         self.req = req;

@@ -69,6 +69,9 @@ pub fn build(
         objective: 0.0,
         status: placement.status,
         solve_ms: 0.0,
+        min_utility: placement.utility.as_ref().and_then(|u| {
+            u.iter().flatten().copied().min_by(|a, b| a.total_cmp(b)).map(wire_utility)
+        }),
     };
     stats.free_slots = stats.free_map_slots + stats.free_reduce_slots;
     let per_task = |v: &[f64], t: usize| v.get(t).copied().unwrap_or(0.0);
@@ -236,6 +239,12 @@ fn reports(ix: &Indexed<'_>, outcome: &Outcome<'_>) -> (Vec<PoolReport>, Vec<Job
                     Some(sw) => sw.get(j).cloned().flatten(),
                     None => job.shuffle_watcher.clone(),
                 },
+                utility: outcome
+                    .placement
+                    .utility
+                    .as_ref()
+                    .and_then(|u| u.get(j).copied().flatten())
+                    .map(wire_utility),
             }
         })
         .collect();
@@ -253,4 +262,9 @@ fn reports(ix: &Indexed<'_>, outcome: &Outcome<'_>) -> (Vec<PoolReport>, Vec<Job
         })
         .collect();
     (pools, jobs)
+}
+
+/// A utility on the wire: −∞ (a job with no map while one is required, RAS eq. 2) is `null`.
+fn wire_utility(u: f64) -> Option<f64> {
+    u.is_finite().then_some(u)
 }

@@ -33,6 +33,8 @@ pub mod network;
 mod pipeline;
 pub mod policy;
 pub mod preemption;
+pub mod ras;
+pub mod room;
 pub mod schedulable;
 pub mod shuffle;
 pub mod starvation;

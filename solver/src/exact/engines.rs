@@ -27,7 +27,9 @@ impl EngineChoice {
     /// The engine for `engine` (`auto` → the structured flow).
     pub fn of(engine: SolverEngine) -> Self {
         match engine {
-            SolverEngine::Auto | SolverEngine::Flow => Self::Flow,
+            // `mip` is no assignment engine: the multi-resource policies that accept it solve
+            // it themselves, and the pipeline refuses it for every other policy first.
+            SolverEngine::Auto | SolverEngine::Flow | SolverEngine::Mip => Self::Flow,
             SolverEngine::Jv => Self::Dense(&Jv),
             SolverEngine::Hungarian => Self::Dense(&Hungarian),
         }

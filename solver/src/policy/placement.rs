@@ -27,6 +27,9 @@ pub struct Placement {
     /// SAMP's decision per job (the ShuffleWatcher policies and `lsap_shuffle`): `None` =
     /// echo each job's `jobs[].shuffle_watcher` unchanged.
     pub shuffle_watcher: Option<Vec<Option<ShuffleWatcherState>>>,
+    /// RAS's utility per job after this placement (`ras`, `lsap_ras`): `None` = not
+    /// computed; per job `None` = nothing left to run, `Some(-inf)` = −∞.
+    pub utility: Option<Vec<Option<f64>>>,
 }
 
 impl Placement {
@@ -41,6 +44,7 @@ impl Placement {
             task_reason: Vec::new(),
             delay: None,
             shuffle_watcher: None,
+            utility: None,
         }
     }
 }

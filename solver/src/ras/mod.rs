@@ -1,0 +1,5 @@
+//! RAS, the Resource-aware Adaptive Scheduler (Polo et al.): its performance model
+//! ([`utility`]) and its placement algorithm ([`algorithm`]), shared by the `ras` and
+//! `lsap_ras` policies and the MIP reference.
+
+pub mod utility;
