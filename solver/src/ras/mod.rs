@@ -2,4 +2,7 @@
 //! ([`utility`]) and its placement algorithm ([`algorithm`]), shared by the `ras` and
 //! `lsap_ras` policies and the MIP reference.
 
+pub mod problem;
 pub mod utility;
+
+pub use problem::{Counts, RasProblem, TaskClass};

@@ -1,0 +1,169 @@
+//! One control cycle of RAS (Polo et al. §3.4) as data: the jobs' needs (s_req, s_pend,
+//! r_pend), what already runs, the nodes' room, and the pending tasks grouped into classes of
+//! equal (job, kind, demand). A placement is a count per (class, node): eqs. 4–6 and
+//! Algorithm 1 speak of counts P_j,tt, not of tasks, and so do the heuristic, the MIP
+//! reference and the brute-force oracle, which all answer a [`Counts`] for the same
+//! [`RasProblem`].
+
+use super::utility::{required_maps, Need};
+use crate::index::Indexed;
+use crate::room::Room;
+use placer_models::TaskKind;
+use std::collections::HashMap;
+
+/// Pending tasks of one job and kind with one demand vector.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskClass {
+    /// The job (index in `jobs`).
+    pub job: u32,
+    /// Map or reduce.
+    pub kind: TaskKind,
+    /// Demand per resource of each task (the room's resource order).
+    pub demand: Vec<f64>,
+    /// The tasks (positions in `pending`), in snapshot order.
+    pub tasks: Vec<usize>,
+}
+
+/// RAS's problem for one epoch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RasProblem {
+    /// Room per node after the running tasks.
+    pub room: Room,
+    /// Eligible pending tasks (runnable jobs) by (job, kind, demand), in order of first
+    /// appearance in `pending`.
+    pub classes: Vec<TaskClass>,
+    /// Per job: s_req, s_pend, r_pend (running and pending tasks, or the master's counts).
+    pub needs: Vec<Need>,
+    /// Per job, tasks running per kind (`[map, reduce]`): s_alloc and r_alloc before this
+    /// epoch's placement.
+    pub running: Vec<[u32; 2]>,
+    /// Per job, whether it has a utility: it still has a map or reduce to run.
+    pub active: Vec<bool>,
+}
+
+/// How many tasks of each class go to each node: `x[class][node]`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Row per class, column per node.
+    pub x: Vec<Vec<u32>>,
+}
+
+impl Counts {
+    /// No task placed.
+    pub fn zero(classes: usize, nodes: usize) -> Self {
+        Self { x: vec![vec![0; nodes]; classes] }
+    }
+}
+
+impl RasProblem {
+    /// The problem of a validated, indexed snapshot.
+    ///
+    /// s_pend = the job's maps running or pending in the snapshot, at least
+    /// `maps_total − maps_done` when the master gives them; r_pend = its reduces running or
+    /// pending; s_req from s_pend, `goal_s`, `mean_map_s` and `now_s` ([`required_maps`]).
+    ///
+    /// # Complexity
+    /// O((nodes + pending + running) · resources).
+    pub fn of(ix: &Indexed<'_>) -> Self {
+        let req = ix.req;
+        let room = Room::of(ix);
+        let jobs = req.jobs.len();
+        let running: Vec<[u32; 2]> =
+            (0..jobs).map(|j| [ix.job_running[0][j], ix.job_running[1][j]]).collect();
+        let mut needs = Vec::with_capacity(jobs);
+        let mut active = Vec::with_capacity(jobs);
+        for (j, job) in req.jobs.iter().enumerate() {
+            let seen_maps = ix.job_running[0][j] + ix.job_pending[0][j];
+            let seen_reduces = ix.job_running[1][j] + ix.job_pending[1][j];
+            let left_maps = match job.maps_total {
+                Some(total) => total.saturating_sub(job.maps_done.unwrap_or(0)),
+                None => seen_maps,
+            };
+            let s_pend = seen_maps.max(left_maps);
+            let r_pend = seen_reduces;
+            let s_req = required_maps(s_pend, s_pend, job.mean_map_s, job.goal_s, req.now_s);
+            needs.push(Need { s_req, s_pend, r_pend });
+            active.push(ix.runnable[j] && s_pend + r_pend > 0);
+        }
+        let mut classes: Vec<TaskClass> = Vec::new();
+        let mut at: HashMap<(u32, TaskKind, Vec<u64>), usize> = HashMap::new();
+        for kind in TaskKind::ALL {
+            for &t in &ix.eligible_of_kind[kind.slot()] {
+                let job = ix.pending_job[t];
+                let demand = room.demand_of(t);
+                let key = (job, kind, demand.iter().map(|d| d.to_bits()).collect());
+                let c = *at.entry(key).or_insert_with(|| {
+                    classes.push(TaskClass {
+                        job,
+                        kind,
+                        demand: demand.to_vec(),
+                        tasks: Vec::new(),
+                    });
+                    classes.len() - 1
+                });
+                classes[c].tasks.push(t);
+            }
+        }
+        Self { room, classes, needs, running, active }
+    }
+
+    /// Per job: s_alloc and r_alloc after `counts` (running + placed).
+    pub fn allocated(&self, counts: &Counts) -> Vec<[u32; 2]> {
+        let mut alloc = self.running.clone();
+        for (class, row) in self.classes.iter().zip(&counts.x) {
+            let placed: u32 = row.iter().sum();
+            alloc[class.job as usize][class.kind.slot()] += placed;
+        }
+        alloc
+    }
+
+    /// Per job, its utility after `counts` (RAS eq. 1 capped at 1; −∞ possible), `None` for a
+    /// job with nothing to run.
+    pub fn utilities(&self, counts: &Counts) -> Vec<Option<f64>> {
+        self.allocated(counts)
+            .iter()
+            .enumerate()
+            .map(|(j, a)| self.active[j].then(|| self.needs[j].utility(a[0], a[1])))
+            .collect()
+    }
+
+    /// RAS eq. 4's objective: the least utility of the active jobs (`None` when none is).
+    pub fn min_utility(&self, counts: &Counts) -> Option<f64> {
+        self.utilities(counts).into_iter().flatten().min_by(|a, b| a.total_cmp(b))
+    }
+
+    /// RAS eq. 5 read as a score to maximise: the used share of every (node, resource) with
+    /// capacity, summed (Σ used / Ω; dimensionless), after `counts`.
+    pub fn packing(&self, counts: &Counts) -> f64 {
+        let r = self.room.resources();
+        let mut used = self.room.used.clone();
+        for (class, row) in self.classes.iter().zip(&counts.x) {
+            for (n, &k) in row.iter().enumerate() {
+                for (u, d) in used[n * r..(n + 1) * r].iter_mut().zip(&class.demand) {
+                    *u += f64::from(k) * d;
+                }
+            }
+        }
+        used.iter().zip(&self.room.capacity).filter(|(_, &c)| c > 0.0).map(|(u, c)| u / c).sum()
+    }
+
+    /// Whether `counts` respects every node's room and slots (eq. 6) and places no more
+    /// tasks of a class than it has.
+    pub fn feasible(&self, counts: &Counts) -> bool {
+        let mut room = self.room.clone();
+        for (class, row) in self.classes.iter().zip(&counts.x) {
+            if row.iter().map(|&k| k as usize).sum::<usize>() > class.tasks.len() {
+                return false;
+            }
+            for (n, &k) in row.iter().enumerate() {
+                for _ in 0..k {
+                    if !room.fits(n, class.kind, &class.demand) {
+                        return false;
+                    }
+                    room.take(n, class.kind, &class.demand);
+                }
+            }
+        }
+        true
+    }
+}
