@@ -107,7 +107,8 @@ pub enum WaitReason {
     /// The cluster has no free slot of the task's kind at all (empty cluster, all busy).
     NoFreeSlots,
     /// There were free slots of the kind, but fewer than pending tasks; other tasks got them
-    /// (they were cheaper, or earlier in the greedy order).
+    /// (they were cheaper, or earlier in the greedy order). Under the multi-resource policies
+    /// (`ras`, `drf`, `lsap_ras`): the nodes' room went to other tasks.
     SlotsTaken,
     /// The job is beyond its pool's or user's running-job limit (design doc §3.4): not
     /// runnable this epoch.

@@ -83,18 +83,15 @@ pub fn build(
             let task = &req.pending[t];
             let j = ix.pending_job[t] as usize;
             let Some(n) = placement.node_of_task[t] else {
+                let told = placement.task_reason.get(t).copied().flatten();
                 let reason = if !ix.runnable[j] {
                     WaitReason::JobLimit
+                } else if let Some(reason) = told {
+                    reason
                 } else if no_slots {
                     WaitReason::NoFreeSlots
                 } else {
-                    placement
-                        .task_reason
-                        .get(t)
-                        .copied()
-                        .flatten()
-                        .or_else(|| placement.job_reason.get(j).and_then(|r| r[k]))
-                        .unwrap_or(WaitReason::SlotsTaken)
+                    placement.job_reason.get(j).and_then(|r| r[k]).unwrap_or(WaitReason::SlotsTaken)
                 };
                 if opts.explain {
                     waiting.push(Waiting {

@@ -4,8 +4,8 @@
 //! tests and the benches.
 
 use super::{
-    delay, dl_sched, fair, fifo, lsap, lsap_fair, lsap_quota, lsap_shuffle, shuffle_watcher,
-    shuffle_watcher_relaxed, Policy,
+    delay, dl_sched, fair, fifo, lsap, lsap_fair, lsap_quota, lsap_ras, lsap_shuffle, ras,
+    shuffle_watcher, shuffle_watcher_relaxed, Policy,
 };
 use crate::error::SolveError;
 use placer_models::Algorithm;
@@ -23,6 +23,8 @@ pub static REGISTRY: &[(Algorithm, &dyn Policy)] = &[
     (Algorithm::ShuffleWatcher, &shuffle_watcher::ShuffleWatcher),
     (Algorithm::ShuffleWatcherRelaxed, &shuffle_watcher_relaxed::ShuffleWatcherRelaxed),
     (Algorithm::LsapShuffle, &lsap_shuffle::LsapShuffle),
+    (Algorithm::Ras, &ras::Ras),
+    (Algorithm::LsapRas, &lsap_ras::LsapRas),
 ];
 
 /// `Algorithm::policy()`: the policy of an algorithm, if this build implements it.

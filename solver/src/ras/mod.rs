@@ -2,7 +2,9 @@
 //! ([`utility`]) and its placement algorithm ([`algorithm`]), shared by the `ras` and
 //! `lsap_ras` policies and the MIP reference.
 
+pub mod algorithm;
 pub mod problem;
+pub mod realise;
 pub mod utility;
 
 pub use problem::{Counts, RasProblem, TaskClass};

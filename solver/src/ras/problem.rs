@@ -39,6 +39,9 @@ pub struct RasProblem {
     pub running: Vec<[u32; 2]>,
     /// Per job, whether it has a utility: it still has a map or reduce to run.
     pub active: Vec<bool>,
+    /// Per job, its place in arrival order (submit time, then snapshot order): the
+    /// tie-break of every choice between jobs.
+    pub arrival: Vec<u32>,
 }
 
 /// How many tasks of each class go to each node: `x[class][node]`.
@@ -104,7 +107,15 @@ impl RasProblem {
                 classes[c].tasks.push(t);
             }
         }
-        Self { room, classes, needs, running, active }
+        let mut by_submit: Vec<usize> = (0..jobs).collect();
+        by_submit.sort_by(|&a, &b| {
+            req.jobs[a].submit_s.total_cmp(&req.jobs[b].submit_s).then(a.cmp(&b))
+        });
+        let mut arrival = vec![0; jobs];
+        for (i, &j) in by_submit.iter().enumerate() {
+            arrival[j] = i as u32;
+        }
+        Self { room, classes, needs, running, active, arrival }
     }
 
     /// Per job: s_alloc and r_alloc after `counts` (running + placed).

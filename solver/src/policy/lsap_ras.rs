@@ -1,0 +1,117 @@
+//! `lsap_ras`: placer's multi-resource policy beyond RAS (Polo et al., Middleware 2011,
+//! Algorithm 1; lsap-sched's exact locality, Guo et al.). RAS decides how many tasks of each
+//! job start and how much of each node's resources they use; it is blind to data locality.
+//! `lsap_ras` keeps RAS's decision and then places the tasks exactly: tasks with the same kind
+//! and the same demand vector are interchangeable for the resources, so within each such group
+//! one min-cost flow ([`crate::flow::structured`]) puts exactly RAS's count of each job's
+//! tasks on nodes with exactly RAS's room for the group, at the least total locality cost.
+//!
+//! Every job's utility (eqs. 1–3) and every node's packing (eqs. 5–6) are therefore RAS's, and
+//! among the placements that keep them the locality cost is minimal. `stats.status` is
+//! `heuristic` under `solver: auto` (Algorithm 1's counts; the multi-dimensional knapsack
+//! behind them is NP-hard) and `optimal` under `solver: mip`, where the counts are the MIP's
+//! max-min-utility, max-packing optimum and the answer is exact for (min utility, packing,
+//! locality) in that order.
+
+use super::ras::counts;
+use super::{Epoch, Placement, Policy};
+use crate::error::SolveError;
+use crate::exact::Quantum;
+use crate::flow::structured::{self, Quotas, Slots, TaskArcs};
+use crate::ras::{Counts, RasProblem};
+use placer_models::{SolverEngine, TaskKind};
+use std::collections::BTreeMap;
+
+/// RAS's counts, placed by exact locality.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LsapRas;
+
+impl Policy for LsapRas {
+    fn name(&self) -> &'static str {
+        "lsap_ras"
+    }
+
+    fn engines(&self) -> &'static [SolverEngine] {
+        super::ras::RAS_ENGINES
+    }
+
+    fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
+        let problem = RasProblem::of(epoch.ix);
+        let (counts, status) = counts(&problem, epoch.engine)?;
+        let node_of_task = by_locality(epoch, &problem, &counts)?;
+        let mut placement = Placement::new(node_of_task, status);
+        placement.utility = Some(problem.utilities(&counts));
+        Ok(placement)
+    }
+}
+
+/// Places `counts` at the least locality cost: per group of classes with equal (kind,
+/// demand), a min-cost flow from the group's tasks to its nodes, node n taking Σ of the
+/// group's counts on n, each class (job) exactly its count.
+///
+/// # Complexity
+/// Per group, [`structured::solve`] on its tasks and nodes; O(pending + Σ replicas) to build.
+///
+/// # Errors
+/// [`SolveError::CostOverflow`] when a cost is beyond the exact integer range.
+fn by_locality(
+    epoch: &Epoch<'_, '_>,
+    problem: &RasProblem,
+    counts: &Counts,
+) -> Result<Vec<Option<u32>>, SolveError> {
+    let ix = epoch.ix;
+    let mut node_of_task = vec![None; ix.req.pending.len()];
+    // Groups in order of their first class: deterministic.
+    let mut groups: BTreeMap<(TaskKind, Vec<u64>), Vec<usize>> = BTreeMap::new();
+    for (c, class) in problem.classes.iter().enumerate() {
+        if counts.x[c].iter().any(|&k| k > 0) {
+            let key = (class.kind, class.demand.iter().map(|d| d.to_bits()).collect());
+            groups.entry(key).or_default().push(c);
+        }
+    }
+    let nodes = problem.room.nodes();
+    for classes in groups.values() {
+        let mut free = vec![0u32; nodes];
+        for &c in classes {
+            for (f, &k) in free.iter_mut().zip(&counts.x[c]) {
+                *f += k;
+            }
+        }
+        let tasks: Vec<(usize, u32)> = classes
+            .iter()
+            .enumerate()
+            .flat_map(|(q, &c)| problem.classes[c].tasks.iter().map(move |&t| (t, q as u32)))
+            .collect();
+        let rows: Vec<_> = tasks.iter().map(|&(t, _)| epoch.model.sparse_row(t)).collect();
+        let max_cost = rows.iter().map(|r| r.base).fold(0.0, f64::max);
+        let slots = Slots { node_rack: &ix.node_rack, free: &free, racks: ix.racks() };
+        let sizes: Vec<u64> =
+            classes.iter().map(|&c| counts.x[c].iter().map(|&k| u64::from(k)).sum()).collect();
+        // Each class is its own pool and job, both capped at its count.
+        let quotas = Quotas {
+            must: sizes.clone(),
+            flex: vec![(0, 0); classes.len()],
+            groups: [0, 0],
+            job_pool: (0..classes.len() as u32).collect(),
+            job_share: sizes,
+        };
+        let vertices = structured::vertex_count(slots, tasks.len(), Some(&quotas));
+        let quantum = Quantum::for_matrix(max_cost, vertices, 0)?;
+        let arcs: Vec<TaskArcs> = rows
+            .into_iter()
+            .zip(&tasks)
+            .map(|(row, &(_, q))| TaskArcs {
+                offset: 0,
+                on_node: row.on_node.into_iter().map(|(n, c)| (n, quantum.to_units(c))).collect(),
+                racks: row.racks.into_iter().map(|(r, c)| (r, quantum.to_units(c))).collect(),
+                base: Some(quantum.to_units(row.base)),
+                job: q,
+            })
+            .collect();
+        let solution = structured::solve(slots, &arcs, Some(&quotas));
+        for (&(t, _), node) in tasks.iter().zip(solution.node_of_task) {
+            node_of_task[t] = node;
+        }
+    }
+    Ok(node_of_task)
+}

@@ -1,0 +1,65 @@
+//! `ras`: the Resource-aware Adaptive Scheduler (Polo et al., "Resource-aware Adaptive
+//! Scheduling for MapReduce Clusters", Middleware 2011): job slots made of resources, the
+//! utility of eqs. 1–3 from completion-time goals, and Algorithm 1 ([`crate::ras`]). With
+//! `policy.solver = "mip"` the same epoch is solved exactly ([`crate::mip`]).
+//!
+//! Every node hosts any mix of tasks whose demands fit its `resources` (and its slots when
+//! non-zero, [`crate::room`]); each job's utility after the answer is reported in
+//! `jobs[].utility` and the least in `stats.min_utility`. Locality only picks among a job's
+//! equivalent tasks ([`crate::ras::realise`]); `lsap_ras` optimises it.
+
+use super::{Epoch, Placement, Policy};
+use crate::error::SolveError;
+use crate::ras::{realise, Counts, RasProblem};
+use placer_models::{SolverEngine, Status};
+
+/// RAS.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Ras;
+
+/// `auto` (Algorithm 1) and, in builds with the `mip` feature, `mip`.
+pub const RAS_ENGINES: &[SolverEngine] = &[SolverEngine::Auto, SolverEngine::Mip];
+
+impl Policy for Ras {
+    fn name(&self) -> &'static str {
+        "ras"
+    }
+
+    fn engines(&self) -> &'static [SolverEngine] {
+        RAS_ENGINES
+    }
+
+    fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
+        let problem = RasProblem::of(epoch.ix);
+        let (counts, status) = counts(&problem, epoch.engine)?;
+        let mut placement = Placement::new(realise::tasks_of(epoch.ix, &problem, &counts), status);
+        placement.utility = Some(problem.utilities(&counts));
+        Ok(placement)
+    }
+}
+
+/// RAS's counts for `problem`: Algorithm 1 (`heuristic`), or the MIP's optimum with `mip`.
+///
+/// # Errors
+/// What the MIP refuses ([`SolveError::ProblemTooLarge`]).
+pub fn counts(problem: &RasProblem, engine: SolverEngine) -> Result<(Counts, Status), SolveError> {
+    match engine {
+        SolverEngine::Mip => mip(problem),
+        _ => Ok((crate::ras::algorithm::place(problem), Status::Heuristic)),
+    }
+}
+
+#[cfg(feature = "mip")]
+fn mip(problem: &RasProblem) -> Result<(Counts, Status), SolveError> {
+    let solution = crate::mip::solve(problem, crate::mip::MipLimits::default())?;
+    Ok((solution.counts, solution.status))
+}
+
+#[cfg(not(feature = "mip"))]
+fn mip(_: &RasProblem) -> Result<(Counts, Status), SolveError> {
+    Err(SolveError::UnsupportedEngine {
+        path: "policy.solver".to_owned(),
+        engine: "mip",
+        available: "auto (this build has no MIP: build with the `mip` feature)".to_owned(),
+    })
+}

@@ -1,0 +1,67 @@
+//! From RAS's counts to tasks (Polo et al. §3.5, the Task Scheduler: "providing a task of the
+//! appropriate type from the appropriate job to the given TaskTracker"): which of a class's
+//! pending tasks start on the nodes its counts name. Maps go node-local first, then
+//! rack-local, then anywhere, each pass in node order and then in pending order; reduces in
+//! pending order. RAS itself is locality-blind; this only picks among equivalent tasks.
+
+use super::problem::{Counts, RasProblem};
+use crate::index::Indexed;
+
+/// The node of each pending task under `counts` (`None` = waits).
+///
+/// # Complexity
+/// O(pending + Σ replicas of the counted classes + classes · nodes).
+///
+/// # Errors
+/// None.
+pub fn tasks_of(ix: &Indexed<'_>, problem: &RasProblem, counts: &Counts) -> Vec<Option<u32>> {
+    let mut node_of = vec![None; ix.req.pending.len()];
+    for (class, row) in problem.classes.iter().zip(&counts.x) {
+        let mut left: Vec<u32> = row.clone();
+        let mut todo: u32 = left.iter().sum();
+        if todo == 0 {
+            continue;
+        }
+        let rack_left = |left: &[u32], rack: u32| -> Option<usize> {
+            left.iter().enumerate().position(|(n, &k)| k > 0 && ix.node_rack[n] == rack)
+        };
+        // Node-local, then rack-local.
+        for pass in 0..2 {
+            for &t in &class.tasks {
+                if todo == 0 || node_of[t].is_some() {
+                    continue;
+                }
+                let chosen = if pass == 0 {
+                    ix.replicas[t].iter().map(|&n| n as usize).find(|&n| left[n] > 0)
+                } else {
+                    ix.replicas[t].iter().find_map(|&n| rack_left(&left, ix.node_rack[n as usize]))
+                };
+                if let Some(n) = chosen {
+                    left[n] -= 1;
+                    todo -= 1;
+                    node_of[t] = Some(n as u32);
+                }
+            }
+        }
+        // Anywhere.
+        let mut n = 0;
+        for &t in &class.tasks {
+            if todo == 0 {
+                break;
+            }
+            if node_of[t].is_some() {
+                continue;
+            }
+            while n < left.len() && left[n] == 0 {
+                n += 1;
+            }
+            if n == left.len() {
+                break;
+            }
+            left[n] -= 1;
+            todo -= 1;
+            node_of[t] = Some(n as u32);
+        }
+    }
+    node_of
+}
