@@ -216,15 +216,17 @@ async fn schema_version_2_is_400() {
     assert_eq!(reply.error_path(), "schema_version");
 }
 
-/// Needs the real `placer_solver::place` (answers `ras` with `UnsupportedAlgorithm`).
+/// Needs the real `placer_solver::place`: `ras` runs Algorithm 1 or the MIP, not a dense
+/// assignment engine.
 #[actix_web::test]
-async fn ras_is_422_unsupported_algorithm() {
+async fn ras_on_a_dense_engine_is_422_unsupported_solver() {
     let mut snapshot = small_snapshot();
     snapshot["policy"]["algorithm"] = json!("ras");
+    snapshot["policy"]["solver"] = json!("jv");
     let app = test::init_service(app(AppState::new(&config()))).await;
     let reply = call(&app, post_json(&snapshot).to_request()).await;
-    reply.assert_error(StatusCode::UNPROCESSABLE_ENTITY, "unsupported_algorithm");
-    assert_eq!(reply.error_path(), "policy.algorithm");
+    reply.assert_error(StatusCode::UNPROCESSABLE_ENTITY, "unsupported_solver");
+    assert_eq!(reply.error_path(), "policy.solver");
 }
 
 #[actix_web::test]

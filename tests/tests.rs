@@ -1,6 +1,6 @@
 //! placer's integration tests, in one binary (DESIGN.md §Style): the in-process API, the CLI
 //! contract, the conformance suite of every exact engine, the epoch pipeline and the fair-sharing
-//! family and `lsap_shuffle` on hand-derived snapshots, their property tests against
+//! family `lsap_shuffle`, `ras` and `lsap_ras` on hand-derived snapshots, their property tests against
 //! brute-force oracles, and `placer whatif`. Snapshots and workloads come from
 //! `placer-testkit`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -12,6 +12,7 @@ mod fair_policies;
 mod fair_properties;
 mod placement;
 mod properties;
+mod ras_policies;
 mod shuffle_policies;
 mod shuffle_properties;
 mod whatif;

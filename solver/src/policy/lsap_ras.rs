@@ -18,7 +18,7 @@ use super::{Epoch, Placement, Policy};
 use crate::error::SolveError;
 use crate::exact::Quantum;
 use crate::flow::structured::{self, Quotas, Slots, TaskArcs};
-use crate::ras::{Counts, RasProblem};
+use crate::ras::{realise, Counts, RasProblem};
 use placer_models::{SolverEngine, TaskKind};
 use std::collections::BTreeMap;
 
@@ -40,6 +40,7 @@ impl Policy for LsapRas {
         let (counts, status) = counts(&problem, epoch.engine)?;
         let node_of_task = by_locality(epoch, &problem, &counts)?;
         let mut placement = Placement::new(node_of_task, status);
+        placement.task_reason = realise::reasons(&problem, &placement.node_of_task);
         placement.utility = Some(problem.utilities(&counts));
         Ok(placement)
     }

@@ -33,6 +33,7 @@ impl Policy for Ras {
         let problem = RasProblem::of(epoch.ix);
         let (counts, status) = counts(&problem, epoch.engine)?;
         let mut placement = Placement::new(realise::tasks_of(epoch.ix, &problem, &counts), status);
+        placement.task_reason = realise::reasons(&problem, &placement.node_of_task);
         placement.utility = Some(problem.utilities(&counts));
         Ok(placement)
     }

@@ -6,6 +6,7 @@
 
 use super::problem::{Counts, RasProblem};
 use crate::index::Indexed;
+use placer_models::WaitReason;
 
 /// The node of each pending task under `counts` (`None` = waits).
 ///
@@ -64,4 +65,21 @@ pub fn tasks_of(ix: &Indexed<'_>, problem: &RasProblem, counts: &Counts) -> Vec<
         }
     }
     node_of
+}
+
+/// Why each eligible task left unplaced waits: the nodes' room went to other tasks
+/// (`slots_taken`). Other tasks get `None` (the answer's own reasons apply).
+///
+/// # Complexity
+/// O(pending).
+pub fn reasons(problem: &RasProblem, node_of_task: &[Option<u32>]) -> Vec<Option<WaitReason>> {
+    let mut reason = vec![None; node_of_task.len()];
+    for class in &problem.classes {
+        for &t in &class.tasks {
+            if node_of_task[t].is_none() {
+                reason[t] = Some(WaitReason::SlotsTaken);
+            }
+        }
+    }
+    reason
 }
