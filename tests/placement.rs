@@ -226,9 +226,10 @@ fn more_tasks_than_slots_wait_per_job_or_per_task() {
 }
 
 #[test]
-fn unimplemented_algorithms_and_engines_are_422_errors_not_panics() {
-    let err = place(&request(&fig1("ras")), &PlaceOptions::default()).unwrap_err();
-    assert_eq!((err.code(), err.path()), ("unsupported_algorithm", "policy.algorithm"));
+fn unsupported_engines_are_422_errors_not_panics() {
+    let s = fig1("ras").policy("solver", "hungarian");
+    let err = place(&request(&s), &PlaceOptions::default()).unwrap_err();
+    assert_eq!((err.code(), err.path()), ("unsupported_solver", "policy.solver"));
     assert!(!err.is_invalid_input());
 }
 

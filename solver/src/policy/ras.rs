@@ -18,7 +18,11 @@ use placer_models::{SolverEngine, Status};
 pub struct Ras;
 
 /// `auto` (Algorithm 1) and, in builds with the `mip` feature, `mip`.
+#[cfg(feature = "mip")]
 pub const RAS_ENGINES: &[SolverEngine] = &[SolverEngine::Auto, SolverEngine::Mip];
+/// `auto` (Algorithm 1); this build has no MIP (the `mip` feature is off).
+#[cfg(not(feature = "mip"))]
+pub const RAS_ENGINES: &[SolverEngine] = &[SolverEngine::Auto];
 
 impl Policy for Ras {
     fn name(&self) -> &'static str {
