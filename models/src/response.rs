@@ -124,6 +124,9 @@ pub enum WaitReason {
     /// this answer's placements there), or the answer dropped it from a node it would
     /// overflow.
     Disk,
+    /// Multi-resource admission (`drf`): the task's demand exceeds some resource of every
+    /// node even with the node empty, so no node can ever run it as the cluster stands.
+    NoNodeFits,
 }
 
 /// Pending tasks that wait, per (job, kind, reason); or one task with `?explain=true`.
