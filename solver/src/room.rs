@@ -15,7 +15,7 @@
 //! - A task fits when every amount of its demand fits the node's room, with a relative
 //!   tolerance of 1e-9 so that demands like 0.1 + 0.2 fill 0.3 exactly.
 //!
-//! Units: the nodes' own, per resource. Memory O(nodes · resources + pending · resources).
+//! Units: the nodes' own, per resource. Memory O((nodes + pending + running) · resources).
 
 use crate::index::Indexed;
 use placer_models::{Amounts, JobProfile, ReducePhase, TaskKind};
@@ -40,6 +40,9 @@ pub struct Room {
     pub slots_left: Vec<[u32; 2]>,
     /// Demand per (pending task, resource), row-major by task.
     pub demand: Vec<f64>,
+    /// Demand per (running task, resource), row-major by task: what each running task holds
+    /// (DRF's per-user usage sums it by job and pool).
+    pub running: Vec<f64>,
 }
 
 impl Room {
@@ -89,9 +92,8 @@ impl Room {
         let node_at: HashMap<&str, usize> =
             req.cluster.nodes.iter().enumerate().map(|(i, n)| (n.id.as_str(), i)).collect();
         let mut used = vec![0.0; nodes * r];
-        let mut row = vec![0.0; r];
+        let mut running = vec![0.0; req.running.len() * r];
         for (i, task) in req.running.iter().enumerate() {
-            let Some(&n) = node_at.get(task.node.as_str()) else { continue };
             let j = ix.running_job[i] as usize;
             let shuffling = match task.phase {
                 Some(phase) => phase == ReducePhase::Copy,
@@ -101,8 +103,10 @@ impl Room {
                 .demand
                 .as_ref()
                 .or_else(|| phase_demand(req.jobs[j].profile.as_ref(), task.kind, shuffling));
-            fill(&mut row, amounts, &at);
-            for (u, d) in used[n * r..(n + 1) * r].iter_mut().zip(&row) {
+            let row = &mut running[i * r..(i + 1) * r];
+            fill(row, amounts, &at);
+            let Some(&n) = node_at.get(task.node.as_str()) else { continue };
+            for (u, d) in used[n * r..(n + 1) * r].iter_mut().zip(row.iter()) {
                 *u += d;
             }
             let k = task.kind.slot();
@@ -119,7 +123,7 @@ impl Room {
                 .or_else(|| phase_demand(req.jobs[j].profile.as_ref(), task.kind, maps_left[j]));
             fill(&mut demand[t * r..(t + 1) * r], amounts, &at);
         }
-        Self { names, capacity, used, slots_left, demand }
+        Self { names, capacity, used, slots_left, demand, running }
     }
 
     /// Resources.
@@ -136,6 +140,12 @@ impl Room {
     pub fn demand_of(&self, t: usize) -> &[f64] {
         let r = self.resources();
         &self.demand[t * r..(t + 1) * r]
+    }
+
+    /// The demand of running task `i`, one amount per resource.
+    pub fn running_demand_of(&self, i: usize) -> &[f64] {
+        let r = self.resources();
+        &self.running[i * r..(i + 1) * r]
     }
 
     /// Whether demand `d` of a `kind` task fits node `n` now.
@@ -277,6 +287,8 @@ mod tests {
                        {"id":"r0","job":"j","kind":"reduce","node":"n"}]}"#,
         );
         assert_eq!(r.used, [0.5, 0.125]);
+        assert_eq!(r.running_demand_of(0), [0.5, 0.0]);
+        assert_eq!(r.running_demand_of(1), [0.0, 0.125]);
         assert_eq!(r.slots_left, [[1, 0]]);
         assert_eq!(r.demand_of(1), [0.0, 0.125]);
         assert!(!r.fits(0, TaskKind::Reduce, r.demand_of(1)));
