@@ -83,10 +83,13 @@ pub fn build(
             let task = &req.pending[t];
             let j = ix.pending_job[t] as usize;
             let Some(n) = placement.node_of_task[t] else {
-                let told = placement.task_reason.get(t).copied().flatten();
+                // A per-task reason is the policy's (or the pipeline's) own knowledge: it wins
+                // over the slot count, which a multi-resource policy's uncapped nodes
+                // (`map_slots` 0 with capacities) do not reflect.
+                let task_reason = placement.task_reason.get(t).copied().flatten();
                 let reason = if !ix.runnable[j] {
                     WaitReason::JobLimit
-                } else if let Some(reason) = told {
+                } else if let Some(reason) = task_reason {
                     reason
                 } else if no_slots {
                     WaitReason::NoFreeSlots

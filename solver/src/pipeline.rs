@@ -88,15 +88,21 @@ pub fn place(req: &PlaceRequest, opts: &PlaceOptions) -> Result<PlaceResponse, S
 
 /// Intermediate-space admission after the policy (FAIR §5.4, [`disk::settle`]): maps that
 /// would overflow their node's `resources.disk` move to a node that holds them or wait; an
-/// exact answer changed that way is `heuristic`; maps that wait for space say `disk`.
+/// exact answer changed that way is `heuristic`; maps that wait for space say `disk`, unless
+/// the policy knew that no node can ever hold them (`no_node_fits`, `drf`).
 fn admit_disk(ix: &Indexed<'_>, model: &LocalityCost<'_, '_>, placement: &mut Placement) {
     let settled = disk::settle(ix, model, &mut placement.node_of_task);
     if settled.changed() && placement.status == Status::Optimal {
         placement.status = Status::Heuristic;
     }
     if settled.waits.contains(&true) {
-        placement.task_reason =
-            settled.waits.iter().map(|&w| w.then_some(WaitReason::Disk)).collect();
+        let reasons = &mut placement.task_reason;
+        reasons.resize(settled.waits.len(), None);
+        for (reason, &waits) in reasons.iter_mut().zip(&settled.waits) {
+            if waits && *reason != Some(WaitReason::NoNodeFits) {
+                *reason = Some(WaitReason::Disk);
+            }
+        }
     }
 }
 
