@@ -4,7 +4,8 @@
 //! `lsap_fair` (lsap-sched and lsap-fair-sched) and `lsap_quota` (placer's default),
 //! `shuffle_watcher` and `shuffle_watcher_relaxed` (ShuffleWatcher's NASS over [`nass`]), and
 //! `lsap_shuffle` (ShuffleWatcher's mechanisms as prices in `lsap_quota`'s exact flow, over
-//! [`crate::shuffle::cost`]), the exact ones through the front door [`crate::exact`]. The
+//! [`crate::shuffle::cost`]), and `drf` (Dominant Resource Fairness over the nodes'
+//! multi-resource room), the exact ones through the front door [`crate::exact`]. The
 //! [`registry`] is the one place that maps an [`placer_models::Algorithm`] to its policy.
 //!
 //! Adding a policy: its file here (a unit struct implementing [`Policy`]), one line in
@@ -13,6 +14,7 @@
 mod contract;
 pub mod delay;
 pub mod dl_sched;
+pub mod drf;
 mod epoch;
 pub mod fair;
 pub mod fifo;

@@ -4,7 +4,7 @@
 //! tests and the benches.
 
 use super::{
-    delay, dl_sched, fair, fifo, lsap, lsap_fair, lsap_quota, lsap_ras, lsap_shuffle, ras,
+    delay, dl_sched, drf, fair, fifo, lsap, lsap_fair, lsap_quota, lsap_ras, lsap_shuffle, ras,
     shuffle_watcher, shuffle_watcher_relaxed, Policy,
 };
 use crate::error::SolveError;
@@ -25,6 +25,7 @@ pub static REGISTRY: &[(Algorithm, &dyn Policy)] = &[
     (Algorithm::LsapShuffle, &lsap_shuffle::LsapShuffle),
     (Algorithm::Ras, &ras::Ras),
     (Algorithm::LsapRas, &lsap_ras::LsapRas),
+    (Algorithm::Drf, &drf::Drf),
 ];
 
 /// `Algorithm::policy()`: the policy of an algorithm, if this build implements it.
