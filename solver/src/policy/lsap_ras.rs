@@ -47,7 +47,7 @@ impl Policy for LsapRas {
 }
 
 /// Places `counts` at the least locality cost: per group of classes with equal (kind,
-/// demand), a min-cost flow from the group's tasks to its nodes, node n taking Σ of the
+/// demand, map output), a min-cost flow from the group's tasks to its nodes, node n taking Σ of the
 /// group's counts on n, each class (job) exactly its count.
 ///
 /// # Complexity
@@ -61,12 +61,17 @@ fn by_locality(
     counts: &Counts,
 ) -> Result<Vec<Option<u32>>, SolveError> {
     let ix = epoch.ix;
-    let mut node_of_task = vec![None; ix.req.pending.len()];
-    // Groups in order of their first class: deterministic.
-    let mut groups: BTreeMap<(TaskKind, Vec<u64>), Vec<usize>> = BTreeMap::new();
+    // Under CPAC a job's reduces must stay within each node's copy-phase limit, which a
+    // regrouping across jobs could break: reduces then keep RAS's own nodes.
+    let mut node_of_task = realise::tasks_of(ix, problem, counts);
+    let cpac = ix.has_cpac();
+    // Groups (kind, demand, map output) in a fixed order: deterministic. Equal map outputs
+    // keep every node's intermediate space as RAS used it.
+    let mut groups: BTreeMap<(TaskKind, Vec<u64>, u64), Vec<usize>> = BTreeMap::new();
     for (c, class) in problem.classes.iter().enumerate() {
-        if counts.x[c].iter().any(|&k| k > 0) {
-            let key = (class.kind, class.demand.iter().map(|d| d.to_bits()).collect());
+        if counts.x[c].iter().any(|&k| k > 0) && !(cpac && class.kind == TaskKind::Reduce) {
+            let key =
+                (class.kind, class.demand.iter().map(|d| d.to_bits()).collect(), class.output);
             groups.entry(key).or_default().push(c);
         }
     }
@@ -110,8 +115,25 @@ fn by_locality(
             })
             .collect();
         let solution = structured::solve(slots, &arcs, Some(&quotas));
-        for (&(t, _), node) in tasks.iter().zip(solution.node_of_task) {
-            node_of_task[t] = node;
+        // Tasks of one class with the same data cost the same everywhere: among them the
+        // earlier task gets the lower node (a stable tie-break that keeps the optimum).
+        let mut alike: BTreeMap<(u32, &[u32], u64, &[(u32, u64)]), (Vec<usize>, Vec<u32>)> =
+            BTreeMap::new();
+        for (&(t, q), node) in tasks.iter().zip(solution.node_of_task) {
+            node_of_task[t] = None;
+            if let Some(n) = node {
+                let key =
+                    (q, &ix.replicas[t][..], ix.req.pending[t].input_bytes, &ix.shuffle[t][..]);
+                let entry = alike.entry(key).or_default();
+                entry.0.push(t);
+                entry.1.push(n);
+            }
+        }
+        for (ts, mut ns) in alike.into_values() {
+            ns.sort_unstable();
+            for (t, n) in ts.into_iter().zip(ns) {
+                node_of_task[t] = Some(n);
+            }
         }
     }
     Ok(node_of_task)

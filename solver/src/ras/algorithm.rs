@@ -16,11 +16,16 @@
 //!   utility that fits, until none fits.
 //! - Rounds: at most [`ROUNDS`]; they stop early when a round leaves the lowest utility and the
 //!   packing where they were ("until the system utility no longer improves").
+//! - The limits every policy keeps hold here too: a map's output must fit its node's
+//!   intermediate space (FAIR §5.4) and a job's copy-phase reducers its node's CPAC limit
+//!   (FAIR §5.2).
 //! - Line 26's profile switch is the demand a pending reduce gets ([`crate::room`]): `reduce`
 //!   once its job has no map pending or running, `shuffle` before.
 
 use super::problem::{Counts, RasProblem};
+use placer_models::TaskKind;
 use std::cmp::Ordering;
+use std::collections::HashMap;
 
 /// The most rounds of lines 9–25.
 pub const ROUNDS: usize = 4;
@@ -36,6 +41,10 @@ struct Run<'p> {
     placed: Vec<u32>,
     /// Per job, its position in arrival order (tie-break).
     rank: Vec<u32>,
+    /// Per node, intermediate space left (`None`: unlimited).
+    disk: Vec<Option<u64>>,
+    /// Reduces placed per (job, node) on CPAC nodes.
+    copies: HashMap<(u32, usize), u32>,
 }
 
 impl Run<'_> {
@@ -52,6 +61,12 @@ impl Run<'_> {
     fn put(&mut self, c: usize, n: usize) {
         let class = &self.p.classes[c];
         self.room.take(n, class.kind, &class.demand);
+        if let Some(d) = &mut self.disk[n] {
+            *d = d.saturating_sub(class.output);
+        }
+        if class.kind == TaskKind::Reduce && self.p.copy_limit[n].is_some() {
+            *self.copies.entry((class.job, n)).or_default() += 1;
+        }
         self.counts.x[c][n] += 1;
         self.placed[c] += 1;
         self.alloc[class.job as usize][class.kind.slot()] += 1;
@@ -60,6 +75,14 @@ impl Run<'_> {
     fn unput(&mut self, c: usize, n: usize) {
         let class = &self.p.classes[c];
         self.room.give(n, class.kind, &class.demand);
+        if let Some(d) = &mut self.disk[n] {
+            *d += class.output;
+        }
+        if class.kind == TaskKind::Reduce && self.p.copy_limit[n].is_some() {
+            if let Some(k) = self.copies.get_mut(&(class.job, n)) {
+                *k -= 1;
+            }
+        }
         self.counts.x[c][n] -= 1;
         self.placed[c] -= 1;
         self.alloc[class.job as usize][class.kind.slot()] -= 1;
@@ -71,6 +94,10 @@ impl Run<'_> {
             let class = &self.p.classes[c];
             (self.placed[c] as usize) < class.tasks.len()
                 && self.room.fits(n, class.kind, &class.demand)
+                && self.disk[n].is_none_or(|d| class.output <= d)
+                && (class.kind == TaskKind::Map
+                    || self.copies.get(&(class.job, n)).copied().unwrap_or(0)
+                        < self.p.copy_room(class.job, n))
         })
     }
 }
@@ -121,6 +148,8 @@ pub fn place(problem: &RasProblem) -> Counts {
         alloc: problem.running.clone(),
         placed: vec![0; problem.classes.len()],
         rank,
+        disk: problem.disk.clone(),
+        copies: HashMap::new(),
     };
     let mut of_kind: [Vec<Vec<usize>>; 2] = [vec![Vec::new(); jobs], vec![Vec::new(); jobs]];
     for (c, class) in problem.classes.iter().enumerate() {

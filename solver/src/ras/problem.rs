@@ -20,6 +20,9 @@ pub struct TaskClass {
     pub kind: TaskKind,
     /// Demand per resource of each task (the room's resource order).
     pub demand: Vec<f64>,
+    /// Each task's map output in bytes when some node limits its intermediate space
+    /// (`resources.disk`, FAIR §5.4), else 0.
+    pub output: u64,
     /// The tasks (positions in `pending`), in snapshot order.
     pub tasks: Vec<usize>,
 }
@@ -42,6 +45,14 @@ pub struct RasProblem {
     /// Per job, its place in arrival order (submit time, then snapshot order): the
     /// tie-break of every choice between jobs.
     pub arrival: Vec<u32>,
+    /// Per node, its free intermediate space in bytes (`None`: unlimited): the maps placed
+    /// there must fit it with their `output` (FAIR §5.4, as under every policy).
+    pub disk: Vec<Option<u64>>,
+    /// Per node, how many copy-phase reducers one job may have there (FAIR §5.2 CPAC;
+    /// `None`: no limit), and per (job, node) how many it has.
+    pub copy_limit: Vec<Option<u32>>,
+    /// Copy-phase reducers running per (job, node), on CPAC nodes.
+    pub copying: HashMap<(u32, u32), u32>,
 }
 
 /// How many tasks of each class go to each node: `x[class][node]`.
@@ -89,17 +100,20 @@ impl RasProblem {
             active.push(ix.runnable[j] && s_pend + r_pend > 0);
         }
         let mut classes: Vec<TaskClass> = Vec::new();
-        let mut at: HashMap<(u32, TaskKind, Vec<u64>), usize> = HashMap::new();
+        let mut at: HashMap<(u32, TaskKind, Vec<u64>, u64), usize> = HashMap::new();
+        let disk = ix.has_disk();
         for kind in TaskKind::ALL {
             for &t in &ix.eligible_of_kind[kind.slot()] {
                 let job = ix.pending_job[t];
                 let demand = room.demand_of(t);
-                let key = (job, kind, demand.iter().map(|d| d.to_bits()).collect());
+                let output = if disk { ix.output(t) } else { 0 };
+                let key = (job, kind, demand.iter().map(|d| d.to_bits()).collect(), output);
                 let c = *at.entry(key).or_insert_with(|| {
                     classes.push(TaskClass {
                         job,
                         kind,
                         demand: demand.to_vec(),
+                        output,
                         tasks: Vec::new(),
                     });
                     classes.len() - 1
@@ -115,7 +129,28 @@ impl RasProblem {
         for (i, &j) in by_submit.iter().enumerate() {
             arrival[j] = i as u32;
         }
-        Self { room, classes, needs, running, active, arrival }
+        Self {
+            room,
+            classes,
+            needs,
+            running,
+            active,
+            arrival,
+            disk: ix.disk.clone(),
+            copy_limit: ix.copy_limit.clone(),
+            copying: ix.copying.clone(),
+        }
+    }
+
+    /// How many more copy-phase reducers job `j` may start on node `n` (CPAC; `u32::MAX`
+    /// without).
+    pub fn copy_room(&self, j: u32, n: usize) -> u32 {
+        match self.copy_limit[n] {
+            None => u32::MAX,
+            Some(limit) => {
+                limit.saturating_sub(self.copying.get(&(j, n as u32)).copied().unwrap_or(0))
+            }
+        }
     }
 
     /// Per job: s_alloc and r_alloc after `counts` (running + placed).
@@ -158,10 +193,27 @@ impl RasProblem {
         used.iter().zip(&self.room.capacity).filter(|(_, &c)| c > 0.0).map(|(u, c)| u / c).sum()
     }
 
-    /// Whether `counts` respects every node's room and slots (eq. 6) and places no more
-    /// tasks of a class than it has.
+    /// Whether `counts` respects every node's room and slots (eq. 6), its intermediate space
+    /// and CPAC's reducer limit, and places no more tasks of a class than it has.
     pub fn feasible(&self, counts: &Counts) -> bool {
         let mut room = self.room.clone();
+        let nodes = room.nodes();
+        let mut output = vec![0u128; nodes];
+        let mut copies: HashMap<(u32, usize), u64> = HashMap::new();
+        for (class, row) in self.classes.iter().zip(&counts.x) {
+            for (n, &k) in row.iter().enumerate() {
+                output[n] += u128::from(class.output) * u128::from(k);
+                if class.kind == TaskKind::Reduce {
+                    *copies.entry((class.job, n)).or_default() += u64::from(k);
+                }
+            }
+        }
+        if (0..nodes).any(|n| self.disk[n].is_some_and(|d| output[n] > u128::from(d))) {
+            return false;
+        }
+        if copies.iter().any(|(&(j, n), &k)| k > u64::from(self.copy_room(j, n))) {
+            return false;
+        }
         for (class, row) in self.classes.iter().zip(&counts.x) {
             if row.iter().map(|&k| k as usize).sum::<usize>() > class.tasks.len() {
                 return false;

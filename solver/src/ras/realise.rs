@@ -67,17 +67,27 @@ pub fn tasks_of(ix: &Indexed<'_>, problem: &RasProblem, counts: &Counts) -> Vec<
     node_of
 }
 
-/// Why each eligible task left unplaced waits: the nodes' room went to other tasks
+/// Why each eligible task left unplaced waits: `no_node_fits` when its demand exceeds every
+/// node's capacity even with nothing running there, else the nodes' room went to other tasks
 /// (`slots_taken`). Other tasks get `None` (the answer's own reasons apply).
 ///
 /// # Complexity
-/// O(pending).
+/// O(pending + classes · nodes · resources).
 pub fn reasons(problem: &RasProblem, node_of_task: &[Option<u32>]) -> Vec<Option<WaitReason>> {
     let mut reason = vec![None; node_of_task.len()];
+    let nodes = problem.room.nodes();
     for class in &problem.classes {
+        if class.tasks.iter().all(|&t| node_of_task[t].is_some()) {
+            continue;
+        }
+        let why = if (0..nodes).any(|n| problem.room.fits_empty(n, &class.demand)) {
+            WaitReason::SlotsTaken
+        } else {
+            WaitReason::NoNodeFits
+        };
         for &t in &class.tasks {
             if node_of_task[t].is_none() {
-                reason[t] = Some(WaitReason::SlotsTaken);
+                reason[t] = Some(why);
             }
         }
     }
