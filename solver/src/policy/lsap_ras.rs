@@ -46,6 +46,10 @@ impl Policy for LsapRas {
     }
 }
 
+/// A task's class in its group, replicas, input bytes and shuffle sources: tasks alike in
+/// all four cost the same on every node.
+type Alike<'a> = (u32, &'a [u32], u64, &'a [(u32, u64)]);
+
 /// Places `counts` at the least locality cost: per group of classes with equal (kind,
 /// demand, map output), a min-cost flow from the group's tasks to its nodes, node n taking Σ of the
 /// group's counts on n, each class (job) exactly its count.
@@ -117,8 +121,7 @@ fn by_locality(
         let solution = structured::solve(slots, &arcs, Some(&quotas));
         // Tasks of one class with the same data cost the same everywhere: among them the
         // earlier task gets the lower node (a stable tie-break that keeps the optimum).
-        let mut alike: BTreeMap<(u32, &[u32], u64, &[(u32, u64)]), (Vec<usize>, Vec<u32>)> =
-            BTreeMap::new();
+        let mut alike: BTreeMap<Alike<'_>, (Vec<usize>, Vec<u32>)> = BTreeMap::new();
         for (&(t, q), node) in tasks.iter().zip(solution.node_of_task) {
             node_of_task[t] = None;
             if let Some(n) = node {
