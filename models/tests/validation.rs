@@ -271,3 +271,82 @@ fn empty_cluster_and_no_free_slots_are_valid() {
     ]);
     check(&v).unwrap();
 }
+
+/// The multi-resource fields (RAS §3.1, Table 2; DESIGN.md §Wire schema): free-form capacities,
+/// per-phase profiles, per-task demands, goals and observed map lengths; what each refuses.
+#[test]
+fn multi_resource_fields() {
+    let mut v = base();
+    v["cluster"]["nodes"][0]["resources"] = json!({"cpu": 2, "mem": 2048, "disk": 5});
+    v["cluster"]["nodes"][1]["resources"] = json!({"gpu": 1});
+    v["jobs"][0]["profile"] = json!({"map": {"cpu": 0.3, "mem": 512}, "reduce": {"gpu": 1}});
+    v["jobs"][0]["goal_s"] = json!(3000);
+    v["jobs"][0]["mean_map_s"] = json!(42.5);
+    v["pending"][0]["demand"] = json!({"cpu": 1});
+    v["running"][0]["demand"] = json!({"mem": 100});
+    check(&v).unwrap();
+    let req = parse_request(v.to_string().as_bytes()).unwrap();
+    let res = req.cluster.nodes[0].resources.as_ref().unwrap();
+    assert_eq!(res.disk, Some(5));
+    assert_eq!(res.amounts.keys().collect::<Vec<_>>(), ["cpu", "mem"]);
+    assert!(req.cluster.nodes[1].has_capacities());
+    assert_eq!(req.jobs[0].profile.as_ref().unwrap().map["mem"], 512.0);
+    // Echoed back unchanged: `disk` stays a field of its own next to the names.
+    let echoed = serde_json::to_value(&req).unwrap();
+    assert_eq!(
+        echoed["cluster"]["nodes"][0]["resources"],
+        json!({"cpu": 2.0, "mem": 2048.0, "disk": 5})
+    );
+    rejects(
+        |v| v["cluster"]["nodes"][0]["resources"] = json!({"cpu": -1}),
+        "invalid_number",
+        "cluster.nodes[0].resources.cpu",
+    );
+    rejects(
+        |v| v["cluster"]["nodes"][0]["resources"] = json!({"cpu": "lots"}),
+        "invalid_field",
+        "cluster.nodes[0].resources",
+    );
+    rejects(
+        |v| v["jobs"][0]["profile"] = json!({"map": {"cpu": 1}}),
+        "unknown_reference",
+        "jobs[0].profile.map.cpu",
+    );
+    rejects(
+        |v| {
+            v["cluster"]["nodes"][0]["resources"] = json!({"cpu": 1});
+            v["jobs"][0]["profile"] = json!({"shuffle": {"cpu": -0.5}});
+        },
+        "invalid_number",
+        "jobs[0].profile.shuffle.cpu",
+    );
+    rejects(
+        |v| {
+            v["cluster"]["nodes"][0]["resources"] = json!({"cpu": 1, "disk": 10});
+            v["pending"][0]["demand"] = json!({"disk": 1});
+        },
+        "unknown_reference",
+        "pending[0].demand.disk",
+    );
+    rejects(
+        |v| v["running"][0]["demand"] = json!({"gpu": 1}),
+        "unknown_reference",
+        "running[0].demand.gpu",
+    );
+    rejects(|v| v["jobs"][0]["goal_s"] = json!(-1), "invalid_number", "jobs[0].goal_s");
+    rejects(|v| v["jobs"][0]["mean_map_s"] = json!(0), "invalid_number", "jobs[0].mean_map_s");
+}
+
+/// On a node with capacities, 0 slots means "no slot cap" (RAS's job slots): its running tasks
+/// are bounded by resources, not slots. Without capacities 0 slots still means none.
+#[test]
+fn zero_slots_with_capacities_are_uncapped() {
+    let mut v = base();
+    v["cluster"]["nodes"][1]["reduce_slots"] = json!(0);
+    v["cluster"]["nodes"][1]["resources"] = json!({"cpu": 4});
+    v["running"] = json!([{"id": "a", "job": "j", "kind": "reduce", "node": "n2"},
+                          {"id": "b", "job": "j", "kind": "reduce", "node": "n2"}]);
+    check(&v).unwrap();
+    v["cluster"]["nodes"][1]["resources"] = json!({"disk": 4});
+    assert_eq!(check(&v).unwrap_err().code(), "slots_oversubscribed");
+}
