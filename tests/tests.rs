@@ -13,6 +13,7 @@ mod fair_properties;
 mod placement;
 mod properties;
 mod ras_policies;
+mod ras_properties;
 mod shuffle_policies;
 mod shuffle_properties;
 mod whatif;
