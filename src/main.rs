@@ -50,7 +50,7 @@ enum Command {
         /// Override `policy.algorithm` (e.g. dl_sched, lsap).
         #[arg(long, value_parser = parse_algorithm)]
         algorithm: Option<Algorithm>,
-        /// Override `policy.solver` (auto, jv, hungarian).
+        /// Override `policy.solver` (auto, flow, jv, hungarian; mip under ras and lsap_ras).
         #[arg(long, value_parser = parse_engine)]
         solver: Option<SolverEngine>,
     },
