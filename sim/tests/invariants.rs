@@ -197,10 +197,12 @@ fn errors_name_their_cause() {
     let policy = placer_models::Policy { shuffle_light_ratio: 2.0, ..p() };
     assert_eq!(knob(policy), "policy.shuffle_light_ratio");
 
-    // An algorithm this solver build does not implement fails at the first epoch.
+    // An engine the algorithm does not run on fails at the first epoch.
     bad.jobs[0].maps[0].compute_s = 1.0;
     bad.jobs[0].submit_s = 4.0;
-    let err = simulate(&bad, &SimConfig::with_algorithm(Algorithm::Ras)).unwrap_err();
+    let mut cfg = SimConfig::with_algorithm(Algorithm::Ras);
+    cfg.policy.solver = placer_models::SolverEngine::Jv;
+    let err = simulate(&bad, &cfg).unwrap_err();
     assert!(matches!(err, SimError::Solver { time_s, .. } if time_s == 6.0), "{err}");
 }
 
