@@ -47,12 +47,21 @@ pub enum SolveError {
         /// What is wrong with it.
         message: String,
     },
-    /// A dense problem beyond the size placer builds (HTTP 422).
-    #[error("{path}: problem too large for the dense engines: {message}")]
+    /// A problem beyond the size placer builds for an exact engine: a dense matrix, a
+    /// shuffle-aware view, the MIP reference's variables (HTTP 422).
+    #[error("{path}: problem too large to solve exactly: {message}")]
     ProblemTooLarge {
         /// The field whose size is at fault.
         path: String,
         /// Sizes and limit.
+        message: String,
+    },
+    /// The MIP reference's solver (HiGHS) failed on a valid model (HTTP 422).
+    #[error("{path}: the MIP solver failed: {message}")]
+    EngineFailed {
+        /// Always `policy.solver`.
+        path: String,
+        /// HiGHS's description.
         message: String,
     },
     /// Costs too large to sum exactly in the solver's integer type (HTTP 422).
@@ -76,6 +85,7 @@ impl SolveError {
             Self::InvalidCost { .. } => "invalid_cost",
             Self::CostOverflow { .. } => "cost_overflow",
             Self::ProblemTooLarge { .. } => "problem_too_large",
+            Self::EngineFailed { .. } => "solver_failed",
         }
     }
 
@@ -87,7 +97,8 @@ impl SolveError {
             | Self::UnsupportedEngine { path, .. }
             | Self::InvalidCost { path, .. }
             | Self::CostOverflow { path, .. }
-            | Self::ProblemTooLarge { path, .. } => path,
+            | Self::ProblemTooLarge { path, .. }
+            | Self::EngineFailed { path, .. } => path,
             Self::Infeasible { .. } => "$",
         }
     }
