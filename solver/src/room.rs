@@ -164,6 +164,19 @@ impl Room {
         })
     }
 
+    /// How much more of resource `k` node `n` admits, tolerance included: a set of new tasks
+    /// with positive demands of `k` fits it (as far as `k` goes) when their demands sum to at
+    /// most this, as [`Room::fits`] decides one task at a time. Negative when the running
+    /// tasks already use more than the capacity: then no task that needs `k` fits.
+    ///
+    /// # Complexity
+    /// O(1).
+    pub fn headroom(&self, n: usize, k: usize) -> f64 {
+        let i = n * self.resources() + k;
+        let cap = self.capacity[i];
+        cap + TOLERANCE * cap.abs().max(1.0) - self.used[i]
+    }
+
     /// Whether demand `d` would fit node `n` if it were empty (slots aside): a task that fits
     /// no node this way waits with `no_node_fits`.
     pub fn fits_empty(&self, n: usize, d: &[f64]) -> bool {
