@@ -7,7 +7,7 @@ use crate::answer::{self, Outcome, PlaceOptions};
 use crate::cost::LocalityCost;
 use crate::disk;
 use crate::error::SolveError;
-use crate::exact::engines::engine_list;
+use crate::exact::engines::check_engine;
 use crate::fair_shares;
 use crate::index::Indexed;
 use crate::matrix::CostMatrix;
@@ -28,7 +28,8 @@ use placer_models::{PlaceRequest, PlaceResponse, Status, TaskKind, WaitReason};
 /// # Errors
 /// [`SolveError::Invalid`] for a snapshot that fails validation,
 /// [`SolveError::UnsupportedAlgorithm`] for an algorithm this build does not implement,
-/// [`SolveError::UnsupportedEngine`] for a `policy.solver` the policy does not accept,
+/// [`SolveError::UnsupportedEngine`] for a `policy.solver` the policy does not accept (or
+/// `mip` in a build without the `mip` feature),
 /// [`SolveError::CostOverflow`] / [`SolveError::ProblemTooLarge`] from the exact engines.
 ///
 /// # Examples
@@ -56,13 +57,7 @@ pub fn place(req: &PlaceRequest, opts: &PlaceOptions) -> Result<PlaceResponse, S
     placer_models::validate(req)?;
     let policy = registry::lookup(req.policy.algorithm)?;
     let engine = req.policy.solver;
-    if !policy.engines().contains(&engine) {
-        return Err(SolveError::UnsupportedEngine {
-            path: "policy.solver".to_owned(),
-            engine: engine.name(),
-            available: engine_list(policy.engines()),
-        });
-    }
+    check_engine(policy.engines(), engine)?;
     let ix = Indexed::new(req);
     let model = LocalityCost::new(&ix);
     let shares = fair_shares::compute(&ix);
