@@ -9,7 +9,8 @@
 //! pipeline   place(): validate → index → fair shares → policy → answer   (pipeline, answer)
 //! policy     one file per policy, one Policy trait, one registry          (policy/)
 //! exact      the front door: objective + engine → quantum, dense / structured / capped
-//! engines    flow/ (structured min-cost flow), lsap/ (dense JV, Kuhn–Munkres, brute force)
+//! engines    flow/ (structured min-cost flow), lsap/ (dense JV, Kuhn–Munkres, brute force),
+//!            mip/ (RAS's epoch problem exactly, HiGHS; the cargo feature `mip`, on by default)
 //! ```
 //! beside the epoch's shared inputs: `index`, `cost`, `matrix`, `network`, `fair_shares`,
 //! `water_filling`, `schedulable`, `fair_order`, `starvation`, `job_limits`, `cpac`, `disk`,
@@ -29,6 +30,8 @@ pub mod index;
 pub mod job_limits;
 pub mod lsap;
 pub mod matrix;
+#[cfg(feature = "mip")]
+pub mod mip;
 pub mod network;
 mod pipeline;
 pub mod policy;
