@@ -135,11 +135,15 @@ pub struct MipSolution {
 /// assert_eq!(answer.status, placer_models::Status::Optimal);
 /// ```
 pub fn solve(problem: &RasProblem, limits: MipLimits) -> Result<MipSolution, SolveError> {
-    let room = &problem.room;
-    let nodes = room.nodes();
-    let ub: Vec<Vec<u32>> = (0..problem.classes.len())
-        .map(|c| (0..nodes).map(|n| upper_bound(problem, c, n)).collect())
-        .collect();
+    let nodes = problem.room.nodes();
+    let classes = problem.classes.len();
+    // The counts alone first: no bound is computed for a problem refused anyway.
+    let cells = classes as u64 * nodes as u64;
+    if cells > MAX_VARIABLES as u64 {
+        return Err(too_large(classes, nodes, None));
+    }
+    let ub: Vec<Vec<u32>> =
+        (0..classes).map(|c| (0..nodes).map(|n| upper_bound(problem, c, n)).collect()).collect();
     let placeable = placeable(problem, &ub);
     let binaries: u64 = placeable
         .iter()
@@ -147,19 +151,10 @@ pub fn solve(problem: &RasProblem, limits: MipLimits) -> Result<MipSolution, Sol
         .filter(|(_, &a)| a)
         .map(|(p, _)| u64::from(p[0]) + u64::from(p[1]))
         .sum();
-    let counts_vars = problem.classes.len() as u64 * nodes as u64;
-    let total = counts_vars + binaries;
-    if total > MAX_VARIABLES as u64 {
-        return Err(SolveError::ProblemTooLarge {
-            path: "policy.solver".to_owned(),
-            message: format!(
-                "the MIP reference needs {} task classes × {nodes} nodes + {binaries} utility \
-                 indicators = {total} variables, over its limit of {MAX_VARIABLES}",
-                problem.classes.len()
-            ),
-        });
+    if cells + binaries > MAX_VARIABLES as u64 {
+        return Err(too_large(classes, nodes, Some(binaries)));
     }
-    let zero = Counts::zero(problem.classes.len(), nodes);
+    let zero = Counts::zero(classes, nodes);
     if !problem.active.contains(&true) || ub.iter().flatten().all(|&u| u == 0) {
         return Ok(answer(problem, zero, Status::Optimal));
     }
@@ -210,6 +205,23 @@ fn answer(problem: &RasProblem, counts: Counts, status: Status) -> MipSolution {
     }
 }
 
+/// `problem_too_large` at `policy.solver`, with the sizes (`binaries` once known).
+fn too_large(classes: usize, nodes: usize, binaries: Option<u64>) -> SolveError {
+    let cells = classes as u64 * nodes as u64;
+    let sizes = match binaries {
+        Some(b) => format!("+ {b} utility indicators = {} variables", cells + b),
+        None => format!("= {cells} variables before its utility indicators"),
+    };
+    SolveError::ProblemTooLarge {
+        path: "policy.solver".to_owned(),
+        message: format!(
+            "the MIP reference needs {classes} task classes × {nodes} nodes {sizes}, over its \
+             limit of {MAX_VARIABLES}"
+        ),
+    }
+}
+
+/// HiGHS's failure as an error at `policy.solver`.
 fn failed(e: &ResolutionError) -> SolveError {
     SolveError::EngineFailed { path: "policy.solver".to_owned(), message: e.to_string() }
 }
