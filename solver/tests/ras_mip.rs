@@ -126,6 +126,20 @@ fn mip_refuses_more_variables_than_its_limit() {
     assert!(err.to_string().contains("20000"), "{err}");
 }
 
+/// One class on one node, but 20,000 maps that all fit: 1 count + 20,000 indicators, one over
+/// the limit.
+#[test]
+fn mip_counts_the_utility_indicators_in_its_limit() {
+    let p = problem(&json!({"schema_version": 1,
+        "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "tt", "rack": "r",
+            "resources": {"cpu": 1}}]},
+        "pools": [{"id": "p"}], "jobs": [{"id": "a", "pool": "p"}],
+        "pending": pending_maps("a", MAX_VARIABLES)}));
+    let err = mip::solve(&p, MipLimits::default()).expect_err("too large");
+    assert_eq!((err.code(), err.path()), ("problem_too_large", "policy.solver"));
+    assert!(err.to_string().contains("+ 20000 utility indicators = 20001 variables"), "{err}");
+}
+
 /// A time limit of zero: HiGHS stops at once, the answer is the feasible start (or better)
 /// and says `time_limited`.
 #[test]
@@ -252,7 +266,7 @@ fn tiny_snapshot() -> impl Strategy<Value = Value> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    #![proptest_config(ProptestConfig::with_cases(300))]
 
     /// The MIP reaches the oracle's least utility and then its packing (1e-6), with counts the
     /// room admits, and answers the same twice.
