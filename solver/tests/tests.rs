@@ -1,8 +1,9 @@
 //! placer-solver's integration tests, in one binary (DESIGN.md §Style): ShuffleWatcher's
-//! figures as served, and the MIP reference of RAS's epoch problem against hand-derived cases
+//! figures as served, DRF's examples, and the MIP reference of RAS's epoch problem against hand-derived cases
 //! and a brute-force oracle.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[cfg(feature = "mip")]
 mod ras_mip;
+mod drf;
 mod shuffle_watcher;

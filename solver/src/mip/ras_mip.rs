@@ -23,6 +23,9 @@
 //! - room (eq. 6): Σ_c x_{c,n} · d_{c,r} ≤ h_{n,r} for every n, r, over c with d_{c,r} > 0;
 //! - slots: Σ_{c of kind} x_{c,n} ≤ σ_{n,kind} unless the node is uncapped
 //!   ([`crate::room::UNCAPPED`]);
+//! - the limits every policy keeps: Σ_c x_{c,n} · o_c ≤ D_n on a node with intermediate
+//!   space D_n (bytes; o_c a map's output, FAIR §5.4), and Σ_{c: reduces of j} x_{c,n} ≤ the
+//!   job's copy room on a CPAC node (FAIR §5.2); ub_{c,n} also respects both;
 //! - ladders ([`super::ladder`]): z_{j,k} ≥ z_{j,k+1} and Σ_k z_{j,k} = Σ_{c of j, kind} Σ_n
 //!   x_{c,n}, per kind, so that z is the unary code of j's placed count;
 //! - utility (eqs. 1–3): u_j = U_M + U_R with U_M = u_M(s_run) + Σ_k z^M_{j,k} ·
@@ -235,6 +238,12 @@ fn upper_bound(problem: &RasProblem, c: usize, n: usize) -> u32 {
     if slots != UNCAPPED {
         ub = ub.min(slots);
     }
+    if let (Some(disk), true) = (problem.disk[n], class.output > 0) {
+        ub = ub.min(u32::try_from(disk / class.output).unwrap_or(u32::MAX));
+    }
+    if class.kind == TaskKind::Reduce {
+        ub = ub.min(problem.copy_room(class.job, n));
+    }
     for (k, &d) in class.demand.iter().enumerate() {
         if d > 0.0 {
             let fit = (room.headroom(n, k) / d).floor();
@@ -445,6 +454,33 @@ impl Stages<'_> {
                 }
                 if any {
                     lp.add_constraint(load.leq(room.headroom(n, k)));
+                }
+            }
+            // Intermediate space (FAIR §5.4): Σ_c x_{c,n} · output_c ≤ disk_n.
+            if let Some(disk) = problem.disk[n] {
+                let mut written = Expression::from(0.0);
+                let mut any = false;
+                for (class, row) in problem.classes.iter().zip(x) {
+                    if let (Some(v), true) = (row[n], class.output > 0) {
+                        written.add_mul(class.output as f64, v);
+                        any = true;
+                    }
+                }
+                if any {
+                    lp.add_constraint(written.leq(disk as f64));
+                }
+            }
+            // CPAC (FAIR §5.2): per job, Σ of its reduce classes' x_{c,n} ≤ its copy room.
+            if problem.copy_limit[n].is_some() {
+                let mut per_job: std::collections::BTreeMap<u32, Expression> =
+                    std::collections::BTreeMap::new();
+                for (class, row) in problem.classes.iter().zip(x) {
+                    if let (Some(v), TaskKind::Reduce) = (row[n], class.kind) {
+                        *per_job.entry(class.job).or_insert_with(|| Expression::from(0.0)) += v;
+                    }
+                }
+                for (job, copies) in per_job {
+                    lp.add_constraint(copies.leq(f64::from(problem.copy_room(job, n))));
                 }
             }
             for kind in TaskKind::ALL {
