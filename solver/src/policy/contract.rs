@@ -45,6 +45,15 @@ pub trait Policy: Sync {
         Candidates::Capacity
     }
 
+    /// Whether it places tasks by the nodes' multi-resource room ([`crate::room`]) rather than
+    /// by slots: RAS's job slots made of resources (Polo et al. §3.1), DRF's demand vectors.
+    /// A master (the what-if simulator) then sends nodes with capacities and
+    /// `map_slots = reduce_slots = 0` (no slot cap), and tasks with their demands. Default
+    /// false.
+    fn multi_resource(&self) -> bool {
+        false
+    }
+
     /// The values of `policy.solver` it accepts; by default every engine (a greedy policy
     /// ignores the engine; an exact one whose problems have a dense form runs on any).
     fn engines(&self) -> &'static [SolverEngine] {

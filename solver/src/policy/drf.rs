@@ -84,6 +84,10 @@ impl Policy for Drf {
         "drf"
     }
 
+    fn multi_resource(&self) -> bool {
+        true
+    }
+
     fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
         Ok(place(epoch.ix))
     }

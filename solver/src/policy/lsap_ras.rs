@@ -31,6 +31,10 @@ impl Policy for LsapRas {
         "lsap_ras"
     }
 
+    fn multi_resource(&self) -> bool {
+        true
+    }
+
     fn engines(&self) -> &'static [SolverEngine] {
         super::ras::RAS_ENGINES
     }

@@ -29,6 +29,10 @@ impl Policy for Ras {
         "ras"
     }
 
+    fn multi_resource(&self) -> bool {
+        true
+    }
+
     fn engines(&self) -> &'static [SolverEngine] {
         RAS_ENGINES
     }
