@@ -35,6 +35,8 @@ fn job(k: usize, submit_s: f64, response_s: Option<f64>) -> JobMetrics {
         shuffle_gb: 0.0,
         cross_rack_shuffle_gb: 0.0,
         remote_map_gb: 0.0,
+        goal_s: None,
+        goal_met: None,
     }
 }
 
@@ -90,6 +92,8 @@ fn summary(jobs: &[JobMetrics], epochs: &[EpochMetrics], locality: [f64; 3]) -> 
         end_time_s: epochs.last().map_or(0.0, |e| e.time_s + 30.0),
         steady_throughput_jobs_per_h: 0.0,
         steady_mean_turnaround_s: 0.0,
+        goals: 0,
+        goals_met: 0,
     }
 }
 

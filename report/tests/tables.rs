@@ -50,6 +50,8 @@ fn job(id: &str, submit_s: f64, finish_s: Option<f64>, locality: [usize; 4]) -> 
         shuffle_gb: 0.0,
         cross_rack_shuffle_gb: 0.0,
         remote_map_gb: 0.0,
+        goal_s: None,
+        goal_met: None,
     }
 }
 
@@ -114,6 +116,8 @@ fn report(name: &str, algorithm: Algorithm, locality: [usize; 4]) -> SimReport {
         end_time_s: 50.0,
         steady_throughput_jobs_per_h: 84.0,
         steady_mean_turnaround_s: 21.25,
+        goals: 0,
+        goals_met: 0,
     };
     SimReport {
         name: name.to_owned(),

@@ -2,12 +2,15 @@
 //! map and reduce slots in racks): built from the workload's topology or from N nodes in racks
 //! of K, with dense indices and the v1 `cluster` block every snapshot carries. In snapshots,
 //! nodes are `n{index}` and racks `r{index}` (indices in rack order); the trace's own names are
-//! kept for lookups and reports. O(nodes) to build.
+//! kept for lookups and reports. With a workload that has demands, every node also carries its
+//! capacity in the demands' units, and under a multi-resource policy the nodes go out without
+//! slot caps (`resources.rs`). O(nodes) to build.
 
 use crate::config::{ClusterSource, SimConfig};
 use crate::error::SimError;
 use placer_datasets::Workload;
-use placer_models::{Cluster, Network, Node, NodeId, Rack, RackId};
+use placer_models::{Cluster, Network, Node, NodeId, Rack, RackId, Resources};
+use placer_solver::PolicyOf;
 use std::collections::HashMap;
 
 /// Racks and nodes with dense indices.
@@ -27,6 +30,11 @@ pub(crate) struct SimCluster {
     pub total_map_slots: u64,
     /// Σ reduce slots.
     pub total_reduce_slots: u64,
+    /// Capacity per node (cpu, mem, io) in the units of the tasks' demands (`resources.rs`).
+    pub capacity: Vec<[f64; 3]>,
+    /// The run places by resources: nodes are sent with `map_slots = reduce_slots = 0` (no
+    /// slot cap) and may run more tasks than `map_slots` / `reduce_slots` (`resources.rs`).
+    pub uncapped: bool,
     /// Node name → index.
     by_name: HashMap<String, usize>,
     /// The v1 `cluster` block (ids `n{i}`, `r{i}`).
@@ -40,6 +48,7 @@ impl SimCluster {
         let mut rack_of = Vec::new();
         let mut map_slots = Vec::new();
         let mut reduce_slots = Vec::new();
+        let capacity;
         let racks = match &config.cluster {
             ClusterSource::Workload { map_slots: dm, reduce_slots: dr } => {
                 let Some(topology) = &workload.topology else {
@@ -56,6 +65,7 @@ impl SimCluster {
                         reduce_slots.push(node.reduce_slots.unwrap_or(*dr));
                     }
                 }
+                capacity = crate::resources::scaled_capacities(topology);
                 topology.racks.len()
             }
             ClusterSource::Synthetic { nodes, rack_size, map_slots: m, reduce_slots: r } => {
@@ -66,9 +76,13 @@ impl SimCluster {
                     map_slots.push(*m);
                     reduce_slots.push(*r);
                 }
+                capacity = vec![[1.0; 3]; *nodes];
                 nodes.div_ceil(rack_size)
             }
         };
+        let demands = crate::resources::has_demands(workload);
+        let uncapped =
+            demands && config.policy.algorithm.policy().is_some_and(|p| p.multi_resource());
         let mut by_name = HashMap::with_capacity(names.len());
         for (i, name) in names.iter().enumerate() {
             if name.is_empty() {
@@ -97,8 +111,10 @@ impl SimCluster {
                 .map(|i| Node {
                     id: NodeId(format!("n{i}")),
                     rack: RackId(format!("r{}", rack_of[i])),
-                    map_slots: map_slots[i],
-                    reduce_slots: reduce_slots[i],
+                    map_slots: if uncapped { 0 } else { map_slots[i] },
+                    reduce_slots: if uncapped { 0 } else { reduce_slots[i] },
+                    resources: demands
+                        .then(|| Resources::of(crate::resources::amounts(capacity[i]))),
                     ..Node::default()
                 })
                 .collect(),
@@ -121,6 +137,8 @@ impl SimCluster {
             reduce_slots,
             total_map_slots,
             total_reduce_slots,
+            capacity,
+            uncapped,
             by_name,
             wire,
         })

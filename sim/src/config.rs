@@ -63,7 +63,9 @@ pub enum ReplicaSource {
 /// How many pending tasks of one job and kind one epoch's snapshot carries. The tasks offered
 /// under a bound are chosen by `snapshot.rs`: maps matched greedily (task order) to unclaimed
 /// free map slots on their replica nodes first, then the others in task order; reduces in task
-/// order.
+/// order. A multi-resource policy on a workload with demands has no slots to count: there
+/// `Capacity` and `FreeSlots` both bound a job by the cluster's room for its tasks (how many
+/// of them the nodes' capacities could hold; `resources.rs`), never by 0.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PendingBound {
     /// Every pending task: the snapshot is the exact state, the solver's answer the exact

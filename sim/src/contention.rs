@@ -1,8 +1,12 @@
 //! Multi-resource contention on a node (RAS, Polo et al. §3.1 and Fig. 3: too few slots idle a
 //! node, too many overcommit it): the tasks computing on a node with a demand (cpu, mem, io as
-//! fractions of the node, RAS Table 2) all progress at the node's rate `ρ = min_r f_r` of
+//! fractions of one node, RAS Table 2) all progress at the node's rate `ρ = min_r f_r` of
 //! [`crate::Contention`] (1 when the sums fit the node; else the most overcommitted resource
-//! sets the pace). When a task starts or stops computing
+//! sets the pace). A node's load of resource r is D_r / C_r with C_r its capacity in the
+//! demands' units (`resources.rs`: 1 on the RAS and synthetic clusters, so the load is D_r;
+//! on a trace cluster the node's share of the largest node); a resource the node has none of
+//! (C_r = 0) is not modelled on it (factor 1), since a slot policy may well send a GPU task
+//! to a CPU node, which would otherwise never finish. When a task starts or stops computing
 //! on a node, the node's tasks are settled at the old rate (work done = elapsed · ρ) and
 //! rescheduled at the new one, under a new version (their old end events go stale). Tasks
 //! without a demand are not slowed and do not slow others. O(tasks computing on the node) per
@@ -22,7 +26,8 @@ pub(crate) struct NodeLoad {
     tasks: Vec<Vec<usize>>,
     sum: Vec<[f64; 3]>,
     rate: Vec<f64>,
-    /// Σ over nodes of min(sum, 1) per resource: the cluster's resources in use, in nodes.
+    /// Σ over nodes of min(sum, capacity) per resource: the cluster's resources in use, in
+    /// the demands' units.
     in_use: [f64; 3],
 }
 
@@ -38,7 +43,14 @@ impl NodeLoad {
     }
 }
 
-/// `ρ` of [`Contention`] for demand sums `d` = (cpu, mem, io).
+/// `ρ` of [`Contention`] for demand sums `sum` = (cpu, mem, io) on a node of capacity `cap`:
+/// loads `sum_r / cap_r` (0 where `cap_r` = 0, module docs).
+pub(crate) fn node_rate(sum: [f64; 3], cap: [f64; 3], c: &Contention) -> f64 {
+    let load = std::array::from_fn(|r| if cap[r] > 0.0 { sum[r] / cap[r] } else { 0.0 });
+    rate(load, c)
+}
+
+/// `ρ` of [`Contention`] for loads `d` = (cpu, mem, io), each Σ demand / capacity.
 pub(crate) fn rate(d: [f64; 3], c: &Contention) -> f64 {
     let shared = |load: f64, kappa: f64| {
         if load <= 1.0 {
@@ -89,11 +101,12 @@ impl Engine<'_> {
                 }
             }
         }
-        for ((used, new), old) in self.load.in_use.iter_mut().zip(sum).zip(self.load.sum[n]) {
-            *used += new.min(1.0) - old.min(1.0);
+        let cap = self.cluster.capacity[n];
+        for (r, used) in self.load.in_use.iter_mut().enumerate() {
+            *used += sum[r].min(cap[r]) - self.load.sum[n][r].min(cap[r]);
         }
         self.load.sum[n] = sum;
-        let rate = rate(sum, &self.cfg.contention);
+        let rate = node_rate(sum, cap, &self.cfg.contention);
         self.load.rate[n] = rate;
         for i in 0..self.load.tasks[n].len() {
             let t = self.load.tasks[n][i];
@@ -128,5 +141,9 @@ mod tests {
         assert_relative_eq!(rate([0.0, 1.5, 0.0], &mem), 1.0 / 3.0);
         // Two resources over: the bottleneck sets the pace (cpu 2 → 1/2, io 1.5 → 1/1.5).
         assert_relative_eq!(rate([2.0, 0.0, 1.5], &fair), 0.5);
+        // A node of half the largest's cpu runs cpu 0.75 at load 1.5; one without GPUs
+        // (io capacity 0) is not slowed by GPU demands.
+        assert_relative_eq!(node_rate([0.75, 0.0, 0.0], [0.5, 1.0, 1.0], &fair), 1.0 / 1.5);
+        assert_eq!(node_rate([0.5, 0.5, 3.0], [1.0, 1.0, 0.0], &fair), 1.0);
     }
 }

@@ -26,6 +26,12 @@
 //!    measured times) + `compute_s`, done at rate 1, or at the node's contention rate when
 //!    the task has a demand (`contention.rs`).
 //!
+//! **Resources** (`resources.rs`): with a workload that has demands, a multi-resource policy
+//! (`ras`, `drf`, `lsap_ras`) places by the nodes' capacities, not their slots: a node may run
+//! more tasks than its configured slots, and an epoch whose previous solver call placed
+//! nothing skips the solver until a task ends or becomes pending (its answer would be as
+//! empty: the room it saw has not grown).
+//!
 //! **Jobs** wait `setup_s` after arriving before their tasks are pending, and finish
 //! `cleanup_s` after their last task (Hadoop 0.20's setup and cleanup tasks, as a trace measured
 //! them or `job_setup_s` / `job_cleanup_s`; they hold no slot here).
@@ -144,6 +150,17 @@ pub(crate) struct JobRun {
     pub maps_io_done: (u128, u128),
     /// Echoed SAMP decision (ShuffleWatcher Fig. 4), as `delay`.
     pub shuffle_watcher: Option<placer_models::ShuffleWatcherState>,
+    /// Σ run time (start to end, s) of its completed maps (RAS §3.2's observed map length).
+    pub map_s_done: f64,
+}
+
+impl JobRun {
+    /// The mean run time of its completed maps, s (`jobs[].mean_map_s`); `None` until one
+    /// has completed, or while their mean is 0 (the wire wants a length > 0).
+    pub fn mean_map_s(&self) -> Option<f64> {
+        let mean = self.map_s_done / self.maps_done as f64;
+        (self.maps_done > 0 && mean > 0.0 && mean.is_finite()).then_some(mean)
+    }
 }
 
 /// One run's whole state.
@@ -165,10 +182,15 @@ pub(crate) struct Engine<'a> {
     pub jobs: Vec<JobRun>,
     /// Echoed starvation clocks per pool.
     pub starvation: Vec<Option<StarvationState>>,
-    /// Busy slots per node and kind.
+    /// Busy slots per node and kind (above the node's slots only when uncapped).
     pub used: Vec<[u32; 2]>,
-    /// Free slots per kind.
-    pub free: [u64; 2],
+    /// Σ demand (cpu, mem, io) of the tasks running per node (`resources.rs`).
+    pub held: Vec<[f64; 3]>,
+    /// Per job and kind, the pending bound of an uncapped run (`resources.rs`).
+    pub bound: crate::resources::ResourceBound,
+    /// Uncapped runs: the last solver call placed nothing and no task has ended or become
+    /// pending since, so the next epoch's answer would be as empty (the solver is skipped).
+    pub idle: bool,
     /// Pending tasks per kind.
     pub pending: [usize; 2],
     /// Running tasks, in task order.
@@ -250,12 +272,28 @@ impl<'a> Engine<'a> {
                 held: BTreeMap::new(),
                 maps_io_done: (0, 0),
                 shuffle_watcher: None,
+                map_s_done: 0.0,
             })
             .collect();
         let mut queue = EventQueue::default();
         for (j, job) in ix.jobs.iter().enumerate() {
             queue.push(job.submit_s, EventKind::Arrival(j));
         }
+        if cluster.uncapped && cfg.heartbeats().is_some() {
+            return Err(SimError::config(
+                "offers",
+                format!(
+                    "{} places by resources at epochs; heartbeat offers count a node's free \
+                     slots, which its uncapped nodes do not have (use epoch offers)",
+                    cfg.policy.algorithm.name()
+                ),
+            ));
+        }
+        let bound = if cluster.uncapped {
+            crate::resources::ResourceBound::new(&ix, &cluster.capacity)
+        } else {
+            crate::resources::ResourceBound::default()
+        };
         let req = crate::snapshot::base_request(cfg, &cluster, &ix, workload);
         let metrics = Metrics::new(ix.jobs.len(), ix.tasks.len(), cluster.nodes_of_rack.len());
         let beats = cfg.heartbeats().map(|multiple| {
@@ -272,7 +310,9 @@ impl<'a> Engine<'a> {
             ),
             rack_window: crate::snapshot::RackWindow::new(racks),
             used: vec![[0, 0]; cluster.len()],
-            free: [cluster.total_map_slots, cluster.total_reduce_slots],
+            held: vec![[0.0; 3]; cluster.len()],
+            bound,
+            idle: false,
             starvation: vec![None; ix.pools.len()],
             arrivals_left: ix.jobs.len(),
             load: crate::contention::NodeLoad::new(cluster.len()),
@@ -452,6 +492,7 @@ impl<'a> Engine<'a> {
         let run = &mut self.tasks[t];
         run.phase = Phase::Pending;
         run.pending_since_s = self.now;
+        self.idle = false;
         self.jobs[task.job as usize].pending[kind].insert(t);
         self.pending[kind] += 1;
         if self.pending[kind] == 1 {
@@ -462,6 +503,7 @@ impl<'a> Engine<'a> {
     /// Schedules the next offer: the next epoch tick, or nothing with heartbeats (those are
     /// woken by `make_pending` and by freed slots).
     pub(crate) fn offer_soon(&mut self) {
+        self.idle = false;
         if self.beats.is_some() || self.tick_scheduled {
             return;
         }
@@ -481,8 +523,12 @@ impl<'a> Engine<'a> {
         if self.pending == [0, 0] {
             return Ok(true);
         }
-        let room =
-            (self.pending[0] > 0 && self.free[0] > 0) || (self.pending[1] > 0 && self.free[1] > 0);
+        let room = if self.cluster.uncapped {
+            !self.idle
+        } else {
+            let free = self.free_slots();
+            (self.pending[0] > 0 && free[0] > 0) || (self.pending[1] > 0 && free[1] > 0)
+        };
         let mut assigned = 0;
         if room || self.cfg.may_preempt() {
             assigned = self.solve(None)?;
@@ -544,7 +590,7 @@ impl<'a> Engine<'a> {
         let snapshot_ms = built.duration_since(before).as_secs_f64() * 1e3;
         let free = match offer {
             Some((_, f)) => [u64::from(f[0]), u64::from(f[1])],
-            None => self.free,
+            None => self.free_slots(),
         };
         let start = EpochStart {
             pending: self.pending[0] + self.pending[1],
@@ -553,6 +599,7 @@ impl<'a> Engine<'a> {
             free,
         };
         self.apply(&answer)?;
+        self.idle = answer.assignments.is_empty() && answer.preemptions.is_empty();
         let window = self.beats.as_ref().map(|_| self.cfg.epoch_s);
         self.metrics.epoch_solved(self.now, start, &answer, snapshot_ms, solve_ms, window);
         if self.cfg.audit {
@@ -589,7 +636,8 @@ impl<'a> Engine<'a> {
                 TaskKind::Map => self.cluster.map_slots[n],
                 TaskKind::Reduce => self.cluster.reduce_slots[n],
             };
-            if self.used[n][kind.slot()] >= slots {
+            // Uncapped nodes have no slots to run out of: the solver's room bounds them.
+            if !self.cluster.uncapped && self.used[n][kind.slot()] >= slots {
                 return Err(bad(format!(
                     "task {} assigned to node {} without a free slot",
                     a.task, a.node
@@ -625,7 +673,7 @@ impl<'a> Engine<'a> {
         self.jobs[j].pending[kind].remove(&t);
         self.pending[kind] -= 1;
         self.used[n][kind] += 1;
-        self.free[kind] -= 1;
+        crate::resources::hold(&mut self.held[n], task.demand, 1.0);
         self.running.insert(t);
         self.running_kind[kind] += 1;
         let run = &mut self.tasks[t];
@@ -711,6 +759,16 @@ impl<'a> Engine<'a> {
         if self.tasks[t].flows_left == 0 {
             self.start_compute(t);
         }
+    }
+
+    /// Free slots per kind: the cluster's slots less the running tasks (0 once an uncapped
+    /// run's tasks outnumber its configured slots).
+    pub(crate) fn free_slots(&self) -> [u64; 2] {
+        let running = |k: usize| self.running_kind[k] as u64;
+        [
+            self.cluster.total_map_slots.saturating_sub(running(0)),
+            self.cluster.total_reduce_slots.saturating_sub(running(1)),
+        ]
     }
 
     /// Bytes/s of a local disk.
@@ -806,11 +864,12 @@ impl<'a> Engine<'a> {
         let run = &mut self.tasks[t];
         run.version = run.version.wrapping_add(1);
         run.computing = false;
-        let n = run.node;
+        let (n, started_s) = (run.node, run.started_s);
         self.used[n][kind] -= 1;
-        self.free[kind] += 1;
+        crate::resources::hold(&mut self.held[n], self.ix.tasks[t].demand, -1.0);
+        self.idle = false;
         self.running_kind[kind] -= 1;
-        self.metrics.slot_freed(kind, self.now - run.started_s);
+        self.metrics.slot_freed(kind, self.now - started_s);
         self.running.remove(&t);
         self.slot_freed(n, kind);
     }
@@ -861,6 +920,7 @@ impl<'a> Engine<'a> {
                 *self.jobs[j].held.entry(node).or_insert(0) += output;
                 self.metrics.intermediate_changed(self.disks.held_total());
                 self.jobs[j].maps_done += 1;
+                self.jobs[j].map_s_done += self.now - self.tasks[t].started_s;
                 let io = &mut self.jobs[j].maps_io_done;
                 io.0 += u128::from(input);
                 io.1 += u128::from(output);
@@ -893,16 +953,18 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Slots never oversubscribed; the counters agree with the running set.
+    /// Slots never oversubscribed (uncapped: resources never oversubscribed); the counters
+    /// agree with the running set.
     fn audit_slots(&self) -> Result<(), SimError> {
         let mut used = vec![[0u32; 2]; self.cluster.len()];
         for &t in &self.running {
             used[self.tasks[t].node][self.ix.tasks[t].kind.slot()] += 1;
         }
+        let capped = !self.cluster.uncapped;
         for (n, u) in used.iter().enumerate() {
             if *u != self.used[n]
-                || u[0] > self.cluster.map_slots[n]
-                || u[1] > self.cluster.reduce_slots[n]
+                || (capped && u[0] > self.cluster.map_slots[n])
+                || (capped && u[1] > self.cluster.reduce_slots[n])
             {
                 return Err(SimError::Invariant {
                     time_s: self.now,
@@ -912,6 +974,9 @@ impl<'a> Engine<'a> {
                     ),
                 });
             }
+        }
+        if self.cluster.uncapped {
+            self.audit_resources()?;
         }
         self.disks.audit(self.now)
     }

@@ -106,6 +106,7 @@ impl Engine<'_> {
     /// Job `j` finished or was evicted: its outputs are deleted.
     pub(crate) fn free_intermediate(&mut self, j: usize) {
         let held = std::mem::take(&mut self.jobs[j].held);
+        self.idle = false;
         for (n, bytes) in held {
             self.disks.drop_held(n, bytes);
         }
@@ -127,7 +128,8 @@ impl Engine<'_> {
             .min();
         let Some(smallest) = smallest else { return false };
         let fits = (0..self.cluster.len()).any(|n| {
-            self.used[n][0] < self.cluster.map_slots[n]
+            // An uncapped node with no map running has room for any map that fits it at all.
+            (self.cluster.uncapped || self.used[n][0] < self.cluster.map_slots[n])
                 && self.disks.free(n).is_none_or(|f| f >= smallest)
         });
         !fits && self.active_jobs.iter().any(|&j| !self.jobs[j].held.is_empty())
@@ -177,6 +179,7 @@ impl Engine<'_> {
         let job = &mut self.jobs[j];
         job.maps_done = 0;
         job.maps_io_done = (0, 0);
+        job.map_s_done = 0.0;
         job.weight_done = 0;
         job.map_output.clear();
         self.free_intermediate(j);

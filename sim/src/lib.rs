@@ -38,6 +38,7 @@ mod network;
 mod offers;
 mod queue;
 mod report;
+mod resources;
 mod run;
 mod shuffle;
 mod snapshot;

@@ -12,8 +12,10 @@
 //! cancelled), not while they move, and an epoch's bytes are those counted since the previous
 //! solver call. A cross-rack flow of a map is remote map input, one of a reduce is cross-rack
 //! shuffle. Intermediate data is what the engine reports held on the nodes' disks
-//! ([`Metrics::intermediate_changed`]), and resource use the Σ demand of the running tasks
-//! ([`Metrics::resources_changed`]), integrated as a step function of time. O(1) per call; the
+//! ([`Metrics::intermediate_changed`]), and resource use the Σ demand of the computing tasks
+//! capped at each node's capacity ([`Metrics::resources_changed`]), integrated as a step
+//! function of time and divided by the cluster's capacity. Goals (RAS §3.2): a job with a
+//! deadline has the goal `submit_s + deadline_s` and meets it when it finishes by then. O(1) per call; the
 //! report is O(jobs + epochs) plus the sort of the response times for the p95.
 //!
 //! Per job (ShuffleWatcher Table 3's columns): its total shuffle (every byte its reduces
@@ -380,7 +382,7 @@ impl Metrics {
         cluster: &SimCluster,
     ) -> SimReport {
         let jobs = self.job_metrics(cfg, workload, ix, cluster);
-        let summary = self.summary(&jobs, cluster, has_demands(workload));
+        let summary = self.summary(&jobs, cluster, crate::resources::has_demands(workload));
         let t = &mut self.timing;
         t.wall_s = wall_s;
         t.total_solve_ms = t.solve_ms.iter().sum();
@@ -416,6 +418,7 @@ impl Metrics {
                 let ideal_s =
                     ideal_time_s(spec, map_slots, reduce_slots, cfg.disk_mb_s, cfg.rack_mbps);
                 let response_s = run.finish_s.map(|f| f - index.submit_s);
+                let goal_met = index.goal_s.map(|g| run.finish_s.is_some_and(|f| f <= g));
                 let slowdown = response_s
                     .filter(|_| ideal_s > 0.0 && ideal_s.is_finite())
                     .map(|r| r / ideal_s);
@@ -440,6 +443,8 @@ impl Metrics {
                     shuffle_gb: run.shuffle / 1e9,
                     cross_rack_shuffle_gb: run.cross_rack_shuffle / 1e9,
                     remote_map_gb: run.remote_map / 1e9,
+                    goal_s: index.goal_s,
+                    goal_met,
                 }
             })
             .collect()
@@ -497,7 +502,9 @@ impl Metrics {
             cross_rack_shuffle_gb: self.bytes.cross_rack_shuffle / 1e9,
             remote_map_gb: self.bytes.remote_map / 1e9,
             peak_intermediate_gb: self.peak_intermediate as f64 / 1e9,
-            utilisation: self.utilisation(demands, first_submit, makespan_s, cluster.names.len()),
+            utilisation: self.utilisation(demands, first_submit, makespan_s, &cluster.capacity),
+            goals: jobs.iter().filter(|j| j.goal_s.is_some()).count(),
+            goals_met: jobs.iter().filter(|j| j.goal_met == Some(true)).count(),
             fairness_distance: mean(self.epochs.iter().map(|e| e.fairness_distance)),
             map_slot_utilisation: per(self.busy[0], map_slots),
             reduce_slot_utilisation: per(self.busy[1], reduce_slots),
@@ -512,28 +519,31 @@ impl Metrics {
         }
     }
 
-    /// Mean Σ demand per node over the makespan `[first_submit, first_submit + makespan_s]`,
-    /// per resource: ∫ Σ demand dt / (nodes · makespan). `None` when the workload has no
-    /// demands or the engine reported no resource use; 0s for an empty makespan.
+    /// The mean share of the cluster's capacity in use over the makespan `[first_submit,
+    /// first_submit + makespan_s]`, per resource: ∫ Σ used dt / (Σ capacity · makespan), with
+    /// `capacity` per node in the demands' units (on RAS's cluster 1 per node: ∫ Σ demand dt
+    /// / (nodes · makespan)). `None` when the workload has no demands or the engine reported
+    /// no resource use; 0 for an empty makespan or a resource no node has.
     fn utilisation(
         &self,
         demands: bool,
         first_submit: f64,
         makespan_s: f64,
-        nodes: usize,
+        capacity: &[[f64; 3]],
     ) -> Option<ResourceUse> {
         if !demands || !self.resources.reported {
             return None;
         }
         let area = self.resources.area_until(first_submit + makespan_s);
-        let per = |a: f64| {
-            if nodes == 0 || makespan_s <= 0.0 {
+        let per = |r: usize| {
+            let total: f64 = capacity.iter().map(|c| c[r]).sum();
+            if total <= 0.0 || makespan_s <= 0.0 {
                 0.0
             } else {
-                a / (nodes as f64 * makespan_s)
+                area[r] / (total * makespan_s)
             }
         };
-        Some(ResourceUse { cpu: per(area[0]), mem: per(area[1]), io: per(area[2]) })
+        Some(ResourceUse { cpu: per(0), mem: per(1), io: per(2) })
     }
 }
 
@@ -563,13 +573,6 @@ fn steady_state(jobs: &[JobMetrics]) -> SteadyState {
     let middle =
         jobs.iter().filter(|j| j.submit_s >= lo && j.submit_s <= hi).filter_map(|j| j.response_s);
     SteadyState { throughput_jobs_per_h, mean_turnaround_s: mean(middle) }
-}
-
-/// Whether any task of `workload` has a resource demand.
-fn has_demands(workload: &Workload) -> bool {
-    workload.jobs.iter().any(|j| {
-        j.maps.iter().any(|m| m.demand.is_some()) || j.reduces.iter().any(|r| r.demand.is_some())
-    })
 }
 
 #[cfg(test)]
@@ -612,20 +615,24 @@ mod tests {
         // nothing. ∫ = (10 + 20, 5 + 10, 0 + 5) = (30, 15, 5); on 5 nodes over a 20 s
         // makespan: (30, 15, 5) / 100 = (0.3, 0.15, 0.05).
         let mut m = Metrics::new(1, 1, 1);
-        assert_eq!(m.utilisation(true, 0.0, 20.0, 5), None, "nothing reported");
+        let nodes = |n: usize| vec![[1.0; 3]; n];
+        assert_eq!(m.utilisation(true, 0.0, 20.0, &nodes(5)), None, "nothing reported");
         m.resources_changed(0.0, [1.0, 0.5, 0.0]);
         m.resources_changed(10.0, [2.0, 1.0, 0.5]);
         m.resources_changed(20.0, [0.0, 0.0, 0.0]);
-        let u = m.utilisation(true, 0.0, 20.0, 5).unwrap();
+        let u = m.utilisation(true, 0.0, 20.0, &nodes(5)).unwrap();
         let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
         assert!(close(u.cpu, 0.3) && close(u.mem, 0.15) && close(u.io, 0.05), "{u:?}");
         // A use still going at the end of the makespan counts up to its end.
         let mut m = Metrics::new(1, 1, 1);
         m.resources_changed(2.0, [1.0, 1.0, 1.0]);
-        let u = m.utilisation(true, 0.0, 10.0, 2).unwrap();
+        let u = m.utilisation(true, 0.0, 10.0, &nodes(2)).unwrap();
         assert!(close(u.cpu, 8.0 / 20.0), "{u:?}");
+        // Nodes of (1, 1, 0) and (0.5, 1, 0) capacity: cpu 8 / (1.5 · 10), mem 8 / 20, no io.
+        let u = m.utilisation(true, 0.0, 10.0, &[[1.0, 1.0, 0.0], [0.5, 1.0, 0.0]]).unwrap();
+        assert!(close(u.cpu, 8.0 / 15.0) && close(u.mem, 0.4) && u.io == 0.0, "{u:?}");
         // No demands in the workload: no utilisation, whatever was reported.
-        assert_eq!(m.utilisation(false, 0.0, 10.0, 2), None);
-        assert_eq!(m.utilisation(true, 0.0, 0.0, 2), Some(ResourceUse::default()));
+        assert_eq!(m.utilisation(false, 0.0, 10.0, &nodes(2)), None);
+        assert_eq!(m.utilisation(true, 0.0, 0.0, &nodes(2)), Some(ResourceUse::default()));
     }
 }

@@ -67,6 +67,12 @@ pub struct JobMetrics {
     pub cross_rack_shuffle_gb: f64,
     /// GB of its map input read from another rack (Table 3's "Remote Map Traffic").
     pub remote_map_gb: f64,
+    /// Its completion-time goal, s on the run's clock: `submit_s + deadline_s` when the
+    /// workload gives a deadline (RAS §3.2), else `None`.
+    pub goal_s: Option<f64>,
+    /// Whether it finished by `goal_s` (`finish_s ≤ goal_s`; an unfinished job did not);
+    /// `None` without a goal.
+    pub goal_met: Option<bool>,
 }
 
 /// One solver call.
@@ -156,9 +162,14 @@ pub struct Summary {
     /// The most map output held on the nodes' disks at once over the cluster, GB (FAIR §5.4's
     /// intermediate data); 0 until the engine reports it.
     pub peak_intermediate_gb: f64,
-    /// Mean resource use over the makespan: ∫ Σ demand of the running tasks dt / (nodes ·
-    /// makespan), per resource (RAS §4.2's utilisation); `None` when no task has a demand.
+    /// Mean resource use over the makespan: ∫ Σ demand of the computing tasks (capped at
+    /// each node's capacity) dt / (Σ capacity · makespan), per resource (RAS §4.2's
+    /// utilisation); `None` when no task has a demand.
     pub utilisation: Option<ResourceUse>,
+    /// Jobs with a completion-time goal.
+    pub goals: usize,
+    /// Jobs that finished by their goal.
+    pub goals_met: usize,
     /// Mean fairness distance over the solver calls.
     pub fairness_distance: f64,
     /// Busy map-slot seconds / (map slots × makespan).
@@ -187,8 +198,7 @@ pub struct Summary {
     pub steady_mean_turnaround_s: f64,
 }
 
-/// A use of the cluster's resources, per resource, as a fraction of all nodes' capacity (the
-/// units of the tasks' demands: RAS Table 2's shares of one TaskTracker).
+/// A use of the cluster's resources, per resource, as a fraction of all nodes' capacity.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct ResourceUse {
     /// CPU.

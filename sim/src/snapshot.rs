@@ -24,6 +24,14 @@
 //! - `users`: every user id of the workload (sorted, no weight) when its jobs name users, so
 //!   that the ShuffleWatcher policies, which take users as the fairness unit, know each job's.
 //!
+//! RAS's and DRF's inputs (`resources.rs` for the units):
+//! - `nodes[].resources` = {cpu, mem, io}, each node's capacity in the demands' units, and
+//!   `pending[].demand` / `running[].demand` = the task's `Demand`, when the workload has
+//!   demands. Under a multi-resource policy the nodes have `map_slots = reduce_slots = 0`.
+//! - `jobs[].goal_s` = submit + `deadline_s` when the job has a deadline (RAS §3.2's goal,
+//!   absolute); `jobs[].mean_map_s` = the mean run time (start to end) of the job's completed
+//!   maps, absent until one has completed (RAS §3.2's Job Status Updater).
+//!
 //! Node order: a fresh random permutation each epoch unless `SimConfig::node_order` is
 //! `Fixed` (see [`crate::NodeOrder`]): the order heartbeats arrive in.
 //!
@@ -35,8 +43,10 @@
 //! just the first 2,400 with a replica on some free node) — then, the same way, those with a
 //! replica in a rack with an unclaimed free map slot, then the others in task order (on a
 //! heartbeat that offers one slot, the job shows its node-local task if it has one, else a
-//! rack-local one, as Hadoop 0.20's task search did). Reduces: task order. The selection scans the job's pending set
-//! without allocating strings, so a snapshot costs O(active jobs + Σ pending scanned) integer
+//! rack-local one, as Hadoop 0.20's task search did). Reduces: task order. An uncapped run
+//! (a multi-resource policy) bounds by the cluster's room for the job's tasks instead, a node's
+//! free room standing for its free map slots (`resources.rs`). The selection scans the job's
+//! pending set without allocating strings, so a snapshot costs O(active jobs + Σ pending scanned) integer
 //! work but only O(offered + running) strings. `All` offers every pending task.
 
 use crate::cluster::{parse_node_id, SimCluster};
@@ -201,6 +211,8 @@ impl Engine<'_> {
                 maps_done: Some(count(run.maps_done.min(spec.maps))),
                 reduces_total: Some(count(spec.reduces)),
                 shuffle_watcher: run.shuffle_watcher.clone(),
+                goal_s: spec.goal_s,
+                mean_map_s: run.mean_map_s(),
                 ..Job::default()
             });
             for kind in [TaskKind::Map, TaskKind::Reduce] {
@@ -221,7 +233,7 @@ impl Engine<'_> {
                 node: self.cluster.wire.nodes[run.node].id.clone(),
                 started_s: Some(run.started_s),
                 phase: None,
-                demand: None,
+                demand: task.demand.map(crate::resources::amounts),
             });
         }
         self.req = req;
@@ -260,6 +272,8 @@ impl Engine<'_> {
         free.resize(self.cluster.nodes_of_rack.len(), 0);
         match self.offer {
             Some((n, offer)) => free[self.cluster.rack_of[n]] = offer[0],
+            // Uncapped: no rack quota (`resources.rs`).
+            None if self.cluster.uncapped => free.fill(u32::MAX),
             None => {
                 for (n, &r) in self.cluster.rack_of.iter().enumerate() {
                     free[r] += self.cluster.map_slots[n].saturating_sub(self.used[n][0]);
@@ -292,10 +306,12 @@ impl Engine<'_> {
         };
         let offered = match self.offer {
             Some((_, offer)) => u64::from(offer[kind.slot()]),
-            None => self.free[kind.slot()],
+            None => self.free_slots()[kind.slot()],
         };
         let bound = match self.cfg.pending_bound.resolve(self.cfg.policy.algorithm) {
             PendingBound::All | PendingBound::Auto => u64::MAX,
+            // Slots do not bound an uncapped run: the cluster's room for the job's tasks does.
+            _ if self.cluster.uncapped => self.bound.hold[j][kind.slot()],
             PendingBound::Capacity if self.offer.is_some() => {
                 total.min(self.beat_bound[kind.slot()])
             }
@@ -317,6 +333,7 @@ impl Engine<'_> {
             let free_on = |n: usize| match self.offer {
                 Some((beating, offer)) if beating == n => offer[0],
                 Some(_) => 0,
+                None if self.cluster.uncapped => self.room_for(n, j, TaskKind::Map),
                 None => self.cluster.map_slots[n].saturating_sub(self.used[n][0]),
             };
             let mut taken = vec![false; pending.len()];
@@ -380,6 +397,7 @@ impl Engine<'_> {
             job: job.clone(),
             kind: task.kind,
             pending_since_s: Some(self.tasks[t].pending_since_s),
+            demand: task.demand.map(crate::resources::amounts),
             ..PendingTask::default()
         };
         match task.kind {
@@ -550,6 +568,80 @@ mod tests {
             })
             .collect();
         assert_eq!(got, [(0.0, 1.0, 0), (3.0, 2.5, 1), (6.0, 1.25, 2)]);
+    }
+
+    #[test]
+    fn ras_3_2_jobs_carry_their_goal_and_observed_mean_map_length() {
+        // One node, one map slot, epochs every 3 s, no overhead. Job a (submitted at 5,
+        // deadline 95: goal 100) has maps of 4 s and 2 s: m0 runs 6–10; tick 9 has no free
+        // slot (no snapshot); at tick 12 m1 starts with mean_map_s = 4. Job b, without a
+        // deadline, has no goal.
+        let mut a = job("a", "default", 5.0, vec![map(0, &["n0"], 4.0, 0)], vec![]);
+        a.maps.push(map(0, &["n0"], 2.0, 0));
+        a.deadline_s = Some(95.0);
+        let w = Workload {
+            jobs: vec![a, job("b", "default", 0.0, vec![map(0, &["n0"], 1.0, 0)], vec![])],
+            topology: Some(topology(&[&[("n0", 1, 0)]])),
+            ..Workload::default()
+        };
+        let seen = snapshots(&w, &config(3.0));
+        type Goals = Vec<(Option<f64>, Option<f64>)>;
+        let got: Vec<(f64, Goals)> = seen
+            .iter()
+            .map(|r| (r.now_s, r.jobs.iter().map(|j| (j.goal_s, j.mean_map_s)).collect()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (0.0, vec![(None, None)]),
+                (6.0, vec![(Some(100.0), None)]),
+                (12.0, vec![(Some(100.0), Some(4.0))])
+            ]
+        );
+    }
+
+    #[test]
+    fn demands_go_out_with_capacities_and_multi_resource_policies_get_uncapped_nodes() {
+        // One node of 2 map slots (capacity 1 each: the topology states none); two maps of
+        // (cpu 0.5, mem 0.25, io 0.75) and one reduce of (0.25, 0.5, 0.125).
+        let mut w = Workload {
+            jobs: vec![job(
+                "a",
+                "default",
+                0.0,
+                vec![map(0, &["n0"], 10.0, 0); 2],
+                vec![reduce(1, 1.0)],
+            )],
+            topology: Some(topology(&[&[("n0", 2, 1)]])),
+            ..Workload::default()
+        };
+        for m in &mut w.jobs[0].maps {
+            m.demand = Some(placer_datasets::Demand { cpu: 0.5, mem: 0.25, io: 0.75 });
+        }
+        w.jobs[0].reduces[0].demand =
+            Some(placer_datasets::Demand { cpu: 0.25, mem: 0.5, io: 0.125 });
+        let amounts = |c: f64, m: f64, i: f64| crate::resources::amounts([c, m, i]);
+        // lsap keeps the slots: both maps run at 0 (overcommitting io, which contention
+        // slows), the node lists its resources, the tasks their demands.
+        let seen = snapshots(&w, &config(3.0));
+        let node = &seen[0].cluster.nodes[0];
+        assert_eq!((node.map_slots, node.reduce_slots), (2, 1));
+        assert_eq!(node.resources.as_ref().unwrap().amounts, amounts(1.0, 1.0, 1.0));
+        assert_eq!(seen[0].pending.len(), 2);
+        assert!(seen[0].pending.iter().all(|p| p.demand == Some(amounts(0.5, 0.25, 0.75))));
+        // The reduce, pending once both maps are done, carries its own demand.
+        let last = seen.last().unwrap();
+        assert_eq!(last.pending[0].demand, Some(amounts(0.25, 0.5, 0.125)));
+        // ras: no slot cap, one map at a time (io 0.75), the running map carries its demand;
+        // the bound offers ⌊1 / 0.75⌋ = 1 map of the two.
+        let policy = placer_models::Policy { algorithm: Algorithm::Ras, ..Default::default() };
+        let ras = SimConfig { policy, ..config(3.0) };
+        let seen = snapshots(&w, &ras);
+        let node = &seen[0].cluster.nodes[0];
+        assert_eq!((node.map_slots, node.reduce_slots), (0, 0));
+        assert_eq!(seen[0].pending.len(), 1);
+        let second = seen.iter().find(|r| !r.running.is_empty()).unwrap();
+        assert_eq!(second.running[0].demand, Some(amounts(0.5, 0.25, 0.75)));
     }
 
     #[test]

@@ -39,6 +39,9 @@ pub(crate) struct JobIndex {
     pub setup_s: f64,
     /// See `setup_s`.
     pub cleanup_s: f64,
+    /// Completion-time goal on the run's clock, s: `submit_s + deadline_s` when the workload
+    /// gives a deadline (RAS §3.2's goal; `jobs[].goal_s`).
+    pub goal_s: Option<f64>,
 }
 
 impl JobIndex {
@@ -180,7 +183,11 @@ impl WorkloadIndex {
                     .min(job.maps.len()),
                 setup_s: job.setup_s.unwrap_or(config.job_setup_s),
                 cleanup_s: job.cleanup_s.unwrap_or(config.job_cleanup_s),
+                goal_s: job.deadline_s.map(|d| job.submit_s + d),
             });
+            if let Some(d) = job.deadline_s {
+                finite_non_negative(d, || format!("jobs[{j}].deadline_s"))?;
+            }
             finite_non_negative(jobs[j].setup_s, || format!("jobs[{j}].setup_s"))?;
             finite_non_negative(jobs[j].cleanup_s, || format!("jobs[{j}].cleanup_s"))?;
             for (k, map) in job.maps.iter().enumerate() {

@@ -543,3 +543,97 @@ fn sw_4_3_steady_state_leaves_out_ramp_up_and_ramp_down() {
     assert_eq!(r.summary.steady_throughput_jobs_per_h, 0.0);
     assert!(close(r.summary.steady_mean_turnaround_s, r.summary.mean_response_s));
 }
+
+/// `demand` on every map of every job.
+fn with_demand(mut w: Workload, cpu: f64, mem: f64, io: f64) -> Workload {
+    for m in w.jobs.iter_mut().flat_map(|j| j.maps.iter_mut()) {
+        m.demand = Some(placer_datasets::Demand { cpu, mem, io });
+    }
+    w
+}
+
+#[test]
+fn ras_3_1_job_slots_of_resources_run_three_maps_on_a_one_slot_node() {
+    // RAS §3.1: a node hosts as many tasks as its resources allow, not a fixed slot count.
+    // One node of 1 map slot (capacity 1.0 of cpu, mem, io: the cluster states none); one job
+    // of four maps, each cpu = mem = io = 0.3, 10 s, no input; epochs every 3 s.
+    // ras, drf, lsap_ras: 3 × 0.3 = 0.9 fits, 4 × 0.3 = 1.2 does not: three maps start at 0
+    // and end at 10 (at rate 1: no resource above 1); the fourth starts at tick 12, ends 22.
+    // The snapshot at 0 offers 3 of the 4 pending maps: ⌊1 / 0.3⌋ = 3 on the one node.
+    // fair (the same epochs): one map slot, one map at a time: 0–10, 12–22, 24–34, 36–46.
+    let w = with_demand(
+        Workload {
+            jobs: vec![job("a", "default", 0.0, vec![map(0, &["n0"], 10.0, 0); 4], vec![])],
+            topology: Some(topology(&[&[("n0", 1, 0)]])),
+            ..Workload::default()
+        },
+        0.3,
+        0.3,
+        0.3,
+    );
+    for algorithm in [Algorithm::Ras, Algorithm::Drf, Algorithm::LsapRas] {
+        let r = simulate(&w, &config(algorithm)).unwrap();
+        assert_eq!(r.stop, StopReason::Completed, "{algorithm:?}");
+        assert!(close(r.jobs[0].finish_s.unwrap(), 22.0), "{algorithm:?}: {:?}", r.jobs[0]);
+        assert_eq!((r.epochs[0].pending, r.epochs[0].offered), (4, 3), "{algorithm:?}");
+        assert_eq!(r.epochs[0].assigned, 3, "{algorithm:?}");
+        // Σ demand over time: 0.9 on [0, 10), 0.3 on [12, 22): 12 / 22 of the node's cpu.
+        let u = r.summary.utilisation.unwrap();
+        assert!(close(u.cpu, 12.0 / 22.0), "{algorithm:?}: {u:?}");
+    }
+    let r = simulate(&w, &config(Algorithm::Fair)).unwrap();
+    assert!(close(r.jobs[0].finish_s.unwrap(), 46.0), "{:?}", r.jobs[0]);
+    assert!(r.epochs.iter().all(|e| e.assigned <= 1));
+}
+
+#[test]
+fn uncapped_nodes_still_slow_down_when_a_resource_is_overcommitted() {
+    // The contention model is the same under every policy: fair with 2 map slots on one node
+    // runs two maps of io 0.75 at once, D_io = 1.5, rate 1 / (1.5 · (1 + 0.5 · 0.5)) = 1 /
+    // 1.875: each 10 s map takes 18.75 s. ras never overcommits: one at a time (2 × 0.75 >
+    // 1): 0–10, tick 12: 12–22.
+    let w = with_demand(
+        Workload {
+            jobs: vec![job("a", "default", 0.0, vec![map(0, &["n0"], 10.0, 0); 2], vec![])],
+            topology: Some(topology(&[&[("n0", 2, 0)]])),
+            ..Workload::default()
+        },
+        0.1,
+        0.1,
+        0.75,
+    );
+    let fair = simulate(&w, &config(Algorithm::Fair)).unwrap();
+    assert!(close(fair.jobs[0].finish_s.unwrap(), 18.75), "{:?}", fair.jobs[0]);
+    let ras = simulate(&w, &config(Algorithm::Ras)).unwrap();
+    assert!(close(ras.jobs[0].finish_s.unwrap(), 22.0), "{:?}", ras.jobs[0]);
+}
+
+#[test]
+fn ras_3_2_goals_met_and_missed() {
+    // One node, one map slot, fifo at epochs every 3 s, no overhead. Goals are submit +
+    // deadline, met when the job finishes by then:
+    // a: submitted at 0, one 10 s map, deadline 10 → goal 10; runs 0–10: met (at the goal).
+    // b: at 1, one 5 s map, deadline 14 → goal 15; waits for a, tick 12: 12–17 > 15: missed.
+    // c: at 2, one 1 s map, no deadline: no goal; tick 18: 18–19.
+    let mut jobs = vec![
+        job("a", "default", 0.0, vec![map(0, &["n0"], 10.0, 0)], vec![]),
+        job("b", "default", 1.0, vec![map(0, &["n0"], 5.0, 0)], vec![]),
+        job("c", "default", 2.0, vec![map(0, &["n0"], 1.0, 0)], vec![]),
+    ];
+    jobs[0].deadline_s = Some(10.0);
+    jobs[1].deadline_s = Some(14.0);
+    let w = Workload { jobs, topology: Some(topology(&[&[("n0", 1, 0)]])), ..Workload::default() };
+    let r = simulate(&w, &config(Algorithm::Fifo)).unwrap();
+    let got: Vec<(f64, Option<f64>, Option<bool>)> =
+        r.jobs.iter().map(|j| (j.finish_s.unwrap(), j.goal_s, j.goal_met)).collect();
+    assert_eq!(
+        got,
+        [(10.0, Some(10.0), Some(true)), (17.0, Some(15.0), Some(false)), (19.0, None, None)]
+    );
+    assert_eq!((r.summary.goals, r.summary.goals_met), (2, 1));
+    // A job that never finishes misses its goal: stopped at 12 s, b has not run.
+    let cut = SimConfig { max_time_s: Some(12.0), ..config(Algorithm::Fifo) };
+    let r = simulate(&w, &cut).unwrap();
+    assert_eq!(r.jobs[1].goal_met, Some(false));
+    assert_eq!((r.summary.goals, r.summary.goals_met), (2, 1));
+}

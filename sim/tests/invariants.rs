@@ -17,8 +17,9 @@ fn algorithms() -> Vec<Algorithm> {
     placer_solver::registry::REGISTRY.iter().map(|&(a, _)| a).collect()
 }
 
-/// Conservation checks every completed run must pass.
-fn check_conservation(w: &Workload, r: &SimReport) {
+/// Conservation checks every completed run must pass (`uncapped`: a multi-resource policy on a
+/// workload with demands, whose nodes have no slot cap).
+fn check_conservation(w: &Workload, r: &SimReport, uncapped: bool) {
     let tasks: usize = w.jobs.iter().map(|j| j.maps.len() + j.reduces.len()).sum();
     assert_eq!(r.summary.task_runs, tasks + r.summary.preemptions, "runs = tasks + re-runs");
     for (spec, j) in w.jobs.iter().zip(&r.jobs) {
@@ -34,7 +35,7 @@ fn check_conservation(w: &Workload, r: &SimReport) {
         assert!(pair[0].time_s < pair[1].time_s, "epochs in time order");
     }
     for e in &r.epochs {
-        assert!(e.assigned <= e.free_map_slots + e.free_reduce_slots);
+        assert!(uncapped || e.assigned <= e.free_map_slots + e.free_reduce_slots);
         assert!(e.offered <= e.pending);
     }
     assert_eq!(r.timing.solve_ms.len(), r.epochs.len());
@@ -75,7 +76,7 @@ fn random_workloads_conserve_tasks_under_every_algorithm() {
             };
             let r = simulate(&w, &cfg).unwrap();
             assert_eq!(r.stop, StopReason::Completed, "{algorithm:?}");
-            check_conservation(&w, &r);
+            check_conservation(&w, &r, false);
             // Three racks: the traffic checks of `check_conservation` are not vacuous.
             assert!(r.summary.cross_rack_shuffle_gb > 0.0, "{algorithm:?}");
         }
@@ -114,7 +115,7 @@ fn preempted_tasks_rerun_and_are_counted_apart() {
         &r.epochs[..r.epochs.len().min(4)]
     );
     assert_eq!(r.jobs[0].preempted, r.summary.preemptions);
-    check_conservation(&w, &r);
+    check_conservation(&w, &r, false);
     // a finishes long before b would have freed a slot at 100 s.
     assert!(r.jobs[1].finish_s.unwrap() < 100.0, "{:?}", r.jobs[1]);
 }
@@ -204,6 +205,21 @@ fn errors_name_their_cause() {
     cfg.policy.solver = placer_models::SolverEngine::Jv;
     let err = simulate(&bad, &cfg).unwrap_err();
     assert!(matches!(err, SimError::Solver { time_s, .. } if time_s == 6.0), "{err}");
+    // A multi-resource policy on a workload with demands places at epochs: heartbeat offers,
+    // which count free slots, are refused. Without demands it keeps the slots and may beat.
+    let beats = Offers::Heartbeats { assign_multiple: false };
+    let cfg = SimConfig { offers: beats, ..SimConfig::with_algorithm(Algorithm::Ras) };
+    assert_eq!(simulate(&bad, &cfg).unwrap().stop, StopReason::Completed);
+    bad.jobs[0].maps[0].demand = Some(placer_datasets::Demand { cpu: 0.5, mem: 0.5, io: 0.5 });
+    let err = simulate(&bad, &cfg).unwrap_err();
+    assert!(matches!(err, SimError::Config { ref field, .. } if field == "offers"), "{err}");
+    // A negative deadline names its job.
+    bad.jobs[0].deadline_s = Some(-1.0);
+    let err = simulate(&bad, &SimConfig::default()).unwrap_err();
+    assert!(
+        matches!(err, SimError::Workload { ref path, .. } if path == "jobs[0].deadline_s"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -274,6 +290,16 @@ proptest! {
             max_time_s: Some(20_000.0),
             ..SimConfig::with_algorithm(algorithms()[algorithm])
         };
+        let multi = placer_solver::registry::REGISTRY[algorithm].1.multi_resource();
+        let uncapped = demand.is_some() && multi;
+        if uncapped && matches!(cfg.offers, Offers::Heartbeats { .. }) {
+            let refused = matches!(
+                simulate(&w, &cfg),
+                Err(SimError::Config { ref field, .. }) if field == "offers"
+            );
+            prop_assert!(refused);
+            return Ok(());
+        }
         let r = simulate(&w, &cfg).unwrap();
         prop_assert!(r.stop != StopReason::TimeLimit, "{:?}", cfg);
         let needs_maps = w.jobs.iter().any(|j| !j.maps.is_empty());
@@ -281,8 +307,13 @@ proptest! {
         if (map_slots > 0 || !needs_maps) && (reduce_slots > 0 || !needs_reduces) {
             prop_assert_eq!(r.stop, StopReason::Completed);
         }
+        if uncapped {
+            // Every map fits an empty node (demands < 1) and reduces have no demand: an
+            // uncapped run finishes whatever the configured slots.
+            prop_assert_eq!(r.stop, StopReason::Completed);
+        }
         if r.stop == StopReason::Completed {
-            check_conservation(&w, &r);
+            check_conservation(&w, &r, uncapped);
         }
         let again = simulate(&w, &cfg).unwrap();
         prop_assert!(r.same_outcome(&again));
