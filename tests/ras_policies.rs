@@ -165,3 +165,14 @@ fn lsap_ras_same_counts_better_locality() {
     assert!(ras.stats.node_local < 4);
     assert_eq!(exact.stats.locality_cost, 0.0);
 }
+
+#[test]
+fn multi_resource_policies_are_ras_drf_and_lsap_ras() {
+    // The simulator sends uncapped nodes to exactly the policies that place by resources.
+    let multi: Vec<&str> = placer_solver::registry::REGISTRY
+        .iter()
+        .filter(|(_, p)| p.multi_resource())
+        .map(|(_, p)| p.name())
+        .collect();
+    assert_eq!(multi, ["ras", "lsap_ras", "drf"]);
+}

@@ -357,7 +357,8 @@ fn workload_presets_run_the_papers_experiments() {
     let header = std::fs::read_to_string(out.join("summary.csv")).unwrap();
     assert!(header.lines().next().unwrap().ends_with(
         "cross_rack_shuffle_gb,remote_map_gb,peak_intermediate_gb,cpu_utilisation,\
-         mem_utilisation,io_utilisation,steady_throughput_jobs_per_h,steady_mean_turnaround_s"
+         mem_utilisation,io_utilisation,steady_throughput_jobs_per_h,steady_mean_turnaround_s,\
+         goals,goals_met"
     ));
     let summary = rows(&out.join("summary.csv"));
     assert_eq!(summary.len(), 2);
@@ -479,11 +480,9 @@ fn sw_shuffle_watcher_workload_reports_table_3_by_class_and_the_steady_state() {
         assert!(f(row, "steady_mean_turnaround_s") > 0.0, "{row:?}");
     }
     let text = std::fs::read_to_string(out.join("summary.csv")).unwrap();
-    assert!(text
-        .lines()
-        .next()
-        .unwrap()
-        .ends_with("io_utilisation,steady_throughput_jobs_per_h,steady_mean_turnaround_s"));
+    assert!(text.lines().next().unwrap().ends_with(
+        "io_utilisation,steady_throughput_jobs_per_h,steady_mean_turnaround_s,goals,goals_met"
+    ));
     assert!(out.join("cross_rack_timeseries.csv").is_file());
     assert!(out.join("cross_rack_timeseries.svg").is_file());
     let manifest = std::fs::read_to_string(out.join("manifest.json")).unwrap();
@@ -525,4 +524,138 @@ fn sw_flags_out_of_their_domain_are_usage_errors_naming_the_flag() {
         assert_eq!(o.status.code(), Some(2), "{flag} {value}: {err}");
         assert!(err.contains(flag) && err.contains(says), "{flag} {value}: {err}");
     }
+}
+
+/// A one-node Alibaba cluster (3 CPUs, 3,000 MiB, no GPU) and four pods of 1 CPU, 500 MiB,
+/// 10 s each, all created at 0, written under `dir`: (node list, pod list).
+fn alibaba_one_node(dir: &Path) -> (String, String) {
+    std::fs::create_dir_all(dir).unwrap();
+    let nodes = dir.join("nodes.csv");
+    std::fs::write(&nodes, "sn,cpu_milli,memory_mib,gpu,model\nn0,3000,3000,0,\n").unwrap();
+    let pods = dir.join("pods.csv");
+    let mut text = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,\
+                    creation_time,deletion_time,scheduled_time\n"
+        .to_owned();
+    for i in 0..4 {
+        text.push_str(&format!("p{i},1000,500,0,0,,LS,Succeeded,0,10,0\n"));
+    }
+    std::fs::write(&pods, text).unwrap();
+    (nodes.display().to_string(), pods.display().to_string())
+}
+
+#[test]
+fn ras_3_1_resources_not_slots_bound_a_node_under_ras_drf_and_lsap_ras() {
+    // RAS §3.1's job slots: one node with 1 map slot (--map-slots 1) whose resources hold three
+    // of the pods (each 1/3 of its CPUs and 1/6 of its memory; alibaba.rs scales demands to the
+    // largest node, here the only one). Epochs every 3 s, no start-up overhead. ras, drf and
+    // lsap_ras run p0–p2 at once, 0–10 s, and p3 at the next epoch after, 12–22 s; fair (the
+    // same epochs) one pod per map slot: 0–10, 12–22, 24–34, 36–46. Mean response: (10 · 3 +
+    // 22) / 4 = 13 s against (10 + 22 + 34 + 46) / 4 = 28 s. CPU use of the multi-resource
+    // runs: (3 · 10 + 10) pod-seconds of 1/3 over 22 s = 40 / 66.
+    let out = fresh("whatif_ras_one_node");
+    let (nodes, pods) = alibaba_one_node(&out.join("trace"));
+    let dir = out.display().to_string();
+    let o = placer(&[
+        "whatif",
+        "--trace",
+        &pods,
+        "--format",
+        "alibaba",
+        "--topology",
+        &nodes,
+        "--map-slots",
+        "1",
+        "--heartbeat",
+        "epoch",
+        "--task-overhead-s",
+        "0",
+        "--policies",
+        "ras,drf,lsap_ras,fair",
+        "--out",
+        &dir,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary = rows(&out.join("summary.csv"));
+    let names: Vec<&str> = summary.iter().map(|r| r["policy"].as_str()).collect();
+    assert_eq!(names, ["ras", "drf", "lsap_ras", "fair"]);
+    let num = |r: &std::collections::BTreeMap<String, String>, k: &str| -> f64 {
+        r[k].parse().unwrap_or_else(|e| panic!("{k} = {:?}: {e}", r[k]))
+    };
+    for row in &summary[..3] {
+        assert_eq!(num(row, "makespan_s"), 22.0, "{row:?}");
+        assert_eq!(num(row, "mean_response_s"), 13.0, "{row:?}");
+        assert!((num(row, "cpu_utilisation") - 40.0 / 66.0).abs() < 1e-9, "{row:?}");
+        // No deadlines in the trace: no goals.
+        assert_eq!((row["goals"].as_str(), row["goals_met"].as_str()), ("0", "0"));
+    }
+    assert_eq!(num(&summary[3], "makespan_s"), 46.0);
+    assert_eq!(num(&summary[3], "mean_response_s"), 28.0);
+    let jobs = rows(&out.join("jobs/policy=ras/part-0.csv"));
+    let finish: Vec<f64> = jobs.iter().map(|j| j["finish_s"].parse().unwrap()).collect();
+    assert_eq!(finish, [10.0, 10.0, 10.0, 22.0]);
+    assert!(jobs.iter().all(|j| j["goal_s"].is_empty() && j["goal_met"].is_empty()));
+    // These policies place at epochs: per-node heartbeats are refused, naming the flag's field.
+    let o = placer(&[
+        "whatif",
+        "--trace",
+        &pods,
+        "--format",
+        "alibaba",
+        "--topology",
+        &nodes,
+        "--heartbeat",
+        "node",
+        "--policies",
+        "ras",
+        "--out",
+        &dir,
+    ]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("offers"), "{o:?}");
+}
+
+#[test]
+fn ras_table_1_goals_of_experiment_2_in_the_outputs() {
+    // RAS Table 1's completion-time goals (Experiment 2), shrunk to 4 GiB blocks so that the
+    // run is short: every job has its goal, absolute (J1 3,000 s … J9 4,250 s), the per-job
+    // table says whether it finished by then, and the summary counts them. Experiment 1 has
+    // none.
+    let out = fresh("whatif_ras_goals");
+    let dir = out.display().to_string();
+    let o = placer(&[
+        "whatif",
+        "--workload",
+        "ras:goals=tight,block_mib=4096",
+        "--policies",
+        "ras,fair",
+        "--out",
+        &dir,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let goals = [3000.0, 850.0, 1250.0, 1100.0, 950.0, 2600.0, 6000.0, 3400.0, 4250.0];
+    let summary = rows(&out.join("summary.csv"));
+    for (policy, row) in ["ras", "fair"].iter().zip(&summary) {
+        let jobs = rows(&out.join(format!("jobs/policy={policy}/part-0.csv")));
+        let ids: Vec<&str> = jobs.iter().map(|j| j["id"].as_str()).collect();
+        assert_eq!(ids, ["J1", "J2", "J3", "J4", "J5", "J6", "J7", "J8", "J9"]);
+        let mut met = 0;
+        for (j, goal) in jobs.iter().zip(goals) {
+            assert_eq!(j["goal_s"].parse::<f64>().unwrap(), goal, "{policy}: {j:?}");
+            let finish: f64 = j["finish_s"].parse().unwrap();
+            let expect = if finish <= goal { "true" } else { "false" };
+            assert_eq!(j["goal_met"], expect, "{policy}: {j:?}");
+            met += usize::from(finish <= goal);
+        }
+        assert_eq!(row["goals"], "9");
+        assert_eq!(row["goals_met"], met.to_string());
+    }
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.lines().next().unwrap().ends_with("goals met"), "{stdout}");
+    let o =
+        placer(&["whatif", "--workload", "ras:block_mib=4096", "--policies", "ras", "--out", &dir]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let row = &rows(&out.join("summary.csv"))[0];
+    assert_eq!((row["goals"].as_str(), row["goals_met"].as_str()), ("0", "0"));
+    let jobs = rows(&out.join("jobs/policy=ras/part-0.csv"));
+    assert!(jobs.iter().all(|j| j["goal_s"].is_empty() && j["goal_met"].is_empty()));
 }

@@ -85,6 +85,9 @@ fn report(name: &str, algorithm: Algorithm, locality: [usize; 4]) -> SimReport {
     // The trace says j2 really took 25 s and j3 40 s.
     jobs[1].observed_response_s = Some(25.0);
     jobs[2].observed_response_s = Some(40.0);
+    // Goals (RAS §3.2): job 0 missed 40 s (finished at 42.5), j2 met 30 s exactly; j3 has none.
+    (jobs[0].goal_s, jobs[0].goal_met) = (Some(40.0), Some(false));
+    (jobs[1].goal_s, jobs[1].goal_met) = (Some(30.0), Some(true));
     let epochs = vec![epoch(0.0, 3), epoch(1.0, 2), epoch(2.0, 0)];
     let summary = Summary {
         jobs: 3,
@@ -116,8 +119,8 @@ fn report(name: &str, algorithm: Algorithm, locality: [usize; 4]) -> SimReport {
         end_time_s: 50.0,
         steady_throughput_jobs_per_h: 84.0,
         steady_mean_turnaround_s: 21.25,
-        goals: 0,
-        goals_met: 0,
+        goals: 2,
+        goals_met: 1,
     };
     SimReport {
         name: name.to_owned(),
@@ -216,16 +219,19 @@ fn summary_header_is_the_contract_then_extras() {
     ));
     assert!(text.ends_with('\n'));
     // The extras after the contract end with the traffic split, the peak of intermediate
-    // data, the resource use (empty: these runs have no demands) and the steady state.
-    assert!(lines[1].ends_with(",0.0625,0.0375,2.5,,,,84.0,21.25"), "{}", lines[1]);
+    // data, the resource use (empty: these runs have no demands), the steady state and the
+    // goals (2 jobs have one, 1 met it).
+    assert!(lines[1].ends_with(",0.0625,0.0375,2.5,,,,84.0,21.25,2,1"), "{}", lines[1]);
     assert!(lines[0].ends_with(
         ",cross_rack_shuffle_gb,remote_map_gb,peak_intermediate_gb,cpu_utilisation,\
-         mem_utilisation,io_utilisation,steady_throughput_jobs_per_h,steady_mean_turnaround_s"
+         mem_utilisation,io_utilisation,steady_throughput_jobs_per_h,steady_mean_turnaround_s,\
+         goals,goals_met"
     ));
     let mut with_use = two_policies().remove(0);
     with_use.summary.utilisation = Some(placer_sim::ResourceUse { cpu: 0.5, mem: 0.25, io: 0.125 });
     let text = summary_csv(&[SummaryRow::from_report(&with_use)]);
-    assert!(text.lines().nth(1).unwrap().ends_with(",0.0625,0.0375,2.5,0.5,0.25,0.125,84.0,21.25"));
+    let line = text.lines().nth(1).unwrap().to_owned();
+    assert!(line.ends_with(",0.0625,0.0375,2.5,0.5,0.25,0.125,84.0,21.25,2,1"), "{line}");
 }
 
 #[test]
@@ -308,11 +314,12 @@ fn run_tables_have_exact_headers_row_counts_and_escaping() {
     assert_eq!(jobs.len(), 1 + 3);
     assert_eq!(
         jobs[1],
-        "\"j,1 \"\"big\"\"\",\"bin, 3\",prod,0.0,42.5,42.5,10.0,4.25,5,1,3,0,0,2,6,0,,0.0,0.0,0.0"
+        "\"j,1 \"\"big\"\"\",\"bin, 3\",prod,0.0,42.5,42.5,10.0,4.25,5,1,3,0,0,2,6,0,,0.0,0.0,0.0,\
+         40.0,false"
     );
-    assert!(jobs[2].ends_with(",25.0,0.0,0.0,0.0"), "{}", jobs[2]);
-    // Unfinished job: finish, response and slowdown empty; no class: empty.
-    assert_eq!(jobs[3], "j3,,prod,2.0,,,10.0,,0,1,0,0,0,0,1,0,40.0,0.0,0.0,0.0");
+    assert!(jobs[2].ends_with(",25.0,0.0,0.0,0.0,30.0,true"), "{}", jobs[2]);
+    // Unfinished job: finish, response and slowdown empty; no class, no goal: empty.
+    assert_eq!(jobs[3], "j3,,prod,2.0,,,10.0,,0,1,0,0,0,0,1,0,40.0,0.0,0.0,0.0,,");
 
     let epochs = csv_lines(&dir.path().join("epochs/policy=lsap/part-0.csv"));
     assert_eq!(epochs[0], EPOCH_COLUMNS.join(","));
@@ -377,6 +384,10 @@ fn parquet_round_trips() {
     assert_eq!(jobs[2][1], ("class".to_owned(), Field::Null));
     assert_eq!(jobs[2][4], ("finish_s".to_owned(), Field::Null));
     assert_eq!(jobs[2][7], ("slowdown".to_owned(), Field::Null));
+    assert_eq!(jobs[0][20], ("goal_s".to_owned(), Field::Double(40.0)));
+    assert_eq!(jobs[0][21], ("goal_met".to_owned(), Field::Bool(false)));
+    assert_eq!(jobs[1][21], ("goal_met".to_owned(), Field::Bool(true)));
+    assert_eq!(jobs[2][21], ("goal_met".to_owned(), Field::Null));
 
     let epochs_path = dir.path().join("epochs/policy=lsap/part-0.parquet");
     assert_eq!(parquet_columns(&epochs_path), EPOCH_COLUMNS);

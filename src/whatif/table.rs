@@ -1,8 +1,9 @@
 //! The summary table `placer whatif` prints on stdout at the end (DESIGN.md §CLI contract): one
 //! row per run with the contract's columns of `summary.csv`, then the cross-rack traffic split
 //! (shuffle, remote map input), the peak of intermediate data, the steady-state throughput and
-//! turnaround (ShuffleWatcher §4.3) and, when any run has one, the mean resource use (the same
-//! numbers, rounded), aligned for a terminal.
+//! turnaround (ShuffleWatcher §4.3) and, when any run has them, the mean resource use and the
+//! completion-time goals met of those set (RAS §4.3; the same numbers, rounded), aligned for a
+//! terminal.
 
 use placer_report::tables::SummaryRow;
 
@@ -14,6 +15,7 @@ fn pct(x: Option<f64>) -> String {
 /// The table as text, one line per run after a header.
 pub fn render(rows: &[SummaryRow]) -> String {
     let with_use = rows.iter().any(|s| s.cpu_utilisation.is_some());
+    let with_goals = rows.iter().any(|s| s.goals > 0);
     let mut header = vec![
         "policy",
         "jobs",
@@ -34,6 +36,9 @@ pub fn render(rows: &[SummaryRow]) -> String {
     ];
     if with_use {
         header.extend(["cpu use", "mem use", "io use"]);
+    }
+    if with_goals {
+        header.push("goals met");
     }
     let mut table: Vec<Vec<String>> = vec![header.iter().map(|s| (*s).to_owned()).collect()];
     for s in rows {
@@ -57,6 +62,9 @@ pub fn render(rows: &[SummaryRow]) -> String {
         ];
         if with_use {
             row.extend([s.cpu_utilisation, s.mem_utilisation, s.io_utilisation].map(pct));
+        }
+        if with_goals {
+            row.push(format!("{}/{}", s.goals_met, s.goals));
         }
         table.push(row);
     }
@@ -105,6 +113,7 @@ mod tests {
             .unwrap()
             .remove(0);
             r.cpu_utilisation = cpu;
+            (r.goals, r.goals_met) = (0, 0);
             r
         };
         let plain = text(&[row(None)]);
@@ -118,5 +127,13 @@ mod tests {
         assert!(lines[0].ends_with("cpu use  mem use  io use"), "{used}");
         assert!(lines[1].ends_with("50.0%   100.0%  100.0%"), "{used}");
         assert!(lines[2].ends_with("-   100.0%  100.0%"), "{used}");
+        // Goals: a column of met / set once a run has some.
+        let mut goals = row(None);
+        (goals.goals, goals.goals_met) = (9, 7);
+        let text = text(&[goals, row(None)]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].ends_with("steady resp s  goals met"), "{text}");
+        assert!(lines[1].ends_with("  7/9"), "{text}");
+        assert!(lines[2].ends_with("  0/0"), "{text}");
     }
 }

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use parquet::basic::Compression;
-use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
+use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Type};
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::parser::parse_message_type;
@@ -27,6 +27,8 @@ pub(super) enum Cells {
     I64(Vec<i64>),
     /// Nullable integers.
     OptI64(Vec<Option<i64>>),
+    /// Nullable booleans (`true` / `false` in CSV, BOOLEAN in Parquet).
+    OptBool(Vec<Option<bool>>),
 }
 
 /// A named column.
@@ -71,6 +73,7 @@ impl Table {
                     Cells::OptF64(v) => v[row].map(float),
                     Cells::I64(v) => Some(v[row].to_string()),
                     Cells::OptI64(v) => v[row].map(|x| x.to_string()),
+                    Cells::OptBool(v) => v[row].map(|x| x.to_string()),
                 }),
             );
         }
@@ -88,6 +91,7 @@ impl Table {
                 Cells::OptF64(_) => ("OPTIONAL", "DOUBLE"),
                 Cells::I64(_) => ("REQUIRED", "INT64"),
                 Cells::OptI64(_) => ("OPTIONAL", "INT64"),
+                Cells::OptBool(_) => ("OPTIONAL", "BOOLEAN"),
             };
             let logical = if ty == "BYTE_ARRAY" { " (STRING)" } else { "" };
             s.push_str(&format!("  {rep} {ty} {}{logical};\n", c.name));
@@ -135,6 +139,10 @@ impl Table {
                     Cells::OptI64(v) => {
                         let values: Vec<i64> = v.iter().flatten().copied().collect();
                         out.typed::<Int64Type>().write_batch(&values, Some(&defs(v)), None)
+                    }
+                    Cells::OptBool(v) => {
+                        let values: Vec<bool> = v.iter().flatten().copied().collect();
+                        out.typed::<BoolType>().write_batch(&values, Some(&defs(v)), None)
                     }
                 }
                 .map_err(err)?;

@@ -9,8 +9,9 @@ use super::encode::{int, ms, Cells, Column, Table};
 /// The columns of the per-job table: the fields of [`placer_sim::JobMetrics`], in order
 /// (`observed_response_s` empty unless the trace records real finish times; then the job's
 /// traffic of ShuffleWatcher Table 3 in GB: all its shuffle, the cross-rack part, its remote
-/// map input).
-pub const JOB_COLUMNS: [&str; 20] = [
+/// map input; then its completion-time goal `goal_s` (absolute, s; empty without one) and
+/// `goal_met` (`true` / `false`; empty without a goal)).
+pub const JOB_COLUMNS: [&str; 22] = [
     "id",
     "class",
     "pool",
@@ -31,6 +32,8 @@ pub const JOB_COLUMNS: [&str; 20] = [
     "shuffle_gb",
     "cross_rack_shuffle_gb",
     "remote_map_gb",
+    "goal_s",
+    "goal_met",
 ];
 
 /// The columns of the per-epoch table: `epoch` (0-based index of the solver call), the fields
@@ -114,6 +117,8 @@ pub(super) fn jobs_table(report: &SimReport) -> Table {
             name: "remote_map_gb",
             cells: Cells::F64(j.iter().map(|x| x.remote_map_gb).collect()),
         },
+        Column { name: "goal_s", cells: Cells::OptF64(j.iter().map(|x| x.goal_s).collect()) },
+        Column { name: "goal_met", cells: Cells::OptBool(j.iter().map(|x| x.goal_met).collect()) },
     ];
     Table::new(columns, j.len())
 }

@@ -12,7 +12,7 @@ use crate::manifest::FileEntry;
 use crate::ReportError;
 
 /// The columns of `summary.csv`, in order: the eleven of DESIGN.md §CLI contract, then extras.
-pub const SUMMARY_COLUMNS: [&str; 40] = [
+pub const SUMMARY_COLUMNS: [&str; 42] = [
     "policy",
     "jobs",
     "node_local",
@@ -53,6 +53,8 @@ pub const SUMMARY_COLUMNS: [&str; 40] = [
     "io_utilisation",
     "steady_throughput_jobs_per_h",
     "steady_mean_turnaround_s",
+    "goals",
+    "goals_met",
 ];
 
 /// One row of `summary.csv` (see [`SUMMARY_COLUMNS`]; units in the names: s, GB = 10⁹ bytes,
@@ -143,6 +145,10 @@ pub struct SummaryRow {
     /// Mean response of the finished jobs submitted in the middle 80% of the submission span,
     /// s (§4.3's steady state); 0 when there is none.
     pub steady_mean_turnaround_s: f64,
+    /// Jobs with a completion-time goal (RAS §3.2: the workload's deadlines).
+    pub goals: u64,
+    /// Jobs that finished by their goal.
+    pub goals_met: u64,
 }
 
 impl SummaryRow {
@@ -201,6 +207,8 @@ impl SummaryRow {
             io_utilisation: s.utilisation.map(|u| u.io),
             steady_throughput_jobs_per_h: s.steady_throughput_jobs_per_h,
             steady_mean_turnaround_s: s.steady_mean_turnaround_s,
+            goals: s.goals as u64,
+            goals_met: s.goals_met as u64,
         }
     }
 }
@@ -221,7 +229,7 @@ fn summary_table(rows: &[SummaryRow]) -> Table {
     let n = |f: fn(&SummaryRow) -> u64| Cells::I64(r.iter().map(|x| int(f(x))).collect());
     let x = |f: fn(&SummaryRow) -> f64| Cells::F64(r.iter().map(f).collect());
     let o = |f: fn(&SummaryRow) -> Option<f64>| Cells::OptF64(r.iter().map(f).collect());
-    let cells: [Cells; 40] = [
+    let cells: [Cells; 42] = [
         s(|r| &r.policy),
         n(|r| r.jobs),
         o(|r| r.node_local),
@@ -262,6 +270,8 @@ fn summary_table(rows: &[SummaryRow]) -> Table {
         o(|r| r.io_utilisation),
         x(|r| r.steady_throughput_jobs_per_h),
         x(|r| r.steady_mean_turnaround_s),
+        n(|r| r.goals),
+        n(|r| r.goals_met),
     ];
     let columns =
         SUMMARY_COLUMNS.iter().zip(cells).map(|(&name, cells)| Column { name, cells }).collect();
@@ -312,7 +322,7 @@ pub fn parse_summary_csv(text: &str, origin: &str) -> Result<Vec<SummaryRow>, Re
             .position(|f| f == name)
             .ok_or_else(|| bad(format!("missing column `{name}`")))
     };
-    let mut at = [0usize; 40];
+    let mut at = [0usize; 42];
     for (slot, name) in at.iter_mut().zip(SUMMARY_COLUMNS) {
         *slot = index(name)?;
     }
@@ -384,6 +394,8 @@ pub fn parse_summary_csv(text: &str, origin: &str) -> Result<Vec<SummaryRow>, Re
             io_utilisation: o(37)?,
             steady_throughput_jobs_per_h: x(38)?,
             steady_mean_turnaround_s: x(39)?,
+            goals: n(40)?,
+            goals_met: n(41)?,
         });
     }
     Ok(rows)
