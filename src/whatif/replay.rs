@@ -108,7 +108,8 @@ pub struct RunArgs {
     /// How free slots are offered: `epoch` (all of the cluster's every epoch), `node` (per-node
     /// heartbeats, one task of each kind: Hadoop 0.20), `node-multiple` (per-node heartbeats,
     /// every free slot: the Fair Scheduler's assignmultiple) [default: what the policy is:
-    /// node for fifo, fair, delay, dl_sched; epoch for the others].
+    /// node for fifo, fair, delay, dl_sched; epoch for the others]. ras, drf and lsap_ras on a
+    /// workload with demands place by resources at epochs: node offers are refused for them.
     #[arg(long, value_enum)]
     pub heartbeat: Option<Heartbeat>,
     /// Start-up time of every task attempt (JVM launch), s [default: 1].
