@@ -21,9 +21,12 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
 
-/// RAS Table 2's map, shuffle and reduce profiles (% of one TaskTracker): (name, map cpu, map
-/// io, map mem, shuffle io, reduce cpu, reduce io, reduce mem).
-const TABLE2: [(&str, f64, f64, f64, f64, f64, f64, f64); 3] = [
+/// One application's profile (% of one TaskTracker): (name, map cpu, map io, map mem, shuffle
+/// io, reduce cpu, reduce io, reduce mem).
+type Profile = (&'static str, f64, f64, f64, f64, f64, f64, f64);
+
+/// RAS Table 2's map, shuffle and reduce profiles.
+const TABLE2: [Profile; 3] = [
     ("sort", 30.0, 45.0, 25.0, 0.15, 20.0, 50.0, 60.0),
     ("combine", 25.0, 10.0, 10.0, 0.015, 10.0, 10.0, 25.0),
     ("select", 15.0, 20.0, 10.0, 0.015, 10.0, 10.0, 25.0),
@@ -32,8 +35,10 @@ const TABLE2: [(&str, f64, f64, f64, f64, f64, f64, f64); 3] = [
 fn instance(rng: &mut ChaCha8Rng) -> Value {
     let nodes = rng.random_range(2..=6);
     let node_list: Vec<Value> = (0..nodes)
-        .map(|i| json!({"id": format!("tt{i}"), "rack": "r",
-                        "resources": {"cpu": 100, "io": 100, "mem": 100}}))
+        .map(|i| {
+            json!({"id": format!("tt{i}"), "rack": "r",
+                        "resources": {"cpu": 100, "io": 100, "mem": 100}})
+        })
         .collect();
     let jobs = rng.random_range(2..=5);
     let now = 1000.0;
@@ -135,12 +140,27 @@ fn main() {
     gaps.sort_by(f64::total_cmp);
     ratios.sort_by(f64::total_cmp);
     println!("instances solved by both: {done} of {instances} (seed {seed})");
-    println!("heuristic reaches the optimal min utility: {same_min} ({:.1}%)",
-             100.0 * same_min as f64 / done.max(1) as f64);
+    println!(
+        "heuristic reaches the optimal min utility: {same_min} ({:.1}%)",
+        100.0 * same_min as f64 / done.max(1) as f64
+    );
     println!("  both -inf: {both_inf}; heuristic -inf, optimum finite: {heur_inf}");
-    println!("  gap (optimum - heuristic) over finite pairs: p50 {:.4}, p90 {:.4}, p99 {:.4}, max {:.4}",
-             quantile(&gaps, 0.5), quantile(&gaps, 0.9), quantile(&gaps, 0.99), quantile(&gaps, 1.0));
-    println!("same tasks placed: {same_placed} ({:.1}%)", 100.0 * same_placed as f64 / done.max(1) as f64);
-    println!("  heuristic / optimum tasks placed: min {:.3}, p10 {:.3}, p50 {:.3}, max {:.3}",
-             quantile(&ratios, 0.0), quantile(&ratios, 0.1), quantile(&ratios, 0.5), quantile(&ratios, 1.0));
+    println!(
+        "  gap (optimum - heuristic) over finite pairs: p50 {:.4}, p90 {:.4}, p99 {:.4}, max {:.4}",
+        quantile(&gaps, 0.5),
+        quantile(&gaps, 0.9),
+        quantile(&gaps, 0.99),
+        quantile(&gaps, 1.0)
+    );
+    println!(
+        "same tasks placed: {same_placed} ({:.1}%)",
+        100.0 * same_placed as f64 / done.max(1) as f64
+    );
+    println!(
+        "  heuristic / optimum tasks placed: min {:.3}, p10 {:.3}, p50 {:.3}, max {:.3}",
+        quantile(&ratios, 0.0),
+        quantile(&ratios, 0.1),
+        quantile(&ratios, 0.5),
+        quantile(&ratios, 1.0)
+    );
 }

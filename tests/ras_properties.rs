@@ -125,6 +125,9 @@ fn demand(req: &PlaceRequest, job: &str, kind: &str, custom: Option<&Value>) -> 
     [amounts.get("cpu").copied().unwrap_or(0.0), amounts.get("io").copied().unwrap_or(0.0)]
 }
 
+/// Per node: running + placed demand (cpu, io), tasks per kind, placed demand (cpu, io).
+type Load = ([f64; 2], [u32; 2], [f64; 2]);
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -134,8 +137,7 @@ proptest! {
         for algorithm in ["ras", "lsap_ras", "drf"] {
             let v = snapshot(&s, algorithm);
             let (req, r) = run(&v);
-            // (running + placed demand, tasks per kind, placed demand) per node.
-            let mut load: BTreeMap<String, ([f64; 2], [u32; 2], [f64; 2])> = BTreeMap::new();
+            let mut load: BTreeMap<String, Load> = BTreeMap::new();
             for t in &req.running {
                 let d = demand(&req, t.job.as_str(), t.kind.name(), None);
                 let e = load.entry(t.node.to_string()).or_default();

@@ -3,7 +3,7 @@
 //! and a brute-force oracle.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod drf;
 #[cfg(feature = "mip")]
 mod ras_mip;
-mod drf;
 mod shuffle_watcher;

@@ -107,9 +107,21 @@ mod tests {
             used: vec![],
             slots_left: vec![],
             demand: vec![],
+            running: vec![],
         };
         let active = needs.iter().map(|n| n.s_pend + n.r_pend > 0).collect();
-        RasProblem { room, classes: vec![], needs, running, active }
+        let arrival = (0..needs.len() as u32).collect();
+        RasProblem {
+            room,
+            classes: vec![],
+            needs,
+            running,
+            active,
+            arrival,
+            disk: vec![],
+            copy_limit: vec![],
+            copying: Default::default(),
+        }
     }
 
     /// RAS Fig. 2's job (s_req = 20, s_pend = 35, r_pend = 10) with 18 maps and one reduce
