@@ -673,7 +673,11 @@ impl<'a> Engine<'a> {
         self.jobs[j].pending[kind].remove(&t);
         self.pending[kind] -= 1;
         self.used[n][kind] += 1;
-        crate::resources::hold(&mut self.held[n], task.demand, 1.0);
+        // A reduce holds its demand only once it computes (`start_compute`): while it copies
+        // it consumes next to nothing (RAS Table 2's shuffle column, §3.4).
+        if task.kind == TaskKind::Map {
+            crate::resources::hold(&mut self.held[n], task.demand, 1.0);
+        }
         self.running.insert(t);
         self.running_kind[kind] += 1;
         let run = &mut self.tasks[t];
@@ -783,6 +787,10 @@ impl<'a> Engine<'a> {
         let work = (self.tasks[t].local_done_s - self.now).max(0.0)
             + overhead
             + self.ix.tasks[t].compute_s;
+        if self.ix.tasks[t].kind == TaskKind::Reduce {
+            let n = self.tasks[t].node;
+            crate::resources::hold(&mut self.held[n], self.ix.tasks[t].demand, 1.0);
+        }
         let run = &mut self.tasks[t];
         run.computing = true;
         run.work_left = work;
@@ -851,6 +859,7 @@ impl<'a> Engine<'a> {
         let task = &self.ix.tasks[t];
         let (kind, j, is_map, output) =
             (task.kind.slot(), task.job as usize, task.kind == TaskKind::Map, task.output_bytes);
+        let holds = is_map || self.tasks[t].computing;
         if self.tasks[t].computing {
             self.leave_load(t);
         }
@@ -866,7 +875,9 @@ impl<'a> Engine<'a> {
         run.computing = false;
         let (n, started_s) = (run.node, run.started_s);
         self.used[n][kind] -= 1;
-        crate::resources::hold(&mut self.held[n], self.ix.tasks[t].demand, -1.0);
+        if holds {
+            crate::resources::hold(&mut self.held[n], self.ix.tasks[t].demand, -1.0);
+        }
         self.idle = false;
         self.running_kind[kind] -= 1;
         self.metrics.slot_freed(kind, self.now - started_s);

@@ -169,10 +169,16 @@ impl Engine<'_> {
         u32::try_from(fit_count(free, d)).unwrap_or(u32::MAX)
     }
 
-    /// Uncapped runs: no node holds more than its capacity (with the solver's tolerance).
+    /// Uncapped runs: the running maps hold no more than a node's capacity (with the
+    /// solver's tolerance). Reduces are left out: one that starts computing takes its reduce
+    /// demand where it copied for free, and may overcommit the node until tasks end (RAS
+    /// §3.5's Task Scheduler drives that transition; contention slows the node meanwhile).
     pub(crate) fn audit_resources(&self) -> Result<(), crate::SimError> {
         let mut held = vec![[0.0f64; 3]; self.cluster.len()];
         for &t in &self.running {
+            if self.ix.tasks[t].kind != TaskKind::Map {
+                continue;
+            }
             if let Some(d) = self.ix.tasks[t].demand {
                 for (h, d) in held[self.tasks[t].node].iter_mut().zip(d) {
                     *h += d;

@@ -27,7 +27,10 @@
 //! RAS's and DRF's inputs (`resources.rs` for the units):
 //! - `nodes[].resources` = {cpu, mem, io}, each node's capacity in the demands' units, and
 //!   `pending[].demand` / `running[].demand` = the task's `Demand`, when the workload has
-//!   demands. Under a multi-resource policy the nodes have `map_slots = reduce_slots = 0`.
+//!   demands; but a reduce demands nothing while it copies (running and not computing, or
+//!   pending while its job still has maps to finish): RAS Table 2's shuffle phase costs next
+//!   to nothing, and the engine holds a reduce's demand only from its compute start. Under a
+//!   multi-resource policy the nodes have `map_slots = reduce_slots = 0`.
 //! - `jobs[].goal_s` = submit + `deadline_s` when the job has a deadline (RAS §3.2's goal,
 //!   absolute); `jobs[].mean_map_s` = the mean run time (start to end) of the job's completed
 //!   maps, absent until one has completed (RAS §3.2's Job Status Updater).
@@ -56,8 +59,8 @@ use crate::traffic::TrafficMeter;
 use crate::workload_index::WorkloadIndex;
 use placer_datasets::Workload;
 use placer_models::{
-    Job, JobId, PendingTask, PlaceRequest, Pool, PoolId, Resources, RunningTask, ShuffleSource,
-    TaskKind, User, UserId,
+    Amounts, Job, JobId, PendingTask, PlaceRequest, Pool, PoolId, Resources, RunningTask,
+    ShuffleSource, TaskKind, User, UserId,
 };
 use rand::seq::SliceRandom;
 use std::collections::BTreeSet;
@@ -233,7 +236,14 @@ impl Engine<'_> {
                 node: self.cluster.wire.nodes[run.node].id.clone(),
                 started_s: Some(run.started_s),
                 phase: None,
-                demand: task.demand.map(crate::resources::amounts),
+                demand: task.demand.map(|d| {
+                    // A reduce consumes its demand only while it computes (engine `start`).
+                    if task.kind == TaskKind::Reduce && !run.computing {
+                        Amounts::new()
+                    } else {
+                        crate::resources::amounts(d)
+                    }
+                }),
             });
         }
         self.req = req;
@@ -397,7 +407,17 @@ impl Engine<'_> {
             job: job.clone(),
             kind: task.kind,
             pending_since_s: Some(self.tasks[t].pending_since_s),
-            demand: task.demand.map(crate::resources::amounts),
+            demand: task.demand.map(|d| {
+                // A reduce of a job still in its map phase starts by copying, which consumes
+                // next to nothing (RAS Table 2's shuffle column; Alg. 1 line 26 switches it).
+                let j = task.job as usize;
+                let maps_left = self.jobs[j].maps_done < self.ix.jobs[j].maps;
+                if task.kind == TaskKind::Reduce && maps_left {
+                    Amounts::new()
+                } else {
+                    crate::resources::amounts(d)
+                }
+            }),
             ..PendingTask::default()
         };
         match task.kind {
