@@ -58,9 +58,18 @@ pub fn counts(problem: &RasProblem, engine: SolverEngine) -> Result<(Counts, Sta
     }
 }
 
+/// Branch-and-bound nodes per stage of a served MIP: a deterministic budget, so that no
+/// snapshot holds a worker for long (an answer cut short by it says `time_limited`). Small
+/// instances, the reference's purpose, finish far below it.
+pub const MIP_NODE_BUDGET: u32 = 5_000;
+
 #[cfg(feature = "mip")]
 fn mip(problem: &RasProblem) -> Result<(Counts, Status), SolveError> {
-    let solution = crate::mip::solve(problem, crate::mip::MipLimits::default())?;
+    let limits = crate::mip::MipLimits {
+        max_nodes: Some(MIP_NODE_BUDGET),
+        ..crate::mip::MipLimits::default()
+    };
+    let solution = crate::mip::solve(problem, limits)?;
     Ok((solution.counts, solution.status))
 }
 
