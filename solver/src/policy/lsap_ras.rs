@@ -10,8 +10,9 @@
 //! among the placements that keep them the locality cost is minimal. `stats.status` is
 //! `heuristic` under `solver: auto` (Algorithm 1's counts; the multi-dimensional knapsack
 //! behind them is NP-hard) and `optimal` under `solver: mip`, where the counts are the MIP's
-//! max-min-utility, max-packing optimum and the answer is exact for (min utility, packing,
-//! locality) in that order.
+//! max-min-utility, max-packing optimum: the least utility and the packing are then optimal,
+//! and the locality cost is the least among placements with those counts (not over every
+//! count vector that ties on the first two).
 
 use super::ras::counts;
 use super::{Epoch, Placement, Policy};
