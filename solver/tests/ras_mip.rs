@@ -95,6 +95,35 @@ fn ras_minus_infinity_leaves_packing_to_decide() {
 }
 
 /// Nothing to run: zero counts, no utility.
+/// Found by the brute-force property test: n1 is overcommitted by a running map of j0 (cpu
+/// 0.2 of 0.1) but has a free map slot, which j1's maps (no demand) can take. The optimum
+/// puts j0's two maps on n0 (u_M = 1, its reduces, 0.4 each, do not fit beside them: u_R =
+/// −1, so u = 0) and one of j1's on n1 (u = 0): least utility 0. Handing HiGHS "nothing
+/// placed" as a start once made it stop there (least utility −∞).
+#[test]
+fn mip_zero_demand_job_joins_an_overcommitted_node() {
+    let reduces = vec![
+        json!({"id": "j0-r0", "job": "j0", "kind": "reduce"}),
+        json!({"id": "j0-r1", "job": "j0", "kind": "reduce"}),
+    ];
+    let pending = [pending_maps("j0", 2), pending_maps("j1", 2), reduces].concat();
+    let s = json!({"schema_version": 1, "now_s": 0,
+        "cluster": {"racks": [{"id": "r"}], "nodes": [
+            {"id": "n0", "rack": "r", "map_slots": 2, "resources": {"cpu": 0.7}},
+            {"id": "n1", "rack": "r", "map_slots": 2, "resources": {"cpu": 0.1}}]},
+        "pools": [{"id": "p"}],
+        "jobs": [{"id": "j0", "pool": "p",
+                  "profile": {"map": {"cpu": 0.2}, "shuffle": {"cpu": 0.4}}},
+                 {"id": "j1", "pool": "p", "profile": {"map": {"cpu": 0.0}}}],
+        "pending": pending,
+        "running": [{"id": "j0-run", "job": "j0", "kind": "map", "node": "n1"}]});
+    let p = problem(&s);
+    let solution = mip::solve(&p, MipLimits::default()).unwrap();
+    assert_eq!(solution.min_utility, Some(0.0));
+    assert_eq!(maps_of(&p, &solution.counts), [2, 1]);
+    assert!(p.feasible(&solution.counts));
+}
+
 #[test]
 fn mip_without_active_jobs_places_nothing() {
     let p = problem(&json!({"schema_version": 1,

@@ -47,10 +47,11 @@ impl Ladders {
     /// use placer_solver::ras::RasProblem;
     /// # use placer_solver::room::Room;
     /// # let room = Room { names: vec![], capacity: vec![], used: vec![], slots_left: vec![],
-    /// #     demand: vec![] };
+    /// #     demand: vec![], running: vec![] };
     /// let problem = RasProblem { room, classes: vec![],
     ///     needs: vec![Need { s_req: 2, s_pend: 3, r_pend: 0 }], running: vec![[0, 0]],
-    ///     active: vec![true] };
+    ///     active: vec![true], arrival: vec![0], disk: vec![], copy_limit: vec![],
+    ///     copying: Default::default() };
     /// let l = Ladders::of(&problem, &[[3, 0]]);
     /// assert_eq!(l.floor, -2.0);
     /// assert_eq!(l.of_job[0][0].base, -2.0);

@@ -44,9 +44,12 @@
 //!    Σ_{n,r: Ω>0} (used_{n,r} + Σ_c x_{c,n} d_{c,r}) / Ω_{n,r} ([`RasProblem::packing`];
 //!    dimensionless), the used share of every (node, resource) summed.
 //!
-//! HiGHS runs single-threaded with a fixed seed and both MIP gaps at (nearly) zero, each solve
-//! starting from a known feasible point (nothing placed, then stage 1's answer): the same
-//! problem gets the same answer, unless a time limit cuts a solve short.
+//! HiGHS runs single-threaded with a fixed seed, both MIP gaps at (nearly) zero and presolve
+//! off: the same problem gets the same answer, unless a limit cuts a solve short. Stage 2
+//! starts from stage 1's answer; stage 1 gets no start. Both choices come from the
+//! brute-force property test: with "nothing placed" as stage 1's start HiGHS once stopped
+//! there and called it optimal (a job with zero demand could have joined an overcommitted
+//! node), and with presolve on it failed ("Error") on about 2% of tiny stage-2 models.
 
 use super::ladder::Ladders;
 use crate::error::SolveError;
@@ -165,7 +168,7 @@ pub fn solve(problem: &RasProblem, limits: MipLimits) -> Result<MipSolution, Sol
     let stages = Stages { problem, ub: &ub, ladders: &ladders, limits };
 
     // Stage 1 (eq. 4): the best least utility.
-    let (first, limited) = match stages.run(Stage::Utility, &zero) {
+    let (first, limited) = match stages.run(Stage::Utility, None) {
         Ok(found) => found,
         Err(_) if limits.time_limit_s.is_some() || limits.max_nodes.is_some() => {
             return Ok(answer(problem, zero, Status::TimeLimited));
@@ -175,17 +178,33 @@ pub fn solve(problem: &RasProblem, limits: MipLimits) -> Result<MipSolution, Sol
     let (first, repaired) = admit(problem, first);
     let best = problem.min_utility(&first).unwrap_or(f64::NEG_INFINITY);
     let floor = best.is_finite().then_some(best - UTILITY_TOLERANCE);
-    // Stage 2 (eq. 5): the best packing without lowering it.
-    let (second, limited_again, repaired_again) = match stages.run(Stage::Packing(floor), &first) {
-        Ok((second, limited_again)) => {
-            let (second, repaired_again) = admit(problem, second);
-            (second, limited_again, repaired_again)
-        }
-        Err(_) if limits.time_limit_s.is_some() || limits.max_nodes.is_some() => {
-            (first.clone(), true, false)
-        }
-        Err(e) => return Err(failed(&e)),
-    };
+    // Stage 2 (eq. 5): the best packing without lowering it. When no placeable task demands
+    // anything, every placement packs the same and stage 1's answer is already best.
+    let packs =
+        problem.classes.iter().zip(&ub).any(|(class, row)| {
+            class.demand.iter().any(|&d| d > 0.0) && row.iter().any(|&u| u > 0)
+        });
+    if !packs {
+        let status = if limited {
+            Status::TimeLimited
+        } else if repaired {
+            Status::Heuristic
+        } else {
+            Status::Optimal
+        };
+        return Ok(answer(problem, first, status));
+    }
+    let (second, limited_again, repaired_again) =
+        match stages.run(Stage::Packing(floor), Some(&first)) {
+            Ok((second, limited_again)) => {
+                let (second, repaired_again) = admit(problem, second);
+                (second, limited_again, repaired_again)
+            }
+            Err(_) if limits.time_limit_s.is_some() || limits.max_nodes.is_some() => {
+                (first.clone(), true, false)
+            }
+            Err(e) => return Err(failed(&e)),
+        };
     let kept = problem.min_utility(&second).unwrap_or(f64::NEG_INFINITY);
     let counts = if floor.is_some_and(|f| kept < f) { first } else { second };
     let status = if limited || limited_again {
@@ -325,31 +344,39 @@ struct Model {
 }
 
 impl Stages<'_> {
-    /// Solves one stage from the feasible point `start`: the counts, and whether a limit cut
-    /// the solve short.
-    fn run(&self, stage: Stage, start: &Counts) -> Result<(Counts, bool), ResolutionError> {
+    /// Solves one stage, from the feasible point `start` when given: the counts, and whether
+    /// a limit cut the solve short.
+    fn run(&self, stage: Stage, start: Option<&Counts>) -> Result<(Counts, bool), ResolutionError> {
         let Model { vars, x, z, t, utility } = self.model();
         let objective = match stage {
             Stage::Utility => Expression::from(t),
             Stage::Packing(_) => self.packing(&x),
         };
-        let start_values = self.start(&x, &z, t, start);
         let mut lp: HighsProblem = vars.maximise(objective).using(highs);
         lp = self.options(lp);
         self.constrain(&mut lp, &x, &z);
-        for u in utility.into_iter().flatten() {
+        for (j, u) in utility.into_iter().enumerate() {
+            let Some(u) = u else { continue };
+            // A job with nothing placeable has a constant utility, which stage 1's least
+            // already satisfies: no row without variables.
+            let fixed = self.ladders.of_job[j].iter().all(|l| l.steps.is_empty());
             match stage {
                 Stage::Utility => {
                     lp.add_constraint(u.geq(t));
                 }
-                Stage::Packing(Some(floor)) => {
+                Stage::Packing(Some(floor)) if !fixed => {
                     lp.add_constraint(u.geq(floor));
                 }
-                Stage::Packing(None) => {}
+                Stage::Packing(_) => {}
             }
         }
-        let lp = good_lp::WithInitialSolution::with_initial_solution(lp, start_values);
-        let solution = lp.solve()?;
+        let solution = match start {
+            Some(start) => {
+                let values = self.start(&x, &z, t, start);
+                good_lp::WithInitialSolution::with_initial_solution(lp, values).solve()?
+            }
+            None => lp.solve()?,
+        };
         let limited = matches!(solution.status(), SolutionStatus::TimeLimit);
         let counts = Counts {
             x: x.iter()
@@ -568,7 +595,8 @@ impl Stages<'_> {
             .set_threads(1)
             .set_option("random_seed", SEED)
             .set_option("mip_rel_gap", 0.0)
-            .set_option("mip_abs_gap", ABSOLUTE_GAP);
+            .set_option("mip_abs_gap", ABSOLUTE_GAP)
+            .set_option("presolve", "off");
         if let Some(s) = self.limits.time_limit_s {
             lp = lp.set_time_limit((s / 2.0).max(0.0));
         }
