@@ -489,7 +489,8 @@ fn every_policy_and_engine() -> Vec<(&'static str, &'static str)> {
 ///   the exact optimum puts both there at cost 0; the answer keeps m0 and moves m1 to the
 ///   cheapest node with a free slot and room, n2 (1.074 s), and says `heuristic`.
 /// - ras and lsap_ras keep the disk in their own counts (m0 on n1, m1 on n2), `heuristic`
-///   under `auto`; `optimal` under `mip`, whose model has the disk rows.
+///   under `auto`; under `mip`, whose model has the disk rows, both maps placed with at most
+///   one on n1 (any such placement is optimal for RAS's locality-blind objectives), `optimal`.
 #[test]
 fn disk_admits_one_of_two_map_outputs_the_other_goes_elsewhere() {
     let mb = 1_000_000u64;
@@ -512,17 +513,20 @@ fn disk_admits_one_of_two_map_outputs_the_other_goes_elsewhere() {
             assert_eq!(reason_of(&r, "j"), [WaitReason::WaitingForLocality], "{at}");
             continue;
         }
+        if solver == "mip" {
+            // The MIP's model holds the disk rows itself: an optimum that needs no repair. Its
+            // objectives (RAS's utilities, then packing) are blind to locality, so either
+            // placement of the two maps that n1's disk admits is optimal.
+            let on_n1 = r.assignments.iter().filter(|a| a.node.as_str() == "n1").count();
+            assert_eq!((r.stats.assigned, on_n1 <= 1), (2, true), "{at}");
+            assert_eq!(r.stats.status, placer_models::Status::Optimal, "{at}");
+            continue;
+        }
         assert_eq!(placed(&r), pairs(&[("m0", "n1"), ("m1", "n2")]), "{at}");
         assert_relative_eq!(r.stats.objective, rack_local, max_relative = 1e-9);
         // Every answer here is heuristic: a greedy policy's, or an exact one the disk pass
-        // changed; except the MIP's, whose model holds the disk rows itself (its optimum needs
-        // no repair).
-        let expected = if solver == "mip" {
-            placer_models::Status::Optimal
-        } else {
-            placer_models::Status::Heuristic
-        };
-        assert_eq!(r.stats.status, expected, "{at}");
+        // changed.
+        assert_eq!(r.stats.status, placer_models::Status::Heuristic, "{at}");
     }
 }
 
