@@ -11,21 +11,31 @@ use placer_models::WaitReason;
 /// The node of each pending task under `counts` (`None` = waits).
 ///
 /// # Complexity
-/// O(pending + Σ replicas of the counted classes + classes · nodes).
+/// O(pending + Σ replicas of the counted classes + classes · nodes): a cursor per rack (and
+/// one for the anywhere pass) skips each empty node once.
 ///
 /// # Errors
 /// None.
 pub fn tasks_of(ix: &Indexed<'_>, problem: &RasProblem, counts: &Counts) -> Vec<Option<u32>> {
     let mut node_of = vec![None; ix.req.pending.len()];
+    let racks = ix.racks();
     for (class, row) in problem.classes.iter().zip(&counts.x) {
         let mut left: Vec<u32> = row.clone();
         let mut todo: u32 = left.iter().sum();
         if todo == 0 {
             continue;
         }
-        let rack_left = |left: &[u32], rack: u32| -> Option<usize> {
-            left.iter().enumerate().position(|(n, &k)| k > 0 && ix.node_rack[n] == rack)
-        };
+        // Per rack, its nodes with tasks of the class to take, and a cursor past the empty
+        // ones: each node is skipped once (amortised O(nodes) per class, not per task).
+        let mut in_rack: Vec<Vec<usize>> = vec![Vec::new(); racks];
+        for (n, &k) in left.iter().enumerate() {
+            if k > 0 {
+                if let Some(r) = in_rack.get_mut(ix.node_rack[n] as usize) {
+                    r.push(n);
+                }
+            }
+        }
+        let mut cursor = vec![0usize; racks];
         // Node-local, then rack-local.
         for pass in 0..2 {
             for &t in &class.tasks {
@@ -35,7 +45,14 @@ pub fn tasks_of(ix: &Indexed<'_>, problem: &RasProblem, counts: &Counts) -> Vec<
                 let chosen = if pass == 0 {
                     ix.replicas[t].iter().map(|&n| n as usize).find(|&n| left[n] > 0)
                 } else {
-                    ix.replicas[t].iter().find_map(|&n| rack_left(&left, ix.node_rack[n as usize]))
+                    ix.replicas[t].iter().find_map(|&n| {
+                        let r = ix.node_rack[n as usize] as usize;
+                        let nodes = in_rack.get(r)?;
+                        while cursor[r] < nodes.len() && left[nodes[cursor[r]]] == 0 {
+                            cursor[r] += 1;
+                        }
+                        nodes.get(cursor[r]).copied()
+                    })
                 };
                 if let Some(n) = chosen {
                     left[n] -= 1;
