@@ -291,7 +291,10 @@ proptest! {
             ..SimConfig::with_algorithm(algorithms()[algorithm])
         };
         let multi = placer_solver::registry::REGISTRY[algorithm].1.multi_resource();
-        let uncapped = demand.is_some() && multi;
+        // Uncapped only when some task carries a demand: a workload whose jobs have no maps
+        // (the only tasks given one here) is slot-based, and stalls without reduce slots.
+        let demands = w.jobs.iter().any(|j| j.maps.iter().any(|m| m.demand.is_some()));
+        let uncapped = demands && multi;
         if uncapped && matches!(cfg.offers, Offers::Heartbeats { .. }) {
             let refused = matches!(
                 simulate(&w, &cfg),
