@@ -197,7 +197,8 @@ fn run(command: Command) -> Result<(), CliError> {
                 req.policy.solver = s;
             }
             let start = Instant::now();
-            let mut response = placer_solver::place(&req, &PlaceOptions { explain })?;
+            let mut response =
+                placer_solver::place(&req, &PlaceOptions { explain, ..PlaceOptions::default() })?;
             response.stats.solve_ms = start.elapsed().as_secs_f64() * 1e3;
             print_json(&response)
         }

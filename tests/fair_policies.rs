@@ -552,7 +552,7 @@ fn disk_full_everywhere_leaves_maps_waiting_for_disk() {
     for (algorithm, solver) in every_policy_and_engine() {
         let req = s.clone().algorithm(algorithm).solver(solver).build().unwrap();
         let at = format!("{algorithm}/{solver}");
-        let r = place(&req, &PlaceOptions { explain: true }).unwrap();
+        let r = place(&req, &PlaceOptions { explain: true, ..PlaceOptions::default() }).unwrap();
         assert_eq!(placed(&r), pairs(&[("m0", "n1")]), "{at}");
         let waiting: Vec<(&str, WaitReason)> = r
             .waiting

@@ -499,10 +499,10 @@ proptest! {
                 let mut req = with_algorithm(&req, policy.name());
                 req.policy.solver = *engine;
                 let at = format!("{}/{}", policy.name(), engine.name());
-                let r = place(&req, &PlaceOptions { explain: true }).expect("places");
+                let r = place(&req, &PlaceOptions { explain: true, ..PlaceOptions::default() }).expect("places");
                 check_valid(&req, &r, policy.name())?;
                 check_disk(&req, &r, &at)?;
-                let again = place(&req, &PlaceOptions { explain: true }).unwrap();
+                let again = place(&req, &PlaceOptions { explain: true, ..PlaceOptions::default() }).unwrap();
                 prop_assert_eq!(serde_json::to_string(&r).unwrap(), serde_json::to_string(&again).unwrap());
             }
         }

@@ -220,7 +220,8 @@ fn more_tasks_than_slots_wait_per_job_or_per_task() {
     let waiting: Vec<_> = r.waiting.iter().map(|w| (w.job.as_str(), w.tasks, w.reason)).collect();
     assert_eq!(waiting, [("j1", 1, WaitReason::SlotsTaken), ("j2", 1, WaitReason::SlotsTaken)]);
 
-    let r = place(&request(&s), &PlaceOptions { explain: true }).unwrap();
+    let r =
+        place(&request(&s), &PlaceOptions { explain: true, ..PlaceOptions::default() }).unwrap();
     let tasks: Vec<_> = r.waiting.iter().map(|w| w.task.as_ref().unwrap().as_str()).collect();
     assert_eq!(tasks, ["t1", "t2"]);
 }

@@ -152,6 +152,13 @@ pub struct Policy {
     pub shuffle_light_ratio: f64,
     /// Which ShuffleWatcher mechanisms run (the §5.3 ablation); default all three.
     pub shuffle_watcher: SwMechanisms,
+    /// Wall-clock budget of this answer in milliseconds (> 0), measured by the service from
+    /// the moment the body is read; unset = the server's `--deadline-ms`. When the exact solve
+    /// cannot finish in time, the answer is the best valid placement found, with
+    /// `stats.status: time_limited`. `POST /place?deadline_ms=` overrides it. Ignored by the
+    /// CLI's `place` unless given there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadline_ms: Option<u64>,
 }
 
 /// ShuffleWatcher's three mechanisms, each switchable for the §5.3 ablation. With all three
@@ -198,6 +205,7 @@ impl Default for Policy {
             starvation_window_s: 600.0,
             shuffle_light_ratio: 0.1,
             shuffle_watcher: SwMechanisms::default(),
+            deadline_ms: None,
         }
     }
 }

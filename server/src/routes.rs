@@ -43,7 +43,7 @@ async fn place(
 ) -> Result<HttpResponse, ServerError> {
     let query = web::Query::<PlaceQuery>::from_query(req.query_string())
         .map_err(|e| ServerError::InvalidQuery { message: e.to_string() })?;
-    let opts = PlaceOptions { explain: query.explain };
+    let opts = PlaceOptions { explain: query.explain, ..PlaceOptions::default() };
     let limit = state.body_limit_bytes;
     check_content_length(&req, limit)?;
     let guard = state

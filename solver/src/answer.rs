@@ -17,10 +17,14 @@ use placer_models::{
 use std::collections::HashMap;
 
 /// Caller-side options of one `place` call that are not part of the snapshot.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PlaceOptions {
     /// List waiting tasks one by one instead of aggregated per (job, kind, reason).
     pub explain: bool,
+    /// Set by the caller when the answer is due (e.g. the service's deadline): the exact
+    /// engines stop and the answer is the best valid placement found, `status: time_limited`.
+    /// `None` = run to the end.
+    pub cancel: Option<crate::cancel::Cancel>,
 }
 
 /// What the pipeline decided this epoch, ready to be written out.

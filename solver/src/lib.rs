@@ -17,6 +17,7 @@
 //! `preemption`, `fairness`, and ShuffleWatcher's `shuffle` (NetSat, classes, SAMP, SARP).
 
 pub mod answer;
+pub mod cancel;
 pub mod cost;
 pub mod cpac;
 pub mod disk;
@@ -44,6 +45,7 @@ pub mod starvation;
 pub mod water_filling;
 
 pub use answer::PlaceOptions;
+pub use cancel::Cancel;
 pub use error::SolveError;
 pub use pipeline::{cost_matrix, place};
 pub use policy::{registry, Policy, PolicyOf};

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 fn run(snapshot: &Value) -> PlaceResponse {
     let req: PlaceRequest = serde_json::from_value(snapshot.clone()).expect("snapshot parses");
-    place(&req, &PlaceOptions { explain: true }).expect("placed")
+    place(&req, &PlaceOptions { explain: true, ..PlaceOptions::default() }).expect("placed")
 }
 
 /// Assignments per job, by the prefix of task ids (`<job>-<n>`).
@@ -386,8 +386,8 @@ proptest! {
     /// and the answer is deterministic.
     #[test]
     fn drf_never_oversubscribes_a_node(req in snapshot()) {
-        let r = place(&req, &PlaceOptions { explain: true }).expect("places");
-        let again = place(&req, &PlaceOptions { explain: true }).unwrap();
+        let r = place(&req, &PlaceOptions { explain: true, ..PlaceOptions::default() }).expect("places");
+        let again = place(&req, &PlaceOptions { explain: true, ..PlaceOptions::default() }).unwrap();
         prop_assert_eq!(serde_json::to_string(&r).unwrap(), serde_json::to_string(&again).unwrap());
         prop_assert_eq!(r.assignments.len() + r.waiting.len(), req.pending.len());
 
