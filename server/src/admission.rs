@@ -194,9 +194,13 @@ impl Admission {
         self.lock().queue.len()
     }
 
-    /// Whether the next request that has to wait would be refused (the queue is full).
-    pub(crate) fn queue_full(&self, queue_len: usize) -> bool {
-        self.lock().queue.len() >= queue_len
+    /// Whether a request arriving now would be refused for lack of room: every solve slot is
+    /// taken (or others already wait) and the queue holds `limits.queue_len` requests. Memory
+    /// is not considered (the weight is not known yet).
+    pub(crate) fn would_refuse(&self, limits: &Limits) -> bool {
+        let inner = self.lock();
+        let slot_free = inner.queue.is_empty() && inner.running < limits.max_in_flight;
+        limits.max_in_flight == 0 || (!slot_free && inner.queue.len() >= limits.queue_len)
     }
 }
 
@@ -266,9 +270,11 @@ mod tests {
     async fn admits_up_to_the_count_and_releases_on_drop() {
         let adm = Admission::default();
         let l = limits(2, 1 << 30, 0);
+        assert!(!adm.would_refuse(&l), "a free slot is ready even with no queue");
         let a = adm.acquire(1, l).await.unwrap();
         let _b = adm.acquire(1, l).await.unwrap();
         assert_eq!(adm.running(), 2);
+        assert!(adm.would_refuse(&l));
         // queue_len 0: the third is refused without waiting.
         assert_eq!(adm.acquire(1, l).await.unwrap_err(), Refusal::QueueFull { queue_len: 0 });
         drop(a);
@@ -312,7 +318,8 @@ mod tests {
         assert!(poll_once(&mut second).await.is_none());
         assert!(poll_once(&mut third).await.is_none());
         assert_eq!(adm.queued(), 2);
-        assert!(adm.queue_full(2));
+        assert!(adm.would_refuse(&limits(1, 1 << 30, 2)));
+        assert!(!adm.would_refuse(&limits(1, 1 << 30, 3)));
         drop(first);
         // The slot goes to the head of the queue, not to the later (lighter) one.
         assert!(poll_once(&mut third).await.is_none());

@@ -9,7 +9,7 @@ use crate::admission::estimate_solve_bytes;
 use crate::body::{self, Encoding};
 use crate::config::ServerConfig;
 use crate::error::ServerError;
-use crate::state::AppState;
+use crate::state::{limits, AppState};
 use actix_http::{HttpMessage, Request};
 use actix_web::http::header::HeaderMap;
 use actix_web::http::Method;
@@ -53,10 +53,18 @@ pub(crate) fn check_expect(state: &AppState, req: &Request) -> Result<(), Server
     }
     let config = state.config.get();
     check_head(state, &config, req.headers())?;
+    check_room(state, &config)
+}
+
+/// Refuses when a request arriving now would find no solve slot and no room in the queue.
+///
+/// # Errors
+/// `Overloaded` (503).
+pub(crate) fn check_room(state: &AppState, config: &ServerConfig) -> Result<(), ServerError> {
     if config.max_in_flight == 0 {
         return Err(ServerError::Overloaded { reason: "admission is closed".to_owned() });
     }
-    if state.admission.queue_full(config.queue_len) {
+    if state.admission.would_refuse(&limits(config)) {
         return Err(ServerError::Overloaded {
             reason: format!("the admission queue is full ({} waiting)", config.queue_len),
         });

@@ -6,7 +6,7 @@ use crate::admission::{estimate_solve_bytes, Refusal};
 use crate::body::read_body;
 use crate::deadline::Deadline;
 use crate::error::ServerError;
-use crate::expect::check_head;
+use crate::expect::{check_head, check_room};
 use crate::pipeline;
 use crate::query::PlaceQuery;
 use crate::state::{limits, AppState};
@@ -90,20 +90,14 @@ async fn healthz() -> HttpResponse {
 }
 
 /// `GET /readyz`: 200 `{"status":"ready"}` while new snapshots would be admitted or queued;
-/// 503 `draining` after SIGTERM, 503 `overloaded` while the admission queue is full.
+/// 503 `draining` after SIGTERM, 503 `overloaded` while every solve slot is taken and the
+/// admission queue is full (a snapshot arriving now would be refused).
 async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ServerError> {
     let config = state.config.get();
     if state.is_draining() {
         return Err(ServerError::Draining);
     }
-    if config.max_in_flight == 0 {
-        return Err(ServerError::Overloaded { reason: "admission is closed".to_owned() });
-    }
-    if state.admission.queue_full(config.queue_len) {
-        return Err(ServerError::Overloaded {
-            reason: format!("the admission queue is full ({} waiting)", config.queue_len),
-        });
-    }
+    check_room(&state, &config)?;
     Ok(HttpResponse::Ok().insert_header(ContentType::json()).body(r#"{"status":"ready"}"#))
 }
 /// Any unknown path: 404 `not_found`.
