@@ -31,11 +31,13 @@ pub fn app(
 > {
     let draining = state.clone();
     App::new().configure(|cfg| configure(cfg, state)).wrap_fn(move |req, srv| {
-        let close = req.method() == Method::HEAD || draining.is_draining();
+        let head = req.method() == Method::HEAD;
         let response = srv.call(req);
+        let draining = draining.clone();
         async move {
             let mut response = response.await?;
-            if close {
+            // Draining is checked once the response is ready: it may have begun meanwhile.
+            if head || draining.is_draining() {
                 response.response_mut().head_mut().set_connection_type(ConnectionType::Close);
             }
             Ok(response)
