@@ -65,6 +65,9 @@ pub async fn run_with(
                 .map_init_err(|()| ());
             let http = HttpService::build()
                 .client_request_timeout(header_timeout)
+                // As `HttpServer`: after an early error (e.g. 413 while the client still
+                // uploads), linger so the client reads the answer instead of a reset.
+                .client_disconnect_timeout(Duration::from_secs(1))
                 .expect(fn_service(expect::service(state)))
                 .h1(map_config(app, |()| AppConfig::default()));
             fn_service(|io: TcpStream| async move {
