@@ -70,7 +70,8 @@ pub enum ServerError {
         /// Which limit: queue full, wait expired, or admission closed.
         reason: String,
     },
-    /// The server is shutting down and takes no new snapshots (503, `Retry-After: 1`).
+    /// The server is shutting down: `/readyz`, and `Expect: 100-continue` requests whose body
+    /// is better sent elsewhere (503, `Retry-After: 1`).
     #[error("server is shutting down; retry on another instance")]
     Draining,
     /// No route for this path (404).

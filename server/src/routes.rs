@@ -46,7 +46,7 @@ async fn place(
 ) -> Result<HttpResponse, ServerError> {
     let config = state.config.get();
     let query = PlaceQuery::parse(req.query_string())?;
-    let encoding = check_head(&state, &config, req.headers())?;
+    let encoding = check_head(&config, req.headers())?;
     let body_timeout = Duration::from_millis(config.body_timeout_ms);
     let bytes =
         read_body(&req, payload.into_inner(), config.body_limit_bytes, body_timeout, encoding)

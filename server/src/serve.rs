@@ -3,10 +3,10 @@
 //! not expose: an `Expect: 100-continue` gate ([`crate::expect`]) and a connection wrapper that
 //! turns the HTTP layer's bodiless errors into JSON ([`crate::http_errors`]).
 //!
-//! Lifecycle: SIGTERM or SIGINT marks the state as draining (`/readyz` → 503, new snapshots →
-//! 503 `draining`, connections close after their response), stops accepting connections, and
-//! lets in-flight requests finish for up to `shutdown_grace_ms`; then [`run`] returns `Ok`. A
-//! second signal stops at once.
+//! Lifecycle: SIGTERM or SIGINT marks the state as draining (`/readyz` → 503, `Expect:
+//! 100-continue` → 503, connections close after their next response), stops accepting
+//! connections, and lets requests on open connections finish for up to `shutdown_grace_ms`;
+//! then [`run`] returns `Ok`. A second signal stops at once.
 
 use crate::app::app;
 use crate::config::ServerConfig;

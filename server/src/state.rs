@@ -63,7 +63,8 @@ impl AppState {
         self.admission.queued()
     }
 
-    /// Marks the server as shutting down: `/readyz` answers 503 and new snapshots are refused.
+    /// Marks the server as shutting down: `/readyz` and `Expect: 100-continue` requests get 503
+    /// `draining`, and connections close after their next response.
     pub fn start_draining(&self) {
         self.draining.store(true, Ordering::Release);
     }

@@ -75,7 +75,7 @@ async fn a_busy_slot_with_no_queue_is_503_and_not_ready() {
 }
 
 #[actix_web::test]
-async fn draining_refuses_new_snapshots_and_readyz() {
+async fn draining_is_not_ready_but_still_answers_and_closes() {
     let state = AppState::new(&ServerConfig::default());
     let app = test::init_service(app(state.clone())).await;
     let (status, _, _) = status_and_code(&app, TestRequest::get().uri("/readyz")).await;
@@ -84,10 +84,12 @@ async fn draining_refuses_new_snapshots_and_readyz() {
     let (status, retry, json) = status_and_code(&app, TestRequest::get().uri("/readyz")).await;
     assert_eq!((status, retry.as_deref()), (StatusCode::SERVICE_UNAVAILABLE, Some("1")));
     assert_eq!(json["error"]["code"], "draining");
-    let (status, _, json) =
-        status_and_code(&app, TestRequest::post().uri("/place").set_payload(SNAPSHOT)).await;
-    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
-    assert_eq!(json["error"]["code"], "draining");
+    // A snapshot that reaches a draining server on an open connection is still answered, and
+    // the connection closes after it.
+    let req = TestRequest::post().uri("/place").set_payload(SNAPSHOT).to_request();
+    let resp = test::call_service(&app, req).await;
+    assert_eq!(resp.status(), StatusCode::OK);
+    assert_eq!(resp.response().head().connection_type(), actix_http::ConnectionType::Close);
     // Liveness is unaffected.
     let (status, _, _) = status_and_code(&app, TestRequest::get().uri("/healthz")).await;
     assert_eq!(status, StatusCode::OK);
