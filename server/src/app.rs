@@ -1,5 +1,5 @@
 //! The actix-web app (DESIGN.md §Service endpoints): placer's routes on an app or scope, and the
-//! whole app for tests and for the server loop in [`crate::serve`].
+//! whole app for tests and for the server loop ([`crate::run`]).
 
 use crate::{routes, AppState};
 use actix_http::ConnectionType;
