@@ -32,7 +32,7 @@ struct ServeArgs {
     /// Largest accepted request body in bytes, after gzip decoding (larger ones get 413).
     #[arg(long, default_value_t = placer_server::DEFAULT_BODY_LIMIT_BYTES)]
     body_limit: usize,
-    /// Most solves running at once; more wait in the queue. Default: one per core.
+    /// Most solves running at once; more wait in the queue. Default: two per core.
     #[arg(long)]
     max_in_flight: Option<usize>,
     /// Most requests waiting for a solve slot (one more gets 503).
