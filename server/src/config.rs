@@ -2,7 +2,10 @@
 //! listen, how large a snapshot may be, how many solves may run at once. Reads no environment:
 //! the CLI (`placer serve`) fills it from its flags.
 
+use crate::logging::LogFormat;
+use serde_json::{Map, Value};
 use std::num::NonZeroUsize;
+use std::path::PathBuf;
 
 /// Address `placer serve` listens on when none is given.
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
@@ -23,6 +26,13 @@ pub struct ServerConfig {
     pub max_in_flight: usize,
     /// HTTP worker threads; `None` lets actix-web choose (one per core).
     pub workers: Option<usize>,
+    /// How log events are written (`--log-format`); default `pretty`.
+    pub log_format: LogFormat,
+    /// The config file's `[policy]` table: values for the snapshot `policy` keys a snapshot
+    /// omits (its own keys win); `None` = no defaults beyond the schema's.
+    pub policy_defaults: Option<Map<String, Value>>,
+    /// The config file this came from (`--config`), reloaded on SIGHUP or change.
+    pub config_path: Option<PathBuf>,
 }
 
 impl Default for ServerConfig {
@@ -32,6 +42,9 @@ impl Default for ServerConfig {
             body_limit_bytes: DEFAULT_BODY_LIMIT_BYTES,
             max_in_flight: default_max_in_flight(),
             workers: None,
+            log_format: LogFormat::Pretty,
+            policy_defaults: None,
+            config_path: None,
         }
     }
 }

@@ -61,6 +61,19 @@ pub enum ServerError {
         /// The methods the route accepts, for the `Allow` header.
         allowed: &'static str,
     },
+    /// The config file is unreadable or invalid (`placer serve --config`; never an HTTP answer:
+    /// the server refuses to start, or a reload keeps the previous config).
+    #[error("{file}: {}{message}", config_location(.key.as_ref(), .line.as_ref()))]
+    Config {
+        /// The file as given.
+        file: String,
+        /// The offending key as a dotted path (`body_limit`, `policy.alpha`), when known.
+        key: Option<String>,
+        /// Its 1-based line, when known.
+        line: Option<usize>,
+        /// What is wrong.
+        message: String,
+    },
     /// A bug: the solver panicked or its thread pool failed (500).
     #[error("internal error (a bug in placer): {message}")]
     Internal {
@@ -81,6 +94,7 @@ impl ServerError {
             Self::Overloaded { .. } => "overloaded",
             Self::NotFound { .. } => "not_found",
             Self::MethodNotAllowed { .. } => "method_not_allowed",
+            Self::Config { .. } => "invalid_config",
             Self::Internal { .. } => "internal",
         }
     }
@@ -93,6 +107,16 @@ impl ServerError {
             Self::InvalidQuery { .. } => "?explain",
             _ => "$",
         }
+    }
+}
+
+/// `key `K` (line N): ` for a config problem's message; empty when neither is known.
+pub(crate) fn config_location(key: Option<&String>, line: Option<&usize>) -> String {
+    match (key, line) {
+        (Some(k), Some(l)) => format!("key `{k}` (line {l}): "),
+        (Some(k), None) => format!("key `{k}`: "),
+        (None, Some(l)) => format!("line {l}: "),
+        (None, None) => String::new(),
     }
 }
 
@@ -121,7 +145,7 @@ impl ResponseError for ServerError {
             Self::Overloaded { .. } => StatusCode::SERVICE_UNAVAILABLE,
             Self::NotFound { .. } => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
-            Self::Internal { .. } => StatusCode::INTERNAL_SERVER_ERROR,
+            Self::Config { .. } | Self::Internal { .. } => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 

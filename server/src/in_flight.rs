@@ -33,7 +33,10 @@ impl InFlight {
         self.count
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < self.max).then_some(n + 1))
             .ok()
-            .map(|_| InFlightGuard { count: Arc::clone(&self.count) })
+            .map(|n| {
+                crate::metrics::in_flight(n + 1);
+                InFlightGuard { count: Arc::clone(&self.count) }
+            })
     }
 }
 
@@ -45,7 +48,8 @@ pub(crate) struct InFlightGuard {
 
 impl Drop for InFlightGuard {
     fn drop(&mut self) {
-        self.count.fetch_sub(1, Ordering::AcqRel);
+        let before = self.count.fetch_sub(1, Ordering::AcqRel);
+        crate::metrics::in_flight(before.saturating_sub(1));
     }
 }
 

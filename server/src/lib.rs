@@ -11,15 +11,24 @@
 mod app;
 mod body;
 mod config;
+pub mod config_file;
 mod error;
 mod in_flight;
 mod live_config;
+pub mod logging;
+pub mod metrics;
+mod observe;
 mod pipeline;
+mod policy_defaults;
+pub mod reload;
+pub mod request_id;
 mod routes;
 mod state;
 
-pub use app::{app, configure, run};
+pub use app::{app, configure, run, run_reloading};
 pub use config::{default_max_in_flight, ServerConfig, DEFAULT_ADDR, DEFAULT_BODY_LIMIT_BYTES};
 pub use error::ServerError;
 pub use live_config::LiveConfig;
+pub use logging::LogFormat;
+pub use observe::observe;
 pub use state::{AppState, SolveFn};

@@ -4,35 +4,53 @@
 //! `500 internal` instead of taking the worker down.
 
 use crate::error::ServerError;
+use crate::logging::SolveLog;
 use crate::state::SolveFn;
+use crate::{metrics, policy_defaults};
 use placer_solver::PlaceOptions;
+use serde_json::{Map, Value};
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
-/// Answers one snapshot with the response JSON bytes, or the error to send. A panic anywhere
-/// inside (a bug) is caught and returned as [`ServerError::Internal`].
+/// Answers one snapshot with the response JSON bytes, or the error to send. Keys of
+/// `policy_defaults` fill the snapshot's omitted `policy` keys ([`policy_defaults::apply`]).
+/// Records the body size, the solve and the answer in [`metrics`] and `log`. A panic anywhere
+/// inside (a bug) is caught, counted and returned as [`ServerError::Internal`].
 pub(crate) fn answer(
     bytes: &[u8],
     opts: &PlaceOptions,
     solve: SolveFn,
+    policy_defaults: Option<&Map<String, Value>>,
+    log: &SolveLog,
 ) -> Result<Vec<u8>, ServerError> {
-    catch_unwind(AssertUnwindSafe(|| answer_unguarded(bytes, opts, solve))).unwrap_or_else(
-        |payload| {
+    catch_unwind(AssertUnwindSafe(|| answer_unguarded(bytes, opts, solve, policy_defaults, log)))
+        .unwrap_or_else(|payload| {
+            metrics::panic_caught();
             Err(ServerError::Internal { message: format!("panic: {}", panic_message(&*payload)) })
-        },
-    )
+        })
 }
 
 fn answer_unguarded(
     bytes: &[u8],
     opts: &PlaceOptions,
     solve: SolveFn,
+    policy_defaults: Option<&Map<String, Value>>,
+    log: &SolveLog,
 ) -> Result<Vec<u8>, ServerError> {
-    let request = placer_models::parse_request(bytes)?;
+    metrics::snapshot_bytes(bytes.len());
+    log.body(bytes.len());
+    let mut request = placer_models::parse_request(bytes)?;
+    if let Some(defaults) = policy_defaults {
+        policy_defaults::apply(bytes, &mut request, defaults)?;
+    }
+    log.request(&request);
     let started = Instant::now();
     let mut response = solve(&request, opts)?;
-    response.stats.solve_ms = started.elapsed().as_secs_f64() * 1e3;
+    let seconds = started.elapsed().as_secs_f64();
+    response.stats.solve_ms = seconds * 1e3;
+    metrics::answered(&request.policy, &response, seconds);
+    log.response(&response);
     serde_json::to_vec(&response)
         .map_err(|e| ServerError::Internal { message: format!("serializing the response: {e}") })
 }
@@ -59,14 +77,22 @@ mod tests {
 
     #[test]
     fn malformed_json_is_a_model_error() {
-        let err = answer(b"{", &PlaceOptions::default(), placer_solver::place).unwrap_err();
+        let err = answer(
+            b"{",
+            &PlaceOptions::default(),
+            placer_solver::place,
+            None,
+            &SolveLog::default(),
+        )
+        .unwrap_err();
         assert_eq!(err.code(), "malformed_json");
     }
 
     #[test]
     fn a_panicking_solver_becomes_internal() {
         let body = br#"{"schema_version":1,"cluster":{}}"#;
-        let err = answer(body, &PlaceOptions::default(), panicking).unwrap_err();
+        let err = answer(body, &PlaceOptions::default(), panicking, None, &SolveLog::default())
+            .unwrap_err();
         assert_eq!(err.code(), "internal");
         assert!(err.to_string().contains("boom"));
     }

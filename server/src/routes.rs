@@ -4,10 +4,11 @@
 
 use crate::body::{check_content_length, read_limited};
 use crate::error::ServerError;
-use crate::pipeline;
+use crate::logging::SolveLog;
 use crate::state::AppState;
+use crate::{metrics, pipeline};
 use actix_web::http::header::ContentType;
-use actix_web::{web, HttpRequest, HttpResponse, Route};
+use actix_web::{web, HttpMessage, HttpRequest, HttpResponse, Route};
 use placer_solver::PlaceOptions;
 use serde::Deserialize;
 
@@ -22,6 +23,11 @@ pub(crate) fn register(cfg: &mut web::ServiceConfig, state: AppState) {
         .service(
             web::resource("/healthz")
                 .route(web::get().to(healthz))
+                .default_service(method_not_allowed("GET")),
+        )
+        .service(
+            web::resource("/metrics")
+                .route(web::get().to(metrics_page))
                 .default_service(method_not_allowed("GET")),
         )
         .default_service(web::to(not_found));
@@ -44,7 +50,9 @@ async fn place(
     let query = web::Query::<PlaceQuery>::from_query(req.query_string())
         .map_err(|e| ServerError::InvalidQuery { message: e.to_string() })?;
     let opts = PlaceOptions { explain: query.explain, ..PlaceOptions::default() };
-    let limit = state.body_limit_bytes;
+    let config = state.live.get();
+    let limit = config.body_limit_bytes;
+    let log = req.extensions().get::<SolveLog>().cloned().unwrap_or_default();
     check_content_length(&req, limit)?;
     let guard = state
         .in_flight
@@ -56,7 +64,7 @@ async fn place(
     // if the client disconnects and this future is dropped.
     let body = web::block(move || {
         let _guard = guard;
-        pipeline::answer(&bytes, &opts, solve)
+        pipeline::answer(&bytes, &opts, solve, config.policy_defaults.as_ref(), &log)
     })
     .await
     .map_err(|e| ServerError::Internal { message: format!("solver thread failed: {e}") })??;
@@ -66,6 +74,11 @@ async fn place(
 /// `GET /healthz`: 200 `{"status":"ok"}` while the process serves.
 async fn healthz() -> HttpResponse {
     HttpResponse::Ok().insert_header(ContentType::json()).body(r#"{"status":"ok"}"#)
+}
+
+/// `GET /metrics`: the Prometheus text page.
+async fn metrics_page() -> HttpResponse {
+    HttpResponse::Ok().content_type(metrics::CONTENT_TYPE).body(metrics::render())
 }
 
 /// Any unknown path: 404 `not_found`.

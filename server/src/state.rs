@@ -4,6 +4,7 @@
 
 use crate::config::ServerConfig;
 use crate::in_flight::InFlight;
+use crate::live_config::LiveConfig;
 use placer_models::{PlaceRequest, PlaceResponse};
 use placer_solver::{PlaceOptions, SolveError};
 
@@ -15,7 +16,7 @@ pub type SolveFn = fn(&PlaceRequest, &PlaceOptions) -> Result<PlaceResponse, Sol
 /// every worker.
 #[derive(Clone, Debug)]
 pub struct AppState {
-    pub(crate) body_limit_bytes: usize,
+    pub(crate) live: LiveConfig,
     pub(crate) in_flight: InFlight,
     pub(crate) solve: SolveFn,
 }
@@ -29,10 +30,15 @@ impl AppState {
     /// State for `config` that solves with `solve` instead.
     pub fn with_solver(config: &ServerConfig, solve: SolveFn) -> Self {
         Self {
-            body_limit_bytes: config.body_limit_bytes,
+            live: LiveConfig::new(config.clone()),
             in_flight: InFlight::new(config.max_in_flight),
             solve,
         }
+    }
+
+    /// The settings in force, which a config reload replaces.
+    pub fn live(&self) -> &LiveConfig {
+        &self.live
     }
 
     /// Snapshots being read or solved right now.
