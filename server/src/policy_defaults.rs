@@ -116,6 +116,29 @@ mod tests {
         assert_eq!(req.policy, before);
     }
 
+    #[actix_web::test]
+    async fn through_the_app_the_default_algorithm_runs_only_when_omitted() {
+        use crate::{app, AppState, ServerConfig};
+        use actix_web::test::{call_service, init_service, read_body, TestRequest};
+        let config = ServerConfig {
+            policy_defaults: Some(defaults(json!({"algorithm": "dl_sched"}))),
+            ..ServerConfig::default()
+        };
+        let svc = init_service(app(AppState::new(&config))).await;
+        let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/snapshot.json");
+        let mut snapshot: Value = serde_json::from_slice(&std::fs::read(example).unwrap()).unwrap();
+        for (expected, drop_algorithm) in [("optimal", false), ("heuristic", true)] {
+            if drop_algorithm {
+                // The example sets lsap (exact: optimal); without it, dl_sched (greedy) runs.
+                snapshot["policy"].as_object_mut().unwrap().remove("algorithm");
+            }
+            let req = TestRequest::post().uri("/place").set_json(&snapshot).to_request();
+            let res: Value =
+                serde_json::from_slice(&read_body(call_service(&svc, req).await).await).unwrap();
+            assert_eq!(res["stats"]["status"], expected, "{res}");
+        }
+    }
+
     /// A snapshot of `n` pending maps with three replicas each on 1000 nodes.
     fn big_body(n: usize) -> Vec<u8> {
         let mut s =
