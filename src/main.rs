@@ -5,7 +5,8 @@ mod error;
 mod lsap_file;
 mod whatif;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use error::CliError;
 use placer_datasets::{lsap_snapshot, LsapSnapshotSpec};
 use placer_models::{Algorithm, SolverEngine, TaskKind};
@@ -39,6 +40,14 @@ enum Command {
         /// HTTP worker threads; default one per core.
         #[arg(long)]
         workers: Option<usize>,
+        /// A TOML config file: every flag above (name with '-' -> '_') plus a [policy] table of
+        /// defaults for snapshot policy keys; flags given here win. Reloaded on SIGHUP or change.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Log lines on stderr: pretty (key=value) or json (one object per line); RUST_LOG
+        /// filters them (default info).
+        #[arg(long, default_value = "pretty", value_parser = parse_log_format)]
+        log_format: placer_server::LogFormat,
     },
     /// Place one snapshot (a v1 JSON file, `-` for stdin) and print the response JSON.
     Place {
@@ -157,9 +166,15 @@ fn parse_engine(s: &str) -> Result<SolverEngine, String> {
     serde_json::from_value(serde_json::Value::String(s.to_owned())).map_err(|e| e.to_string())
 }
 
+fn parse_log_format(s: &str) -> Result<placer_server::LogFormat, String> {
+    s.parse()
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(cli.command) {
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let given = given_flags(&matches);
+    match run(cli.command, given) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             match e.json() {
@@ -171,20 +186,37 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(command: Command) -> Result<(), CliError> {
+/// The subcommand's flags given on the command line (not defaulted), as config-file keys
+/// (`--body-limit` → `body_limit`): these win over `--config`.
+fn given_flags(matches: &ArgMatches) -> std::collections::BTreeSet<String> {
+    let Some((_, sub)) = matches.subcommand() else { return Default::default() };
+    sub.ids()
+        .filter(|id| sub.value_source(id.as_str()) == Some(ValueSource::CommandLine))
+        .map(|id| id.as_str().to_owned())
+        .collect()
+}
+
+fn run(command: Command, given: std::collections::BTreeSet<String>) -> Result<(), CliError> {
     match command {
-        Command::Serve { addr, body_limit, max_in_flight, workers } => {
-            let mut config = placer_server::ServerConfig {
+        Command::Serve { addr, body_limit, max_in_flight, workers, config, log_format } => {
+            let mut flags = placer_server::ServerConfig {
                 addr,
                 body_limit_bytes: body_limit,
                 workers,
+                log_format,
                 ..placer_server::ServerConfig::default()
             };
             if let Some(m) = max_in_flight {
-                config.max_in_flight = m;
+                flags.max_in_flight = m;
             }
+            let cli = placer_server::config_file::CommandLine { config: flags, given };
+            let server_config = match &config {
+                Some(path) => placer_server::config_file::load(path, &cli)?,
+                None => cli.config.clone(),
+            };
+            placer_server::logging::init(server_config.log_format);
             actix_web::rt::System::new()
-                .block_on(placer_server::run(config))
+                .block_on(placer_server::run_reloading(server_config, cli))
                 .map_err(|source| CliError::Io { path: PathBuf::from("serve"), source })
         }
         Command::Place { file, explain, algorithm, solver } => {

@@ -44,7 +44,7 @@ pub enum ServerError {
         max_in_flight: usize,
     },
     /// No route for this path (404).
-    #[error("no route for {method} {path}; routes: POST /place, GET /healthz")]
+    #[error("no route for {method} {path}; routes: POST /place, GET /healthz, GET /metrics")]
     NotFound {
         /// The request method.
         method: String,

@@ -1,6 +1,8 @@
-//! placer's HTTP service (DESIGN.md §Wire schema v1, §Errors): an actix-web 4 app serving
-//! `POST /place` and `GET /healthz`, with JSON errors, a body limit (413) and an overload limit
-//! (503). A library: `placer serve` calls [`run`]; tests mount [`app`] in process.
+//! placer's HTTP service (DESIGN.md §Wire schema v1, §Errors, §Service endpoints): an
+//! actix-web 4 app serving `POST /place`, `GET /healthz` and `GET /metrics`, with JSON errors,
+//! a body limit (413), an overload limit (503), request ids and structured logs, and a config
+//! file reloaded while running. A library: `placer serve` calls [`run`]; tests mount [`app`]
+//! in process.
 //!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {

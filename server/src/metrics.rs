@@ -16,7 +16,7 @@
 //! | `placer_tasks_placed_total` | counter | `kind` (map/reduce), `locality` |
 //! | `placer_time_limited_total` | counter | — |
 //! | `placer_panics_total` | counter | — |
-//! | `placer_pool_fair_share`, `placer_pool_running`, `placer_pool_demand` | gauge | `pool`, `kind` |
+//! | `placer_pool_fair_share`, `_running`, `_demand` | gauge | `pool`, `kind` |
 //! | `placer_last_answer_pools` | gauge | — |
 //! | `placer_config_reloads_total` | counter | `result` (ok/error) |
 //! | `placer_config_last_reload_timestamp_seconds` | gauge | — |
@@ -116,14 +116,15 @@ pub fn install() -> &'static PrometheusHandle {
         }
         describe();
         let upkeep = handle.clone();
-        let spawned = std::thread::Builder::new().name("placer-metrics-upkeep".to_owned()).spawn(
-            move || loop {
-                std::thread::sleep(UPKEEP_EVERY);
-                upkeep.run_upkeep();
-            },
-        );
+        let spawned =
+            std::thread::Builder::new().name("placer-metrics-upkeep".to_owned()).spawn(move || {
+                loop {
+                    std::thread::sleep(UPKEEP_EVERY);
+                    upkeep.run_upkeep();
+                }
+            });
         if let Err(e) = spawned {
-            tracing::warn!(error = %e, "metrics upkeep thread not started; histograms drain on scrape");
+            tracing::warn!(error = %e, "no metrics upkeep thread; scrapes drain histograms");
         }
         handle
     })
@@ -144,7 +145,8 @@ pub fn describe() {
     describe_histogram!(SNAPSHOT_BYTES, Unit::Bytes, "Size of POST /place bodies (decompressed)");
     describe_counter!(
         PLACED,
-        "Tasks placed, by kind and data locality (maps as stats.node_local/rack_local/remote/no_preference)"
+        "Tasks placed, by kind and data locality (maps: stats.node_local, rack_local, remote, \
+         no_preference)"
     );
     describe_counter!(TIME_LIMITED, "Answers with stats.status time_limited");
     describe_counter!(PANICS, "Panics caught while answering (each one a 500 and a bug)");

@@ -40,7 +40,8 @@ pub async fn observe(
             // responses); the request is gone, so the dispatcher answers without the id.
             let status = e.as_response_error().status_code().as_u16();
             metrics::request(OTHER_ROUTE, status);
-            tracing::error!(request_id = id.as_str(), method = method.as_str(), path, status, error = %e, "request");
+            let (request_id, method) = (id.as_str(), method.as_str());
+            tracing::error!(request_id, method, path, status, error = %e, "request");
             return Err(e);
         }
     };

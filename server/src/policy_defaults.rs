@@ -23,8 +23,9 @@ struct PolicyOnly {
 /// objects (`shuffle_watcher`) are filled key by key. Does nothing when `defaults` is empty.
 ///
 /// # Complexity
-/// One scan of `bytes` that skips all but `policy` (about a fifth of a full parse's time, see
-/// the `overlay_cost` measurement), plus O(size of `policy` + `defaults`).
+/// One scan of `bytes` that skips all but `policy` (about a tenth of the full parse's time on
+/// a 19.5 MB snapshot: 67 ms against 675 ms; the `overlay_cost` measurement), plus O(size of
+/// `policy` + `defaults`).
 ///
 /// # Errors
 /// [`ServerError::Model`] `invalid_field` at `policy` if the merged object is not a policy
@@ -84,11 +85,11 @@ mod tests {
 
     #[test]
     fn omitted_keys_take_the_default_and_given_keys_win() {
-        let body = br#"{"schema_version":1,"cluster":{},"policy":{"alpha":2,"shuffle_watcher":{"nass":false}}}"#;
+        let body = br#"{"schema_version":1,"cluster":{},
+            "policy":{"alpha":2,"shuffle_watcher":{"nass":false}}}"#;
         let mut req = parse_request(body).unwrap();
-        let d = defaults(
-            json!({"algorithm": "dl_sched", "alpha": 5.0, "shuffle_watcher": {"nass": true, "samp": false}}),
-        );
+        let d = defaults(json!({"algorithm": "dl_sched", "alpha": 5.0,
+                "shuffle_watcher": {"nass": true, "samp": false}}));
         apply(body, &mut req, &d).unwrap();
         assert_eq!(req.policy.algorithm, Algorithm::DlSched);
         assert_eq!(req.policy.alpha, 2.0);
@@ -152,7 +153,8 @@ mod tests {
         s.push_str(r#"]},"pools":[{"id":"p"}],"jobs":[{"id":"j","pool":"p"}],"pending":["#);
         for i in 0..n {
             s.push_str(&format!(
-                r#"{}{{"id":"t{i}","job":"j","kind":"map","input_bytes":134217728,"replicas":["n{}","n{}","n{}"]}}"#,
+                r#"{}{{"id":"t{i}","job":"j","kind":"map","input_bytes":134217728,
+                    "replicas":["n{}","n{}","n{}"]}}"#,
                 if i > 0 { "," } else { "" },
                 i % 1000,
                 (i + 1) % 1000,

@@ -69,7 +69,8 @@ impl Reloader {
             Ok(c) => c,
             Err(e) => {
                 metrics::config_reloaded(false);
-                tracing::error!(file = %self.path.display(), error = %e, "config reload rejected; keeping the previous config");
+                let file = self.path.display();
+                tracing::error!(%file, error = %e, "config reload rejected; old config stays");
                 return ReloadOutcome::Rejected(e.to_string());
             }
         };
@@ -82,11 +83,14 @@ impl Reloader {
         tracing::info!(
             file = %self.path.display(),
             generation = self.generation,
-            changed = ?changed,
+            changed = changed.join(","),
             "config reloaded"
         );
         if !restart_needed.is_empty() {
-            tracing::warn!(keys = ?restart_needed, "config keys changed but need a restart; not applied");
+            tracing::warn!(
+                keys = restart_needed.join(","),
+                "config keys changed but need a restart; not applied"
+            );
         }
         ReloadOutcome::Applied { changed, restart_needed }
     }
@@ -146,7 +150,7 @@ pub fn spawn(reloader: Reloader) {
         let mut hangups = match signal(SignalKind::hangup()) {
             Ok(s) => s,
             Err(e) => {
-                tracing::warn!(error = %e, "cannot listen for SIGHUP; reloading on file change only");
+                tracing::warn!(error = %e, "no SIGHUP listener; reloading on file change only");
                 return;
             }
         };
