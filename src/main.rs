@@ -189,10 +189,15 @@ fn main() -> ExitCode {
 /// The subcommand's flags given on the command line (not defaulted), as config-file keys
 /// (`--body-limit` → `body_limit`): these win over `--config`.
 fn given_flags(matches: &ArgMatches) -> std::collections::BTreeSet<String> {
-    let Some((_, sub)) = matches.subcommand() else { return Default::default() };
-    sub.ids()
-        .filter(|id| sub.value_source(id.as_str()) == Some(ValueSource::CommandLine))
-        .map(|id| id.as_str().to_owned())
+    let Some((name, sub)) = matches.subcommand() else { return Default::default() };
+    let cli = Cli::command();
+    let Some(command) = cli.find_subcommand(name) else { return Default::default() };
+    // The subcommand's arguments only (its matches also hold the derive's argument group).
+    command
+        .get_arguments()
+        .map(|arg| arg.get_id().as_str())
+        .filter(|id| sub.value_source(id) == Some(ValueSource::CommandLine))
+        .map(str::to_owned)
         .collect()
 }
 
@@ -333,4 +338,18 @@ fn print_json<T: serde::Serialize>(value: &T) -> Result<(), CliError> {
     writeln!(out)
         .and_then(|()| out.flush())
         .map_err(|source| CliError::Io { path: PathBuf::from("stdout"), source })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_flags_typed_on_the_command_line_win_over_the_config_file() {
+        let args = ["placer", "serve", "--body-limit", "5", "--config", "p.toml"];
+        let matches = Cli::command().try_get_matches_from(args).unwrap();
+        let given: Vec<String> = given_flags(&matches).into_iter().collect();
+        assert_eq!(given, ["body_limit", "config"]);
+    }
 }
