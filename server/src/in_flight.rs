@@ -33,8 +33,8 @@ impl InFlight {
         self.count
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < self.max).then_some(n + 1))
             .ok()
-            .map(|n| {
-                crate::metrics::in_flight(n + 1);
+            .map(|_| {
+                crate::metrics::in_flight_changed(1);
                 InFlightGuard { count: Arc::clone(&self.count) }
             })
     }
@@ -48,8 +48,8 @@ pub(crate) struct InFlightGuard {
 
 impl Drop for InFlightGuard {
     fn drop(&mut self) {
-        let before = self.count.fetch_sub(1, Ordering::AcqRel);
-        crate::metrics::in_flight(before.saturating_sub(1));
+        self.count.fetch_sub(1, Ordering::AcqRel);
+        crate::metrics::in_flight_changed(-1);
     }
 }
 
