@@ -5,7 +5,9 @@
 
 use actix_web::test::{call_service, init_service, read_body, TestRequest};
 use placer_models::{PlaceRequest, PlaceResponse};
-use placer_server::{app, metrics, AppState, ServerConfig};
+use placer_server::config_file::CommandLine;
+use placer_server::reload::Reloader;
+use placer_server::{app, metrics, AppState, LiveConfig, ServerConfig};
 use placer_solver::{PlaceOptions, SolveError};
 use serde_json::Value;
 
@@ -110,4 +112,21 @@ async fn metrics_page_counts_what_the_answers_said() {
     assert_eq!(sample(&page, "placer_panics_total"), Some(1.0));
     let refused = r#"placer_http_requests_total{route="/place",status="503"}"#;
     assert_eq!(sample(&page, refused), Some(1.0));
+
+    // Config reloads: one good, one rejected; the generation counts applied configs.
+    let file = std::env::temp_dir().join(format!("placer-metrics-{}.toml", std::process::id()));
+    std::fs::write(&file, "body_limit = 1000\n").unwrap();
+    let live = LiveConfig::new(ServerConfig::default());
+    let mut reloader = Reloader::new(file.clone(), CommandLine::default(), live.clone());
+    assert_eq!(sample(&metrics::render(), "placer_config_generation"), Some(1.0));
+    reloader.reload_once();
+    std::fs::write(&file, "body_limit = 0\n").unwrap();
+    reloader.reload_once();
+    let _ = std::fs::remove_file(&file);
+    assert_eq!(live.get().body_limit_bytes, 1000);
+    let page = metrics::render();
+    assert_eq!(sample(&page, r#"placer_config_reloads_total{result="ok"}"#), Some(1.0));
+    assert_eq!(sample(&page, r#"placer_config_reloads_total{result="error"}"#), Some(1.0));
+    assert_eq!(sample(&page, "placer_config_generation"), Some(2.0));
+    assert!(sample(&page, "placer_config_last_reload_timestamp_seconds").is_some_and(|t| t > 0.0));
 }
