@@ -66,7 +66,9 @@ pub fn place(req: &PlaceRequest, opts: &PlaceOptions) -> Result<PlaceResponse, S
     finite::check_costs(&ix, &model)?;
     let shares = fair_shares::compute(&ix);
     let starvation = Starvation::new(&ix, &shares);
-    let epoch = Epoch { ix: &ix, model: &model, shares: &shares, starvation: &starvation, engine };
+    let cancel = opts.cancel.as_ref();
+    let epoch =
+        Epoch { ix: &ix, model: &model, shares: &shares, starvation: &starvation, engine, cancel };
     let mut placement = policy.place(&epoch)?;
     admit_disk(&ix, &model, &mut placement);
     let running_after = answer::running_after_placement(&ix, &placement);

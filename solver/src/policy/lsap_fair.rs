@@ -244,17 +244,22 @@ impl Policy for LsapFair {
         check_terms(ix.req, &fairness, &aging)?;
         let offsets: Vec<f64> = fairness.iter().zip(&aging).map(|(f, a)| f - a).collect();
         let mut node_of_task = vec![None; ix.req.pending.len()];
+        let mut status = Status::Optimal;
         for kind in TaskKind::ALL {
-            exact::solve_kind(
+            let solved = exact::solve_kind_cancellable(
                 ix,
                 epoch.model,
                 kind,
                 epoch.engine,
                 Objective::Offset(&offsets),
                 &mut node_of_task,
+                epoch.cancel,
             )?;
+            if solved == Status::TimeLimited {
+                status = solved;
+            }
         }
-        let mut placement = Placement::new(node_of_task, Status::Optimal);
+        let mut placement = Placement::new(node_of_task, status);
         placement.fairness = fairness;
         placement.aging = aging;
         Ok(placement)
