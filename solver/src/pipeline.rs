@@ -117,10 +117,12 @@ fn admit_disk(ix: &Indexed<'_>, model: &LocalityCost<'_, '_>, placement: &mut Pl
 ///
 /// # Errors
 /// [`SolveError::Invalid`] for a snapshot that fails validation,
-/// [`SolveError::ProblemTooLarge`] beyond [`crate::matrix::MAX_DENSE_CELLS`] entries.
+/// [`SolveError::ProblemTooLarge`] beyond [`crate::matrix::MAX_DENSE_CELLS`] entries,
+/// [`SolveError::CostOverflow`] for costs beyond f64 ([`finite::check_costs`]).
 pub fn cost_matrix(req: &PlaceRequest, kind: TaskKind) -> Result<Array2<f64>, SolveError> {
     placer_models::validate(req)?;
     let ix = Indexed::new(req);
     let model = LocalityCost::new(&ix);
+    finite::check_costs(&ix, &model)?;
     Ok(CostMatrix::new(&ix, &model, kind, false)?.dense(|c| c))
 }

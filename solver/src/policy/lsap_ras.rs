@@ -14,7 +14,7 @@
 //! and the locality cost is the least among placements with those counts (not over every
 //! count vector that ties on the first two).
 
-use super::ras::counts;
+use super::ras::counts_by_deadline;
 use super::{Epoch, Placement, Policy};
 use crate::cancel::is_cut;
 use crate::error::SolveError;
@@ -43,7 +43,7 @@ impl Policy for LsapRas {
 
     fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
         let problem = RasProblem::of(epoch.ix);
-        let (counts, status) = counts(&problem, epoch.engine)?;
+        let (counts, status) = counts_by_deadline(&problem, epoch)?;
         let (node_of_task, cut) = by_locality(epoch, &problem, &counts)?;
         let status = if cut { Status::TimeLimited } else { status };
         let mut placement = Placement::new(node_of_task, status);
