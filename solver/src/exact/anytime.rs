@@ -2,8 +2,9 @@
 //! DESIGN.md §Service endpoints). When the caller's [`crate::Cancel`] stops an engine, what it
 //! has matched so far is a valid partial placement (the structured flow: its zero-cost
 //! node-local seeds plus every augmentation done; dense JV: the rows already matched); this
-//! completes it greedily in dl-sched's manner (Guo, Fox, Zhou §4: each task to its cheapest
-//! node with a free slot), honouring every hard constraint the exact problem has: the free
+//! completes it greedily in dl-sched's manner (Guo, Fox, Zhou §4): a first pass puts each task
+//! on a node holding its data if one has a free slot, a second each task left on its cheapest
+//! node with a free slot, honouring every hard constraint the exact problem has: the free
 //! slots, `lsap_quota`'s pool capacities, copy-compute caps (FAIR §5.2) and pairwise
 //! intermediate-space admission (FAIR §5.4). Tasks go in order of their offset (lsap-fair's
 //! FC − ageing, `lsap_shuffle`'s credits; lowest first), then queue order.
@@ -54,8 +55,9 @@ impl Room<'_> {
 }
 
 /// Completes `node_of_task` for `kind` greedily (module docs): every eligible task of the kind
-/// still unplaced goes, in order of its offset then queue order, to its cheapest node (by
-/// `model`) that has a free slot left and that the constraints admit, if any.
+/// still unplaced goes, in order of its offset then queue order, first to a node holding its
+/// data, then (second pass) to its cheapest node (by `model`), among the nodes with a free
+/// slot left that the constraints admit, if any.
 ///
 /// # Complexity
 /// O(tasks · (replicas + listed racks) + nodes) time when no node refuses a task, plus a scan
@@ -108,45 +110,91 @@ pub(crate) fn complete(
     let mut any_cursor = 0usize;
     let cpac = kind == TaskKind::Reduce && ix.has_cpac();
     let disk = kind == TaskKind::Map && ix.has_disk();
-    for t in order {
-        let j = ix.pending_job[t];
-        if let Some(q) = quotas {
-            if !room.pool_admits(q.job_pool[j as usize] as usize) {
-                continue;
+    let mut nodes = Open {
+        all: &open,
+        by_rack: &by_rack,
+        rack_cursor: &mut rack_cursor,
+        any_cursor: &mut any_cursor,
+    };
+    // dl-sched's two passes: data-local placements first, then the rest anywhere.
+    for data_local in [true, false] {
+        for &t in &order {
+            if node_of_task[t].is_none() {
+                place_one(
+                    ix,
+                    model,
+                    t,
+                    data_local,
+                    &mut room,
+                    &mut nodes,
+                    (disk, cpac),
+                    node_of_task,
+                );
             }
         }
-        let admits = |room: &Room<'_>, n: u32| {
-            room.slots[n as usize] > 0
-                && (!disk || ix.disk_admits(t, n))
-                && (!cpac || room.copies.get(&(j, n)).copied().unwrap_or(0) < ix.copy_room(j, n))
-        };
-        let first = |nodes: &[u32], cursor: &mut usize, room: &Room<'_>| {
-            while *cursor < nodes.len() && room.slots[nodes[*cursor] as usize] == 0 {
-                *cursor += 1;
-            }
-            nodes[*cursor..].iter().copied().find(|&n| admits(room, n))
-        };
-        let row = model.sparse_row(t);
-        let mut best: Option<(f64, u32)> = None;
-        let mut offer = |cost: f64, n: Option<u32>| {
-            if let Some(n) = n {
-                if best.is_none_or(|(c, _)| cost < c) {
-                    best = Some((cost, n));
-                }
-            }
-        };
-        for &(n, c) in &row.on_node {
-            offer(c, admits(&room, n).then_some(n));
+    }
+}
+
+/// Nodes with free slots, per rack and overall, each with a cursor past the full ones.
+struct Open<'o> {
+    all: &'o [u32],
+    by_rack: &'o [Vec<u32>],
+    rack_cursor: &'o mut [usize],
+    any_cursor: &'o mut usize,
+}
+
+/// Places task `t` on its cheapest admitted node with room (only a node holding its data when
+/// `data_local`), if any.
+#[allow(clippy::too_many_arguments)]
+fn place_one(
+    ix: &Indexed<'_>,
+    model: &LocalityCost<'_, '_>,
+    t: usize,
+    data_local: bool,
+    room: &mut Room<'_>,
+    open: &mut Open<'_>,
+    (disk, cpac): (bool, bool),
+    node_of_task: &mut [Option<u32>],
+) {
+    let j = ix.pending_job[t];
+    if let Some(q) = room.quotas {
+        if !room.pool_admits(q.job_pool[j as usize] as usize) {
+            return;
         }
+    }
+    let admits = |room: &Room<'_>, n: u32| {
+        room.slots[n as usize] > 0
+            && (!disk || ix.disk_admits(t, n))
+            && (!cpac || room.copies.get(&(j, n)).copied().unwrap_or(0) < ix.copy_room(j, n))
+    };
+    let first = |nodes: &[u32], cursor: &mut usize, room: &Room<'_>| {
+        while *cursor < nodes.len() && room.slots[nodes[*cursor] as usize] == 0 {
+            *cursor += 1;
+        }
+        nodes[*cursor..].iter().copied().find(|&n| admits(room, n))
+    };
+    let row = model.sparse_row(t);
+    let mut best: Option<(f64, u32)> = None;
+    let mut offer = |cost: f64, n: Option<u32>| {
+        if let Some(n) = n {
+            if best.is_none_or(|(c, _)| cost < c) {
+                best = Some((cost, n));
+            }
+        }
+    };
+    for &(n, c) in &row.on_node {
+        offer(c, admits(room, n).then_some(n));
+    }
+    if !data_local {
         for &(q, c) in &row.racks {
             let q = q as usize;
-            offer(c, first(&by_rack[q], &mut rack_cursor[q], &room));
+            offer(c, first(&open.by_rack[q], &mut open.rack_cursor[q], room));
         }
-        offer(row.base, first(&open, &mut any_cursor, &room));
-        if let Some((_, n)) = best {
-            node_of_task[t] = Some(n);
-            room.take(ix, t, n);
-        }
+        offer(row.base, first(open.all, open.any_cursor, room));
+    }
+    if let Some((_, n)) = best {
+        node_of_task[t] = Some(n);
+        room.take(ix, t, n);
     }
 }
 
