@@ -29,7 +29,7 @@ fn algorithms() -> impl Iterator<Item = &'static str> {
 /// busy reduces).
 type NodeGen = (usize, u32, u32, Option<(u32, u32)>, u32, u32);
 
-fn snapshot() -> impl Strategy<Value = PlaceRequest> {
+pub(crate) fn snapshot() -> impl Strategy<Value = PlaceRequest> {
     let node = (
         0usize..2,
         0u32..=2,
@@ -196,7 +196,7 @@ fn with_algorithm(req: &PlaceRequest, algorithm: &str) -> PlaceRequest {
 }
 
 /// Checks every invariant of one answer; returns nothing, panics with a message otherwise.
-fn check_valid(
+pub(crate) fn check_valid(
     req: &PlaceRequest,
     r: &PlaceResponse,
     algorithm: &str,
@@ -490,6 +490,7 @@ proptest! {
                     shares: &shares,
                     starvation: &starvation,
                     engine: placer_models::SolverEngine::Auto,
+                    cancel: None,
                 };
                 let mut placement = policy.place(&epoch).unwrap();
                 let settled = placer_solver::disk::settle(&ix, &model, &mut placement.node_of_task);

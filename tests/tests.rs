@@ -5,6 +5,7 @@
 //! `placer-testkit`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod anytime;
 mod api;
 mod cli;
 mod conformance;

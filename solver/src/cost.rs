@@ -535,30 +535,47 @@ impl<'i, 'a> LocalityCost<'i, 'a> {
         }
     }
 
+    /// A reduce's row as a sum of its parts, never a total minus a share: per destination
+    /// rack q, the cross-rack part X(q) = Σ_{p ≠ q} seconds(bytes of rack p, p → q), then
+    /// per_rack(q) = X(q) + seconds(bytes of rack q, q → q) and, on a source node n of rack q,
+    /// X(q) + seconds(bytes of rack q − bytes(n), q → q). Rack byte sums are exact (u128) and
+    /// the local share is subtracted in integers, so a huge in-rack term (a tiny `rack_mbps`)
+    /// or bytes ≥ 2⁶³ cannot cancel the cross-rack part.
     fn reduce_row(&self, t: usize) -> CostRow {
         let sources = &self.ix.shuffle[t];
         let bw = &self.ix.bandwidths;
         let rack_of = &self.ix.node_rack;
         let racks = self.ix.racks();
-        let seconds = |bytes: f64, from: u32, to: u32| {
-            self.alpha * bytes * BYTES_TO_MEGABITS / bw.between(from, to)
+        let seconds = |bytes: u128, from: u32, to: u32| {
+            if bytes == 0 {
+                0.0
+            } else {
+                self.alpha * bytes as f64 * BYTES_TO_MEGABITS / bw.between(from, to)
+            }
         };
         // Bytes per source rack, then per destination rack: O(sources + racks · source racks).
-        let mut rack_bytes = vec![0.0; racks];
+        let mut rack_bytes = vec![0u128; racks];
         for &(s, bytes) in sources {
-            rack_bytes[rack_of[s as usize] as usize] += bytes as f64;
+            rack_bytes[rack_of[s as usize] as usize] += u128::from(bytes);
         }
         let source_racks: Vec<u32> =
-            (0..racks as u32).filter(|&p| rack_bytes[p as usize] > 0.0).collect();
-        let per_rack: Vec<f64> = (0..racks as u32)
-            .map(|q| source_racks.iter().map(|&p| seconds(rack_bytes[p as usize], p, q)).sum())
+            (0..racks as u32).filter(|&p| rack_bytes[p as usize] > 0).collect();
+        let cross: Vec<f64> = (0..racks as u32)
+            .map(|q| {
+                let others = source_racks.iter().filter(|&&p| p != q);
+                others.map(|&p| seconds(rack_bytes[p as usize], p, q)).sum()
+            })
             .collect();
-        // On a source node its own bytes are local: subtract their in-rack transfer.
+        let per_rack = (0..racks as u32)
+            .map(|q| cross[q as usize] + seconds(rack_bytes[q as usize], q, q))
+            .collect();
+        // On a source node its own bytes are local: the rest of its rack's bytes move in-rack.
         let on_node = sources
             .iter()
             .map(|&(n, bytes)| {
                 let q = rack_of[n as usize];
-                (n, (per_rack[q as usize] - seconds(bytes as f64, q, q)).max(0.0))
+                let in_rack = rack_bytes[q as usize] - u128::from(bytes);
+                (n, cross[q as usize] + seconds(in_rack, q, q))
             })
             .collect();
         CostRow { per_rack, on_node }
@@ -636,5 +653,63 @@ impl<'i, 'a> LocalityCost<'i, 'a> {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Racks r1 = {n1, n2} and r2 = {n3}; one reduce pulling `local` bytes from n1 and 5 MB
+    /// (5,000,000 B) from n3, at `rack_mbps` in-rack and 100 Mbit/s across racks.
+    fn reduce_on_two_racks(local: u64, rack_mbps: f64) -> placer_models::PlaceRequest {
+        let body = format!(
+            r#"{{"schema_version": 1,
+              "cluster": {{"racks": [{{"id": "r1"}}, {{"id": "r2"}}],
+                "network": {{"rack_mbps": {rack_mbps:e}, "cross_rack_mbps": 100}},
+                "nodes": [{{"id": "n1", "rack": "r1"}}, {{"id": "n2", "rack": "r1"}},
+                          {{"id": "n3", "rack": "r2"}}]}},
+              "pools": [{{"id": "p"}}], "jobs": [{{"id": "j", "pool": "p"}}],
+              "pending": [{{"id": "r", "job": "j", "kind": "reduce", "shuffle": [
+                {{"node": "n1", "bytes": {local}}}, {{"node": "n3", "bytes": 5000000}}]}}]}}"#
+        );
+        let req = placer_models::parse_request(body.as_bytes()).unwrap();
+        placer_models::validate(&req).unwrap();
+        req
+    }
+
+    fn close(got: f64, want: f64) -> bool {
+        (got - want).abs() <= 1e-12 * want.abs()
+    }
+
+    /// Issue 16: with `rack_mbps` 1e-300 the reduce on n1 (its 1 MB local) still pulls 5 MB
+    /// from n3 across racks: 5,000,000 B · 8 / (10⁶ · 100 Mbit/s) = 0.4 s, not 0 (the in-rack
+    /// term of 8·10³⁰⁰ s must not swallow it). On n3 it pulls n1's 1 MB across: 0.08 s.
+    #[test]
+    fn tiny_rack_bandwidth_keeps_the_cross_rack_part() {
+        let req = reduce_on_two_racks(1_000_000, 1e-300);
+        let ix = Indexed::new(&req);
+        let model = LocalityCost::new(&ix);
+        let (n1, n2, n3) = (0, 1, 2);
+        assert!(close(model.cost(0, n1), 0.4), "{}", model.cost(0, n1));
+        assert!(close(model.cost(0, n3), 0.08), "{}", model.cost(0, n3));
+        // n2 reads n1's megabyte in-rack: 10⁶ · 8 / (10⁶ · 10⁻³⁰⁰) = 8·10³⁰⁰ s, plus 0.4 s.
+        assert!(close(model.cost(0, n2), 8e300));
+        assert_eq!(model.row(0).at(n1, 0), model.cost(0, n1));
+    }
+
+    /// Issue 16: with 2⁶³ B on n1 (in-rack at 1,000 Mbit/s: 2⁶³ · 8 / 10⁹ = 73,786,976,294.8 s
+    /// on n2) the reduce on n1 still costs exactly its cross-rack 0.4 s (total minus local gave
+    /// 0.4 ± 1.5·10⁻⁵); on n2 the two parts add.
+    #[test]
+    fn shuffle_bytes_beyond_two_to_the_63_are_exact() {
+        let req = reduce_on_two_racks(1 << 63, 1000.0);
+        let ix = Indexed::new(&req);
+        let model = LocalityCost::new(&ix);
+        let (n1, n2, n3) = (0, 1, 2);
+        assert!(close(model.cost(0, n1), 0.4), "{}", model.cost(0, n1));
+        let in_rack = 9_223_372_036_854_775_808.0 * 8.0 / 1e9;
+        assert!(close(model.cost(0, n2), in_rack + 0.4));
+        assert!(close(model.cost(0, n3), 9_223_372_036_854_775_808.0 * 8.0 / 1e8));
     }
 }

@@ -26,6 +26,7 @@ pub mod exact;
 pub mod fair_order;
 pub mod fair_shares;
 pub mod fairness;
+pub mod finite;
 pub mod flow;
 pub mod index;
 pub mod job_limits;

@@ -9,6 +9,7 @@ use crate::disk;
 use crate::error::SolveError;
 use crate::exact::engines::check_engine;
 use crate::fair_shares;
+use crate::finite;
 use crate::index::Indexed;
 use crate::matrix::CostMatrix;
 use crate::policy::{registry, Epoch, Placement};
@@ -30,7 +31,9 @@ use placer_models::{PlaceRequest, PlaceResponse, Status, TaskKind, WaitReason};
 /// [`SolveError::UnsupportedAlgorithm`] for an algorithm this build does not implement,
 /// [`SolveError::UnsupportedEngine`] for a `policy.solver` the policy does not accept (or
 /// `mip` in a build without the `mip` feature),
-/// [`SolveError::CostOverflow`] / [`SolveError::ProblemTooLarge`] from the exact engines.
+/// [`SolveError::CostOverflow`] when a cost any placement could make, or a total of the
+/// answer, is beyond f64 ([`finite`]; the same under every algorithm), or from the exact
+/// engines; [`SolveError::ProblemTooLarge`] from the exact engines.
 ///
 /// # Examples
 /// lsap-sched's Fig. 1 (Guo, Fox, Zhou): nodes A and B with one idle map slot each; T1's
@@ -60,9 +63,12 @@ pub fn place(req: &PlaceRequest, opts: &PlaceOptions) -> Result<PlaceResponse, S
     check_engine(policy.engines(), engine)?;
     let ix = Indexed::new(req);
     let model = LocalityCost::new(&ix);
+    finite::check_costs(&ix, &model)?;
     let shares = fair_shares::compute(&ix);
     let starvation = Starvation::new(&ix, &shares);
-    let epoch = Epoch { ix: &ix, model: &model, shares: &shares, starvation: &starvation, engine };
+    let cancel = opts.cancel.as_ref();
+    let epoch =
+        Epoch { ix: &ix, model: &model, shares: &shares, starvation: &starvation, engine, cancel };
     let mut placement = policy.place(&epoch)?;
     admit_disk(&ix, &model, &mut placement);
     let running_after = answer::running_after_placement(&ix, &placement);
@@ -78,7 +84,9 @@ pub fn place(req: &PlaceRequest, opts: &PlaceOptions) -> Result<PlaceResponse, S
         clocks: starvation.clocks_after(&running_after),
         running_after: &running_after,
     };
-    Ok(answer::build(&ix, &model, &outcome, opts))
+    let response = answer::build(&ix, &model, &outcome, opts);
+    finite::check_answer(req, &response)?;
+    Ok(response)
 }
 
 /// Intermediate-space admission after the policy (FAIR §5.4, [`disk::settle`]): maps that
@@ -109,10 +117,12 @@ fn admit_disk(ix: &Indexed<'_>, model: &LocalityCost<'_, '_>, placement: &mut Pl
 ///
 /// # Errors
 /// [`SolveError::Invalid`] for a snapshot that fails validation,
-/// [`SolveError::ProblemTooLarge`] beyond [`crate::matrix::MAX_DENSE_CELLS`] entries.
+/// [`SolveError::ProblemTooLarge`] beyond [`crate::matrix::MAX_DENSE_CELLS`] entries,
+/// [`SolveError::CostOverflow`] for costs beyond f64 ([`finite::check_costs`]).
 pub fn cost_matrix(req: &PlaceRequest, kind: TaskKind) -> Result<Array2<f64>, SolveError> {
     placer_models::validate(req)?;
     let ix = Indexed::new(req);
     let model = LocalityCost::new(&ix);
+    finite::check_costs(&ix, &model)?;
     Ok(CostMatrix::new(&ix, &model, kind, false)?.dense(|c| c))
 }

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod drf;
+mod finite;
 #[cfg(feature = "mip")]
 mod ras_mip;
 mod shuffle_watcher;

@@ -4,6 +4,7 @@
 //! reducer slots). Without binding caps its optimum equals the dense LSAP's.
 
 use super::quantum::{shifted, Quantum};
+use crate::cancel::Cancel;
 use crate::cost::LocalityCost;
 use crate::error::SolveError;
 use crate::flow::ssp::MinCostFlow;
@@ -13,7 +14,8 @@ use placer_models::TaskKind;
 use std::collections::HashMap;
 
 /// Places the runnable pending reduces under CPAC caps; `offsets` (seconds by pending
-/// position, any sign) are added to every placement of their task.
+/// position, any sign) are added to every placement of their task. Polls `cancel` once per
+/// augmenting path; returns true when it stopped on it (the flow so far is then written).
 ///
 /// # Complexity
 /// O(T · nodes) arcs, O(T · E log V) time.
@@ -26,12 +28,13 @@ pub fn solve(
     model: &LocalityCost<'_, '_>,
     offsets: Option<&[f64]>,
     node_of_task: &mut [Option<u32>],
-) -> Result<(), SolveError> {
+    cancel: Option<&Cancel>,
+) -> Result<bool, SolveError> {
     let tasks = &ix.eligible_of_kind[TaskKind::Reduce.slot()];
     let free = &ix.free[TaskKind::Reduce.slot()];
     let nodes: Vec<u32> = (0..free.len() as u32).filter(|&n| free[n as usize] > 0).collect();
     if tasks.is_empty() || nodes.is_empty() {
-        return Ok(());
+        return Ok(false);
     }
     let arcs = (tasks.len() as u64).saturating_mul(nodes.len() as u64);
     if arcs > MAX_DENSE_CELLS {
@@ -89,11 +92,12 @@ pub fn solve(
         }
         task_arcs.push(out);
     }
+    g.set_cancel(cancel.cloned());
     g.solve(source, sink);
     for (i, &t) in tasks.iter().enumerate() {
         if let Some(&(_, n)) = task_arcs[i].iter().find(|&&(a, _)| g.flow(a) > 0) {
             node_of_task[t] = Some(n);
         }
     }
-    Ok(())
+    Ok(g.was_cut())
 }

@@ -6,15 +6,17 @@
 //! assignment of admitted pairs and are dropped from the answer.
 
 use super::quantum::{shifted, Quantum};
+use crate::cancel::Cancel;
 use crate::cost::LocalityCost;
 use crate::error::SolveError;
 use crate::index::Indexed;
 use crate::lsap::{i64_entry_limit, DenseSolver};
 use crate::matrix::CostMatrix;
-use placer_models::TaskKind;
+use placer_models::{Status, TaskKind};
 
 /// Solves `kind` on the dense matrix with `solver`; `offsets` (seconds by pending position,
-/// any sign) are added to every entry of their task's row.
+/// any sign) are added to every entry of their task's row. Returns true when the engine
+/// stopped on `cancel` (its partial assignment is then written).
 ///
 /// # Complexity
 /// O(T · S) time and i64 memory to fill the matrix, plus the engine's solve.
@@ -29,11 +31,12 @@ pub fn solve(
     solver: &dyn DenseSolver,
     offsets: Option<&[f64]>,
     node_of_task: &mut [Option<u32>],
-) -> Result<(), SolveError> {
+    cancel: Option<&Cancel>,
+) -> Result<bool, SolveError> {
     let problem = CostMatrix::new(ix, model, kind, true)?;
     let (rows, cols) = problem.dim();
     if rows == 0 || cols == 0 {
-        return Ok(());
+        return Ok(false);
     }
     let offsets = shifted(&problem.tasks, |t| offsets.map_or(0.0, |o| o[t]));
     let max_offset = offsets.iter().copied().fold(0.0, f64::max);
@@ -55,7 +58,7 @@ pub fn solve(
     if refuses {
         penalise(&mut costs, admits)?;
     }
-    let solution = solver.solve_i64(costs.view())?;
+    let solution = solver.solve_i64_cancellable(costs.view(), cancel)?;
     for (row, col) in solution.row_to_col.iter().enumerate() {
         if let Some(col) = *col {
             if !refuses || admits(row, col) {
@@ -63,7 +66,7 @@ pub fn solve(
             }
         }
     }
-    Ok(())
+    Ok(solution.status == Status::TimeLimited)
 }
 
 /// Intermediate-space admission, pairwise ([`crate::disk`], FAIR §5.4), for the dense engines:

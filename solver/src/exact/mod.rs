@@ -9,6 +9,7 @@
 //! [`structured`], a penalty in [`dense`]; capped reduces write no map output). Engines ([`crate::flow`],
 //! [`crate::lsap`]) never see a snapshot or a policy.
 
+mod anytime;
 pub mod capped;
 pub mod dense;
 pub mod engines;
@@ -19,4 +20,4 @@ pub mod structured;
 pub use crate::flow::structured::Quotas;
 pub use engines::{EngineChoice, ANY_ENGINE, FLOW_ONLY};
 pub use quantum::Quantum;
-pub use solve::{solve_kind, Objective};
+pub use solve::{solve_kind, solve_kind_cancellable, Objective};

@@ -6,12 +6,13 @@
 //! the cheapest set of tasks; when slots outnumber tasks every task is placed.
 
 use super::engines::EngineChoice;
-use super::{capped, dense, structured};
+use super::{anytime, capped, dense, structured};
+use crate::cancel::{is_cut, Cancel};
 use crate::cost::LocalityCost;
 use crate::error::SolveError;
 use crate::flow::structured::Quotas;
 use crate::index::Indexed;
-use placer_models::{SolverEngine, TaskKind};
+use placer_models::{SolverEngine, Status, TaskKind};
 
 /// What one kind's exact assignment minimises.
 #[derive(Clone, Copy, Debug)]
@@ -64,7 +65,7 @@ pub enum Objective<'q> {
 /// T2 → A, both node-local.
 /// ```
 /// use placer_solver::{cost::LocalityCost, exact, index::Indexed};
-/// use placer_models::{SolverEngine, TaskKind};
+/// use placer_models::{SolverEngine, Status, TaskKind};
 /// let req = placer_models::parse_request(br#"{"schema_version": 1, "cluster": {"racks": [{"id": "r"}],
 ///   "nodes": [{"id": "A", "rack": "r", "map_slots": 1}, {"id": "B", "rack": "r", "map_slots": 1}]},
 ///   "pools": [{"id": "p"}], "jobs": [{"id": "j", "pool": "p"}],
@@ -87,26 +88,93 @@ pub fn solve_kind(
     objective: Objective<'_>,
     node_of_task: &mut [Option<u32>],
 ) -> Result<(), SolveError> {
-    if kind == TaskKind::Reduce && ix.has_cpac() {
-        let offsets = match objective {
-            Objective::Offset(o) => Some(o),
-            Objective::Quota { offsets, .. } if !offsets.is_empty() => Some(offsets),
-            Objective::Locality | Objective::Quota { .. } => None,
-        };
-        return capped::solve(ix, model, offsets, node_of_task);
-    }
-    match (EngineChoice::of(engine), objective) {
-        (EngineChoice::Flow, _) => structured::solve(ix, model, kind, objective, node_of_task),
-        (EngineChoice::Dense(_), Objective::Quota { .. }) => Err(SolveError::UnsupportedEngine {
+    solve_kind_cancellable(ix, model, kind, engine, objective, node_of_task, None).map(|_| ())
+}
+
+/// [`solve_kind`] with a deadline (issue 16, DESIGN.md §Service endpoints): the engines poll
+/// `cancel` at bounded intervals (the structured flow once per augmenting path or phase and
+/// per blocking-flow push, dense JV once per augmenting row, the capped reduces' flow once per
+/// augmenting path; Kuhn–Munkres, a reference engine, does not poll), and a token already
+/// cancelled skips the engine. When cut, the engine's partial placement (valid: every
+/// capacity respected) is completed greedily under the same hard constraints (the exact
+/// layer's `anytime` module): the answer is `time_limited`; otherwise `optimal`.
+///
+/// # Complexity
+/// That of [`solve_kind`], plus O(1) per poll; after a cut, the greedy completion's
+/// O(tasks · (replicas + listed racks) + nodes).
+///
+/// # Errors
+/// As [`solve_kind`]; when `cancel` is already cancelled, only the engine/objective mismatch
+/// ([`SolveError::UnsupportedEngine`]): the greedy completion needs no quantum nor matrix.
+///
+/// # Examples
+/// lsap-sched's Fig. 1 with a token cancelled before the start: the greedy completion gives
+/// T1 (first in the queue) its replica A and T2 the other slot, `time_limited`; without a
+/// cut the answer is the optimum, T1 → B, T2 → A.
+/// ```
+/// use placer_solver::{cost::LocalityCost, exact, index::Indexed, Cancel};
+/// use placer_models::{SolverEngine, Status, TaskKind};
+/// let req = placer_models::parse_request(br#"{"schema_version": 1, "cluster": {"racks": [{"id": "r"}],
+///   "nodes": [{"id": "A", "rack": "r", "map_slots": 1}, {"id": "B", "rack": "r", "map_slots": 1}]},
+///   "pools": [{"id": "p"}], "jobs": [{"id": "j", "pool": "p"}],
+///   "pending": [{"id": "T1", "job": "j", "kind": "map", "input_bytes": 1000000, "replicas": ["A", "B"]},
+///               {"id": "T2", "job": "j", "kind": "map", "input_bytes": 1000000, "replicas": ["A"]}]}"#).unwrap();
+/// let ix = Indexed::new(&req);
+/// let model = LocalityCost::new(&ix);
+/// for engine in [SolverEngine::Flow, SolverEngine::Jv] {
+///     let mut node_of_task = vec![None; 2];
+///     let status = exact::solve_kind_cancellable(&ix, &model, TaskKind::Map, engine,
+///         exact::Objective::Locality, &mut node_of_task, Some(&Cancel::after_polls(0))).unwrap();
+///     assert_eq!(status, Status::TimeLimited);
+///     assert_eq!(node_of_task, vec![Some(0), Some(1)]); // greedy: T1 → A, T2 → B
+///     let mut node_of_task = vec![None; 2];
+///     let status = exact::solve_kind_cancellable(&ix, &model, TaskKind::Map, engine,
+///         exact::Objective::Locality, &mut node_of_task, Some(&Cancel::new())).unwrap();
+///     assert_eq!((status, node_of_task), (Status::Optimal, vec![Some(1), Some(0)]));
+/// }
+/// ```
+pub fn solve_kind_cancellable(
+    ix: &Indexed<'_>,
+    model: &LocalityCost<'_, '_>,
+    kind: TaskKind,
+    engine: SolverEngine,
+    objective: Objective<'_>,
+    node_of_task: &mut [Option<u32>],
+    cancel: Option<&Cancel>,
+) -> Result<Status, SolveError> {
+    let choice = EngineChoice::of(engine);
+    let capped = kind == TaskKind::Reduce && ix.has_cpac();
+    if let (false, EngineChoice::Dense(_), Objective::Quota { .. }) = (capped, choice, objective) {
+        return Err(SolveError::UnsupportedEngine {
             path: "policy.solver".to_owned(),
             engine: engine.name(),
             available: super::engines::engine_list(super::FLOW_ONLY),
-        }),
-        (EngineChoice::Dense(solver), Objective::Offset(o)) => {
-            dense::solve(ix, model, kind, solver, Some(o), node_of_task)
-        }
-        (EngineChoice::Dense(solver), Objective::Locality) => {
-            dense::solve(ix, model, kind, solver, None, node_of_task)
-        }
+        });
     }
+    let cut = is_cut(cancel)
+        || if capped {
+            let offsets = match objective {
+                Objective::Offset(o) => Some(o),
+                Objective::Quota { offsets, .. } if !offsets.is_empty() => Some(offsets),
+                Objective::Locality | Objective::Quota { .. } => None,
+            };
+            capped::solve(ix, model, offsets, node_of_task, cancel)?
+        } else {
+            match (choice, objective) {
+                (EngineChoice::Flow, _) => {
+                    structured::solve(ix, model, kind, objective, node_of_task, cancel)?
+                }
+                (EngineChoice::Dense(solver), Objective::Offset(o)) => {
+                    dense::solve(ix, model, kind, solver, Some(o), node_of_task, cancel)?
+                }
+                (EngineChoice::Dense(solver), _) => {
+                    dense::solve(ix, model, kind, solver, None, node_of_task, cancel)?
+                }
+            }
+        };
+    if !cut {
+        return Ok(Status::Optimal);
+    }
+    anytime::complete(ix, model, kind, objective, node_of_task);
+    Ok(Status::TimeLimited)
 }

@@ -14,15 +14,17 @@
 
 use super::quantum::{shifted, Quantum};
 use super::solve::Objective;
+use crate::cancel::Cancel;
 use crate::cost::LocalityCost;
 use crate::error::SolveError;
 use crate::flow::structured::{self, Slots, TaskArcs};
 use crate::index::Indexed;
 use crate::matrix::MAX_DENSE_CELLS;
-use placer_models::TaskKind;
+use placer_models::{Status, TaskKind};
 
 /// Solves `kind` on the structured network under `objective`, writing each placed task's node
-/// (by pending position) into `node_of_task`.
+/// (by pending position) into `node_of_task`; polls `cancel` once per augmentation or phase
+/// and returns true when it stopped on it (the placement is then the flow's feasible part).
 ///
 /// # Complexity
 /// O(Σ replicas + listed racks) to build the arcs, plus [`structured::solve`].
@@ -35,11 +37,12 @@ pub fn solve(
     kind: TaskKind,
     objective: Objective<'_>,
     node_of_task: &mut [Option<u32>],
-) -> Result<(), SolveError> {
+    cancel: Option<&Cancel>,
+) -> Result<bool, SolveError> {
     let tasks = &ix.eligible_of_kind[kind.slot()];
     let free = &ix.free[kind.slot()];
     if tasks.is_empty() || free.iter().all(|&f| f == 0) {
-        return Ok(());
+        return Ok(false);
     }
     let slots = Slots { node_rack: &ix.node_rack, free, racks: ix.racks() };
     let (quotas, levels) = match objective {
@@ -82,13 +85,13 @@ pub fn solve(
         })
         .collect();
     let arcs = admit_disk(ix, kind, tasks, arcs)?;
-    let solution = structured::solve(slots, &arcs, quotas);
+    let solution = structured::solve_cancellable(slots, &arcs, quotas, cancel);
     for (&t, node) in tasks.iter().zip(solution.node_of_task) {
         if node.is_some() {
             node_of_task[t] = node;
         }
     }
-    Ok(())
+    Ok(solution.status == Status::TimeLimited)
 }
 
 /// Intermediate-space admission, pairwise ([`crate::disk`], FAIR §5.4): a map that some node

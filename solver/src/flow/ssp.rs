@@ -15,6 +15,7 @@
 //! and, among maximum flows, of minimum cost (every augmentation is along a shortest path, so
 //! the residual graph never has a negative cycle).
 
+use crate::cancel::{is_cut, Cancel};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -32,6 +33,10 @@ pub struct MinCostFlow {
     arcs: Vec<Arc>,
     out: Vec<Vec<u32>>,
     initial_cap: Vec<i64>,
+    /// Polled once per augmentation or phase ([`MinCostFlow::set_cancel`]).
+    cancel: Option<Cancel>,
+    /// Whether the last solve stopped on `cancel` (the flow is then feasible, not optimal).
+    cut: bool,
 }
 
 /// The outcome of [`MinCostFlow::solve`].
@@ -46,7 +51,7 @@ pub struct FlowResult {
 impl MinCostFlow {
     /// A network with `nodes` vertices and no arcs.
     pub fn new(nodes: usize) -> Self {
-        Self { arcs: Vec::new(), out: vec![Vec::new(); nodes], initial_cap: Vec::new() }
+        Self { out: vec![Vec::new(); nodes], ..Self::default() }
     }
 
     /// Adds a vertex; returns its index.
@@ -137,7 +142,8 @@ impl MinCostFlow {
     /// ```
     pub fn solve(&mut self, s: usize, t: usize) -> FlowResult {
         let mut csr = Csr::new(self);
-        let result = csr.run(s, t);
+        let (result, cut) = csr.run(s, t, self.cancel.as_ref());
+        self.cut = cut;
         for (id, arc) in self.arcs.iter_mut().enumerate() {
             arc.cap = csr.arcs[csr.position[id] as usize].cap;
         }
@@ -198,16 +204,31 @@ impl MinCostFlow {
     /// ```
     pub fn solve_fixed_sink(&mut self, s: usize, t: usize) -> FlowResult {
         let mut csr = Csr::new(self);
-        let mut result = csr.run_phased(s, t);
+        let (mut result, mut cut) = csr.run_phased(s, t, self.cancel.as_ref());
         let filled = csr.arcs.iter().all(|a| a.to as usize != t || a.cap <= 0);
-        if !filled {
+        if !filled && !cut {
             csr = Csr::new(self);
-            result = csr.run(s, t);
+            (result, cut) = csr.run(s, t, self.cancel.as_ref());
         }
+        self.cut = cut;
         for (id, arc) in self.arcs.iter_mut().enumerate() {
             arc.cap = csr.arcs[csr.position[id] as usize].cap;
         }
         result
+    }
+
+    /// Sets the token the next solve polls once per augmenting path (and once per phase and
+    /// per blocking-flow push of [`MinCostFlow::solve_fixed_sink`]); when it reports cancelled
+    /// the solve stops with the flow it has, feasible (capacities and conservation hold: only
+    /// whole source–sink paths are pushed) but not necessarily maximum or of least cost, and
+    /// [`MinCostFlow::was_cut`] says so. O(1) per poll.
+    pub fn set_cancel(&mut self, cancel: Option<Cancel>) {
+        self.cancel = cancel;
+    }
+
+    /// Whether the last solve stopped on its cancellation token ([`MinCostFlow::set_cancel`]).
+    pub fn was_cut(&self) -> bool {
+        self.cut
     }
 
     /// Reverses every arc (u → v becomes v → u with the same capacity, cost and flow), so
@@ -312,7 +333,7 @@ impl Csr {
     }
 
     /// See [`MinCostFlow::solve_fixed_sink`].
-    fn run_phased(&mut self, s: usize, t: usize) -> FlowResult {
+    fn run_phased(&mut self, s: usize, t: usize, cancel: Option<&Cancel>) -> (FlowResult, bool) {
         let n = self.start.len() - 1;
         let mut potential = vec![0i64; n];
         let mut dist = vec![i64::MAX; n];
@@ -349,6 +370,9 @@ impl Csr {
         let mut stack: Vec<u32> = Vec::new();
         let mut result = FlowResult { flow: 0, cost: 0 };
         while deficits > 0 && supply > 0 {
+            if is_cut(cancel) {
+                return (result, true);
+            }
             phase += 1;
             // Dijkstra from s (t excluded), stopped once every deficit is settled.
             for &v in &settled {
@@ -417,6 +441,9 @@ impl Csr {
             // Blocking flow on zero reduced-cost arcs, from s to any deficit.
             phase += 1;
             loop {
+                if is_cut(cancel) {
+                    return (result, true);
+                }
                 stack.clear();
                 stack.push(s as u32);
                 on_path[s] = phase;
@@ -494,11 +521,11 @@ impl Csr {
             }
             phase += 1;
         }
-        result
+        (result, false)
     }
 
     /// See [`MinCostFlow::solve`].
-    fn run(&mut self, s: usize, t: usize) -> FlowResult {
+    fn run(&mut self, s: usize, t: usize, cancel: Option<&Cancel>) -> (FlowResult, bool) {
         let n = self.start.len() - 1;
         let mut potential = vec![0i64; n];
         let mut dist = vec![i64::MAX; n];
@@ -530,6 +557,9 @@ impl Csr {
         let mut popped: Vec<u32> = Vec::new();
         let mut result = FlowResult { flow: 0, cost: 0 };
         loop {
+            if is_cut(cancel) {
+                return (result, true);
+            }
             for &v in &touched {
                 dist[v as usize] = i64::MAX;
                 via[v as usize] = u32::MAX;
@@ -623,7 +653,7 @@ impl Csr {
                 }
             }
             if !reached {
-                return result;
+                return (result, false);
             }
             let dt = dist[t];
             for &v in &settled {

@@ -81,7 +81,7 @@ pub struct Quotas {
 pub struct StructuredSolution {
     /// The node of each task (by position in the `tasks` given), or `None`.
     pub node_of_task: Vec<Option<u32>>,
-    /// Always `optimal`: a minimum-cost maximum flow.
+    /// `optimal` (a minimum-cost maximum flow), or `time_limited` when cancelled.
     pub status: Status,
 }
 
@@ -210,6 +210,24 @@ pub fn vertex_count(slots: Slots<'_>, tasks: usize, quotas: Option<&Quotas>) -> 
 /// assert_eq!(answer.status, Status::Optimal);
 /// ```
 pub fn solve(slots: Slots<'_>, tasks: &[TaskArcs], quotas: Option<&Quotas>) -> StructuredSolution {
+    solve_cancellable(slots, tasks, quotas, None)
+}
+
+/// [`solve`], polling `cancel` once per augmentation or phase ([`MinCostFlow::set_cancel`]):
+/// when it reports cancelled the answer is the flow so far (the zero-cost seeds plus the
+/// augmentations done, every capacity and quota respected), `status: time_limited`.
+///
+/// # Complexity
+/// As [`solve`], plus O(1) per poll.
+///
+/// # Errors
+/// None, as [`solve`].
+pub fn solve_cancellable(
+    slots: Slots<'_>,
+    tasks: &[TaskArcs],
+    quotas: Option<&Quotas>,
+    cancel: Option<&crate::cancel::Cancel>,
+) -> StructuredSolution {
     let free = slots.free;
     let mut node_of_task = vec![None; tasks.len()];
     let cap = tasks.len() as i64;
@@ -232,6 +250,7 @@ pub fn solve(slots: Slots<'_>, tasks: &[TaskArcs], quotas: Option<&Quotas>) -> S
     let job_v0 = pool_v0 + quotas.map_or(0, |q| q.must.len());
     let group_v0 = job_v0 + quotas.map_or(0, |q| q.job_share.len());
     let mut g = MinCostFlow::new(vertex_count(slots, tasks.len(), quotas));
+    g.set_cancel(cancel.cloned());
 
     let mut rack_has_node = vec![false; racks];
     let mut node_arc = vec![usize::MAX; free.len()];
@@ -380,5 +399,6 @@ pub fn solve(slots: Slots<'_>, tasks: &[TaskArcs], quotas: Option<&Quotas>) -> S
             node_of_task[i] = supply[q as usize].pop();
         }
     }
-    StructuredSolution { node_of_task, status: Status::Optimal }
+    let status = if g.was_cut() { Status::TimeLimited } else { Status::Optimal };
+    StructuredSolution { node_of_task, status }
 }

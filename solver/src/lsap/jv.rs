@@ -49,6 +49,7 @@
 //! allowed entry, or a search that reaches no free column, is [`SolveError::Infeasible`].
 
 use super::{check_f64, check_i64, Cost, DenseSolver, LsapSolution};
+use crate::cancel::{is_cut, Cancel};
 use crate::error::SolveError;
 use ndarray::ArrayView2;
 use std::convert::identity;
@@ -141,6 +142,22 @@ impl DenseSolver for Jv {
         check_i64(costs)?;
         solve(costs)
     }
+
+    /// [`Jv::solve_i64`], polling `cancel` before each row's shortest augmenting path: when it
+    /// reports cancelled, the rows matched so far keep their columns (a valid partial
+    /// assignment, one row per column) and the others are `None`, `status: time_limited`.
+    fn solve_i64_cancellable(
+        &self,
+        costs: ArrayView2<'_, i64>,
+        cancel: Option<&Cancel>,
+    ) -> Result<LsapSolution<i64>, SolveError> {
+        check_i64(costs)?;
+        let (mut solution, cut) = solve_cancellable(costs, cancel)?;
+        if cut {
+            solution.status = placer_models::Status::TimeLimited;
+        }
+        Ok(solution)
+    }
 }
 
 /// An optimal rectangular assignment of an f64 matrix (rows × columns, `+inf` forbidden) by
@@ -176,25 +193,37 @@ pub fn solve_f64(costs: ArrayView2<'_, f64>) -> Result<LsapSolution<f64>, SolveE
 
 /// Minimises any matrix whose entries were checked by the caller.
 pub(crate) fn solve<C: JvCost>(costs: ArrayView2<'_, C>) -> Result<LsapSolution<C>, SolveError> {
+    solve_cancellable(costs, None).map(|(solution, _)| solution)
+}
+
+/// [`solve`], polling `cancel` once per augmenting row; true when it stopped on it (the
+/// solution is then a valid partial assignment).
+fn solve_cancellable<C: JvCost>(
+    costs: ArrayView2<'_, C>,
+    cancel: Option<&Cancel>,
+) -> Result<(LsapSolution<C>, bool), SolveError> {
     let (rows, cols) = costs.dim();
     if rows == 0 || cols == 0 {
-        return Ok(LsapSolution::from_rows(costs, vec![None; rows]));
+        return Ok((LsapSolution::from_rows(costs, vec![None; rows]), false));
     }
+    let matched = |x: usize| (x != NONE).then_some(x);
     if rows <= cols {
         let standard = costs.as_standard_layout();
         let flat = standard.as_slice().ok_or_else(layout_bug)?;
-        let duals = wide(flat, rows, cols)?;
-        Ok(LsapSolution::from_rows(costs, duals.col4row.into_iter().map(Some).collect()))
+        let (duals, cut) = wide_cancellable(flat, rows, cols, cancel)?;
+        Ok((LsapSolution::from_rows(costs, duals.col4row.into_iter().map(matched).collect()), cut))
     } else {
         let transposed = costs.reversed_axes();
         let standard = transposed.as_standard_layout();
         let flat = standard.as_slice().ok_or_else(layout_bug)?;
-        let duals = wide(flat, cols, rows)?;
+        let (duals, cut) = wide_cancellable(flat, cols, rows, cancel)?;
         let mut row_to_col = vec![None; rows];
         for (j, &i) in duals.col4row.iter().enumerate() {
-            row_to_col[i] = Some(j);
+            if let Some(i) = matched(i) {
+                row_to_col[i] = Some(j);
+            }
         }
-        Ok(LsapSolution::from_rows(costs, row_to_col))
+        Ok((LsapSolution::from_rows(costs, row_to_col), cut))
     }
 }
 
@@ -218,13 +247,29 @@ pub(crate) struct Wide<C> {
 }
 
 /// Solves r ≤ c on a row-major slice of r · c entries.
+#[cfg(test)]
 pub(crate) fn wide<C: JvCost>(a: &[C], nr: usize, nc: usize) -> Result<Wide<C>, SolveError> {
+    wide_cancellable(a, nr, nc, None).map(|(s, _)| s)
+}
+
+/// Solves r ≤ c on a row-major slice of r · c entries, polling `cancel` before each free
+/// row's augmentation; true when it stopped on it (rows still free then have `col4row` =
+/// `NONE`).
+fn wide_cancellable<C: JvCost>(
+    a: &[C],
+    nr: usize,
+    nc: usize,
+    cancel: Option<&Cancel>,
+) -> Result<(Wide<C>, bool), SolveError> {
     debug_assert!(nr <= nc && a.len() == nr * nc);
     let mut s = Wide { col4row: vec![NONE; nr], row4col: vec![NONE; nc], v: vec![C::ZERO; nc] };
     let free = if nr == nc { column_reduction(a, nc, &mut s)? } else { (0..nr).collect() };
-    let free = augmenting_row_reduction(a, nc, &mut s, free)?;
-    augment(a, nc, &mut s, &free)?;
-    Ok(s)
+    let (free, cut) = augmenting_row_reduction(a, nc, &mut s, free, cancel)?;
+    if cut {
+        return Ok((s, true));
+    }
+    let cut = augment(a, nc, &mut s, &free, cancel)?;
+    Ok((s, cut))
 }
 
 #[inline(always)]
@@ -299,13 +344,15 @@ fn column_reduction<C: JvCost>(
     Ok(free)
 }
 
-/// Phase 2: two passes of augmenting row reduction; returns the rows still free.
+/// Phase 2: two passes of augmenting row reduction; returns the rows still free, and true
+/// when `cancel` (polled once per row) stopped it.
 fn augmenting_row_reduction<C: JvCost>(
     a: &[C],
     nc: usize,
     s: &mut Wide<C>,
     mut free: Vec<usize>,
-) -> Result<Vec<usize>, SolveError> {
+    cancel: Option<&Cancel>,
+) -> Result<(Vec<usize>, bool), SolveError> {
     let nr = s.col4row.len();
     let mut budget = 4 * (nr + nc);
     for _pass in 0..2 {
@@ -313,6 +360,10 @@ fn augmenting_row_reduction<C: JvCost>(
         let mut queue = list.iter().copied();
         let mut pending = None;
         while let Some(i) = pending.take().or_else(|| queue.next()) {
+            // Between rows the matching is consistent (an evicted row is `pending`, free).
+            if is_cut(cancel) {
+                return Ok((free, true));
+            }
             if budget == 0 {
                 free.push(i);
                 continue;
@@ -364,7 +415,7 @@ fn augmenting_row_reduction<C: JvCost>(
             }
         }
     }
-    Ok(free)
+    Ok((free, false))
 }
 
 /// The smallest and second smallest `c[i][j] − v[j]` of a row with their columns (`NONE` /
@@ -608,7 +659,8 @@ fn augment<C: JvCost>(
     nc: usize,
     s: &mut Wide<C>,
     free: &[usize],
-) -> Result<(), SolveError> {
+    cancel: Option<&Cancel>,
+) -> Result<bool, SolveError> {
     let mut d = vec![C::INF; nc];
     let mut pred = vec![NONE; nc];
     let mut vw = vec![C::ZERO; nc];
@@ -617,6 +669,9 @@ fn augment<C: JvCost>(
     let mut hits: Vec<usize> = Vec::new();
     let mut pack = Packed::new();
     for &f in free {
+        if is_cut(cancel) {
+            return Ok(true);
+        }
         vw.copy_from_slice(&s.v);
         done.clear();
         ready.clear();
@@ -701,7 +756,7 @@ fn augment<C: JvCost>(
             j = previous;
         }
     }
-    Ok(())
+    Ok(false)
 }
 
 #[cfg(test)]
@@ -730,7 +785,7 @@ mod tests {
         let flat: Vec<i64> = m.iter().copied().collect();
         let (r, c) = m.dim();
         let mut w = Wide { col4row: vec![NONE; r], row4col: vec![NONE; c], v: vec![0; c] };
-        augment(&flat, c, &mut w, &(0..r).collect::<Vec<_>>())?;
+        augment(&flat, c, &mut w, &(0..r).collect::<Vec<_>>(), None)?;
         check_certificate(m, &w)
     }
 
@@ -884,7 +939,7 @@ mod tests {
         assert_eq!(certify_phase3(&m).unwrap(), 2);
         let flat: Vec<i64> = m.iter().copied().collect();
         let mut w = Wide { col4row: vec![NONE; 5], row4col: vec![NONE; 5], v: vec![0; 5] };
-        augment(&flat, 5, &mut w, &[0, 1, 2, 3, 4]).unwrap();
+        augment(&flat, 5, &mut w, &[0, 1, 2, 3, 4], None).unwrap();
         assert_eq!(w.col4row, vec![0, 1, 2, 3, 4]);
         assert_eq!(w.v, vec![-1, -1, -1, 0, 0]);
         let s = solve_f64(to_f64(&m).view()).unwrap();

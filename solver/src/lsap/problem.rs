@@ -75,6 +75,21 @@ impl<C: Cost> LsapSolution<C> {
 pub trait DenseSolver {
     /// Minimises over a dense matrix (any shape, forbidden pairs allowed).
     fn solve_i64(&self, costs: ArrayView2<'_, i64>) -> Result<LsapSolution<i64>, SolveError>;
+
+    /// [`DenseSolver::solve_i64`] that may stop early when `cancel` reports cancelled, with a
+    /// valid partial assignment and `status: time_limited`. By default the engine does not
+    /// poll (it runs to the end; the exact layer polls before starting it).
+    ///
+    /// # Errors
+    /// As [`DenseSolver::solve_i64`].
+    fn solve_i64_cancellable(
+        &self,
+        costs: ArrayView2<'_, i64>,
+        cancel: Option<&crate::cancel::Cancel>,
+    ) -> Result<LsapSolution<i64>, SolveError> {
+        let _ = cancel;
+        self.solve_i64(costs)
+    }
 }
 
 /// The largest |entry| (over allowed entries) an i64 matrix may hold so that no engine's

@@ -3,6 +3,7 @@
 //! App. A), the pools' starvation (design doc §3.3) and the exact engine asked for. Typed data,
 //! computed once by the pipeline and shared by every policy.
 
+use crate::cancel::Cancel;
 use crate::cost::LocalityCost;
 use crate::fair_shares::FairShares;
 use crate::index::Indexed;
@@ -22,4 +23,7 @@ pub struct Epoch<'e, 'a> {
     pub starvation: &'e Starvation,
     /// `policy.solver`.
     pub engine: SolverEngine,
+    /// The caller's deadline ([`PlaceOptions::cancel`](crate::PlaceOptions)): exact policies
+    /// pass it to their engines and answer `time_limited` when cut; `None` = run to the end.
+    pub cancel: Option<&'e Cancel>,
 }

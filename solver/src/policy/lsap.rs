@@ -51,16 +51,21 @@ impl Policy for Lsap {
     /// ```
     fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
         let mut node_of_task = vec![None; epoch.ix.req.pending.len()];
+        let mut status = Status::Optimal;
         for kind in TaskKind::ALL {
-            exact::solve_kind(
+            let solved = exact::solve_kind_cancellable(
                 epoch.ix,
                 epoch.model,
                 kind,
                 epoch.engine,
                 Objective::Locality,
                 &mut node_of_task,
+                epoch.cancel,
             )?;
+            if solved == Status::TimeLimited {
+                status = solved;
+            }
         }
-        Ok(Placement::new(node_of_task, Status::Optimal))
+        Ok(Placement::new(node_of_task, status))
     }
 }

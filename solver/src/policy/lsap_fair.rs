@@ -189,6 +189,39 @@ pub fn aging_credits(ix: &Indexed<'_>) -> Vec<f64> {
         .collect()
 }
 
+/// Checks that FC and the ageing credits are finite and that Σ_t (FC_t + A_t) is too, so
+/// that every offset, every shift of them and every total of the answer is finite (issue 16:
+/// no `null` in an answer). O(pending).
+///
+/// # Errors
+/// [`SolveError::CostOverflow`] at `policy.beta` (FC, or β · wait beyond f64) or
+/// `policy.aging_s` (β · wait finite, the division by `aging_s` not).
+fn check_terms(
+    req: &placer_models::PlaceRequest,
+    fairness: &[f64],
+    aging: &[f64],
+) -> Result<(), SolveError> {
+    let fail = |path: &str, message: String| {
+        Err(SolveError::CostOverflow { path: path.to_owned(), message })
+    };
+    if let Some(t) = fairness.iter().position(|f| !f.is_finite()) {
+        return fail("policy.beta", format!("pending[{t}]: the fairness cost is not finite"));
+    }
+    if let Some(t) = aging.iter().position(|a| !a.is_finite()) {
+        return fail(
+            crate::finite::aging_field(req),
+            format!("pending[{t}]: the ageing credit is not finite"),
+        );
+    }
+    let fc: f64 = fairness.iter().sum();
+    let credit: f64 = aging.iter().sum();
+    if !(fc + credit).is_finite() {
+        let path = if fc >= credit { "policy.beta" } else { crate::finite::aging_field(req) };
+        return fail(path, "the fairness costs and ageing credits sum beyond f64".into());
+    }
+    Ok(())
+}
+
 /// lsap-fair-sched.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LsapFair;
@@ -208,19 +241,25 @@ impl Policy for LsapFair {
         let ix = epoch.ix;
         let (fairness, _) = fairness_costs(ix);
         let aging = aging_credits(ix);
+        check_terms(ix.req, &fairness, &aging)?;
         let offsets: Vec<f64> = fairness.iter().zip(&aging).map(|(f, a)| f - a).collect();
         let mut node_of_task = vec![None; ix.req.pending.len()];
+        let mut status = Status::Optimal;
         for kind in TaskKind::ALL {
-            exact::solve_kind(
+            let solved = exact::solve_kind_cancellable(
                 ix,
                 epoch.model,
                 kind,
                 epoch.engine,
                 Objective::Offset(&offsets),
                 &mut node_of_task,
+                epoch.cancel,
             )?;
+            if solved == Status::TimeLimited {
+                status = solved;
+            }
         }
-        let mut placement = Placement::new(node_of_task, Status::Optimal);
+        let mut placement = Placement::new(node_of_task, status);
         placement.fairness = fairness;
         placement.aging = aging;
         Ok(placement)

@@ -345,7 +345,9 @@ impl Policy for LsapQuota {
 /// more remote than their job's `levels` entry, 0 node-local, 1 rack-local, 2 any; `None` =
 /// no delay levels). `lsap_quota` passes the epoch's locality model, its delay levels and no
 /// offsets; `lsap_shuffle` its shuffle-aware model and credits. Returns the node of each
-/// pending task (by position) or `None`.
+/// pending task (by position) or `None`, and `optimal`, or `time_limited` when
+/// `epoch.cancel` cut a solve ([`exact::solve_kind_cancellable`]: the flow's partial answer
+/// completed greedily within the same capacities).
 ///
 /// # Complexity
 /// Per kind, [`quotas`] plus [`exact::solve_kind`] on the structured flow.
@@ -375,19 +377,21 @@ impl Policy for LsapQuota {
 /// let shares = fair_shares::compute(&ix);
 /// let starvation = Starvation::new(&ix, &shares);
 /// let epoch = Epoch { ix: &ix, model: &model, shares: &shares, starvation: &starvation,
-///                     engine: placer_models::SolverEngine::Auto };
-/// assert_eq!(place_under_quotas(&epoch, &model, None, &[]).unwrap(), vec![Some(0), None]);
+///                     engine: placer_models::SolverEngine::Auto, cancel: None };
+/// let optimal = placer_models::Status::Optimal;
+/// assert_eq!(place_under_quotas(&epoch, &model, None, &[]).unwrap(), (vec![Some(0), None], optimal));
 /// let credit = [0.0, -20.0];
-/// assert_eq!(place_under_quotas(&epoch, &model, None, &credit).unwrap(), vec![None, Some(0)]);
+/// assert_eq!(place_under_quotas(&epoch, &model, None, &credit).unwrap(), (vec![None, Some(0)], optimal));
 /// ```
 pub fn place_under_quotas(
     epoch: &Epoch<'_, '_>,
     model: &LocalityCost<'_, '_>,
     levels: Option<&[u8]>,
     offsets: &[f64],
-) -> Result<Vec<Option<u32>>, SolveError> {
+) -> Result<(Vec<Option<u32>>, Status), SolveError> {
     let ix = epoch.ix;
     let mut node_of_task = vec![None; ix.req.pending.len()];
+    let mut status = Status::Optimal;
     for kind in TaskKind::ALL {
         let q = quotas(ix, epoch.shares, kind);
         // Delay levels apply to maps; reduces ignore locality levels (level 2: any).
@@ -400,16 +404,27 @@ pub fn place_under_quotas(
             })
             .collect();
         let objective = Objective::Quota { quotas: &q, levels: &task_levels, offsets };
-        exact::solve_kind(ix, model, kind, epoch.engine, objective, &mut node_of_task)?;
+        let solved = exact::solve_kind_cancellable(
+            ix,
+            model,
+            kind,
+            epoch.engine,
+            objective,
+            &mut node_of_task,
+            epoch.cancel,
+        )?;
+        if solved == Status::TimeLimited {
+            status = solved;
+        }
     }
-    Ok(node_of_task)
+    Ok((node_of_task, status))
 }
 
 /// Places every kind by `lsap_quota` on the structured flow.
 fn place(epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
     let (ix, model) = (epoch.ix, epoch.model);
     let (levels, mut delay) = delay_levels(ix, epoch.starvation);
-    let node_of_task = place_under_quotas(epoch, model, Some(&levels), &[])?;
+    let (node_of_task, status) = place_under_quotas(epoch, model, Some(&levels), &[])?;
     // Delay state after the epoch (maps only).
     let mut launched: Vec<Option<u8>> = vec![None; ix.req.jobs.len()];
     for &t in &ix.eligible_of_kind[TaskKind::Map.slot()] {
@@ -434,7 +449,7 @@ fn place(epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
             None => {}
         }
     }
-    let mut placement = Placement::new(node_of_task, Status::Optimal);
+    let mut placement = Placement::new(node_of_task, status);
     placement.delay = Some(delay);
     Ok(placement)
 }

@@ -14,13 +14,14 @@
 //! and the locality cost is the least among placements with those counts (not over every
 //! count vector that ties on the first two).
 
-use super::ras::counts;
+use super::ras::counts_by_deadline;
 use super::{Epoch, Placement, Policy};
+use crate::cancel::is_cut;
 use crate::error::SolveError;
 use crate::exact::Quantum;
 use crate::flow::structured::{self, Quotas, Slots, TaskArcs};
 use crate::ras::{realise, Counts, RasProblem};
-use placer_models::{SolverEngine, TaskKind};
+use placer_models::{SolverEngine, Status, TaskKind};
 use std::collections::BTreeMap;
 
 /// RAS's counts, placed by exact locality.
@@ -42,8 +43,9 @@ impl Policy for LsapRas {
 
     fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
         let problem = RasProblem::of(epoch.ix);
-        let (counts, status) = counts(&problem, epoch.engine)?;
-        let node_of_task = by_locality(epoch, &problem, &counts)?;
+        let (counts, status) = counts_by_deadline(&problem, epoch)?;
+        let (node_of_task, cut) = by_locality(epoch, &problem, &counts)?;
+        let status = if cut { Status::TimeLimited } else { status };
         let mut placement = Placement::new(node_of_task, status);
         placement.task_reason = realise::reasons(&problem, &placement.node_of_task);
         placement.utility = Some(problem.utilities(&counts));
@@ -59,6 +61,10 @@ type Alike<'a> = (u32, &'a [u32], u64, &'a [(u32, u64)]);
 /// demand, map output), a min-cost flow from the group's tasks to its nodes, node n taking Σ of the
 /// group's counts on n, each class (job) exactly its count.
 ///
+/// Deadline (`epoch.cancel`): polled before each group and inside its flow; a group cut short
+/// (and every later one) keeps RAS's own realisation, valid by construction, and the second
+/// value is true.
+///
 /// # Complexity
 /// Per group, [`structured::solve`] on its tasks and nodes; O(pending + Σ replicas) to build.
 ///
@@ -68,7 +74,7 @@ fn by_locality(
     epoch: &Epoch<'_, '_>,
     problem: &RasProblem,
     counts: &Counts,
-) -> Result<Vec<Option<u32>>, SolveError> {
+) -> Result<(Vec<Option<u32>>, bool), SolveError> {
     let ix = epoch.ix;
     // Under CPAC a job's reduces must stay within each node's copy-phase limit, which a
     // regrouping across jobs could break: reduces then keep RAS's own nodes.
@@ -85,7 +91,12 @@ fn by_locality(
         }
     }
     let nodes = problem.room.nodes();
+    let mut cut = false;
     for classes in groups.values() {
+        if cut || is_cut(epoch.cancel) {
+            cut = true;
+            continue;
+        }
         let mut free = vec![0u32; nodes];
         for &c in classes {
             for (f, &k) in free.iter_mut().zip(&counts.x[c]) {
@@ -123,7 +134,11 @@ fn by_locality(
                 job: q,
             })
             .collect();
-        let solution = structured::solve(slots, &arcs, Some(&quotas));
+        let solution = structured::solve_cancellable(slots, &arcs, Some(&quotas), epoch.cancel);
+        if solution.status == Status::TimeLimited {
+            cut = true;
+            continue;
+        }
         // Tasks of one class with the same data cost the same everywhere: among them the
         // earlier task gets the lower node (a stable tie-break that keeps the optimum).
         let mut alike: BTreeMap<Alike<'_>, (Vec<usize>, Vec<u32>)> = BTreeMap::new();
@@ -144,5 +159,5 @@ fn by_locality(
             }
         }
     }
-    Ok(node_of_task)
+    Ok((node_of_task, cut))
 }

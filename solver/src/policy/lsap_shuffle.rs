@@ -37,7 +37,7 @@ use crate::error::SolveError;
 use crate::exact::FLOW_ONLY;
 use crate::shuffle::cost::ShufflePricing;
 use crate::shuffle::ShuffleView;
-use placer_models::{SolverEngine, Status};
+use placer_models::SolverEngine;
 
 /// placer's exact shuffle-aware policy.
 #[derive(Clone, Copy, Debug, Default)]
@@ -103,9 +103,9 @@ pub fn place(epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
     ShuffleView::check_size(epoch.ix)?;
     let view = ShuffleView::new(epoch.ix);
     let pricing = ShufflePricing::new(epoch.ix, &view)?;
-    let node_of_task =
+    let (node_of_task, status) =
         lsap_quota::place_under_quotas(epoch, &pricing.model, None, &pricing.offsets)?;
-    let mut placement = Placement::new(node_of_task, Status::Optimal);
+    let mut placement = Placement::new(node_of_task, status);
     placement.shuffle_watcher = Some(view.state);
     Ok(placement)
 }

@@ -39,7 +39,7 @@ impl Policy for Ras {
 
     fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
         let problem = RasProblem::of(epoch.ix);
-        let (counts, status) = counts(&problem, epoch.engine)?;
+        let (counts, status) = counts_by_deadline(&problem, epoch)?;
         let mut placement = Placement::new(realise::tasks_of(epoch.ix, &problem, &counts), status);
         placement.task_reason = realise::reasons(&problem, &placement.node_of_task);
         placement.utility = Some(problem.utilities(&counts));
@@ -56,6 +56,21 @@ pub fn counts(problem: &RasProblem, engine: SolverEngine) -> Result<(Counts, Sta
         SolverEngine::Mip => mip(problem),
         _ => Ok((crate::ras::algorithm::place(problem), Status::Heuristic)),
     }
+}
+
+/// [`counts`] under the caller's deadline: the MIP (whose own limit is a node budget) is
+/// skipped for Algorithm 1 when `epoch.cancel` is already cancelled, `time_limited`. One poll.
+///
+/// # Errors
+/// As [`counts`].
+pub(crate) fn counts_by_deadline(
+    problem: &RasProblem,
+    epoch: &Epoch<'_, '_>,
+) -> Result<(Counts, Status), SolveError> {
+    if epoch.engine == SolverEngine::Mip && crate::cancel::is_cut(epoch.cancel) {
+        return Ok((crate::ras::algorithm::place(problem), Status::TimeLimited));
+    }
+    counts(problem, epoch.engine)
 }
 
 /// Branch-and-bound nodes per stage of a served MIP: a deterministic budget, so that no

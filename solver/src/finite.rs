@@ -1,0 +1,220 @@
+//! Every number of an answer finite (issue 16; DESIGN.md §Errors: `422 cost_overflow`). A cost
+//! that overflows f64 would be written as `null`, so placer refuses such a snapshot instead,
+//! the same way under every algorithm: [`check_costs`] runs in the pipeline before any policy
+//! and bounds what *any* placement could cost (so the answer does not depend on which tasks a
+//! policy happens to place), and [`check_answer`] is the last line before the response
+//! leaves, over every placed cost and every total. Each error names the field at fault: a
+//! bandwidth (`cluster.network.rack_mbps`, `…cross_rack_mbps`, `…rack_pairs[i].mbps`),
+//! `policy.alpha`, `policy.beta` or `policy.aging_s`.
+
+use crate::cost::{LocalityCost, BYTES_TO_MEGABITS};
+use crate::error::SolveError;
+use crate::index::Indexed;
+use placer_models::{PlaceRequest, PlaceResponse, TaskKind};
+
+fn overflow(path: String, message: impl Into<String>) -> SolveError {
+    SolveError::CostOverflow { path, message: message.into() }
+}
+
+/// Checks that every pending task's locality cost on every node is finite and that their sum
+/// over all pending tasks (each at its dearest node) is too, so that every placement any
+/// policy could make, and its totals, are finite.
+///
+/// A bound first: Σ_t α · bytes(t) · 8 / (10⁶ · the slowest bandwidth of the cluster) ≤ half
+/// of f64's largest value, with
+/// bytes(t) a map's input (0 without replicas) or a reduce's total shuffle; only when that
+/// overflows are the tasks' exact rows ([`LocalityCost::row`]) summed.
+///
+/// # Complexity
+/// O(pending + Σ shuffle sources + rack pairs) for the bound; the exact pass (extreme
+/// snapshots only) O(Σ of [`LocalityCost::row`]'s cost).
+///
+/// # Errors
+/// [`SolveError::CostOverflow`] naming `policy.alpha` when α · bytes overflows by itself,
+/// else the bandwidth of the slowest link the offending task may use.
+pub fn check_costs(ix: &Indexed<'_>, model: &LocalityCost<'_, '_>) -> Result<(), SolveError> {
+    let req = ix.req;
+    let net = &req.cluster.network;
+    let slowest = net
+        .rack_pairs
+        .iter()
+        .map(|p| p.mbps)
+        .fold(net.rack_mbps.min(net.cross_rack_mbps), f64::min);
+    // In the cost's own order of operations (α · bytes first), so that an intermediate
+    // overflow shows in the bound too; half of f64's range absorbs the sums' rounding.
+    let alpha = req.policy.alpha;
+    let bound: f64 =
+        (0..req.pending.len()).map(|t| alpha * bytes_of(ix, t) * BYTES_TO_MEGABITS / slowest).sum();
+    if bound <= f64::MAX / 2.0 {
+        return Ok(());
+    }
+    let mut total = 0.0;
+    let mut worst = (0.0, 0usize);
+    for t in 0..req.pending.len() {
+        let dearest = model.row(t).max();
+        if !dearest.is_finite() {
+            return Err(overflow(
+                field_of(ix, t),
+                format!(
+                    "pending[{t}] ({}) costs more than f64 holds on some node",
+                    req.pending[t].id
+                ),
+            ));
+        }
+        total += dearest;
+        if dearest > worst.0 {
+            worst = (dearest, t);
+        }
+    }
+    if !total.is_finite() {
+        return Err(overflow(
+            field_of(ix, worst.1),
+            "the pending tasks' locality costs sum beyond f64",
+        ));
+    }
+    Ok(())
+}
+
+/// Bytes task `t` may move: a map's input (none without replicas), a reduce's whole shuffle.
+fn bytes_of(ix: &Indexed<'_>, t: usize) -> f64 {
+    let task = &ix.req.pending[t];
+    match task.kind {
+        TaskKind::Map if ix.replicas[t].is_empty() => 0.0,
+        TaskKind::Map => task.input_bytes as f64,
+        TaskKind::Reduce => ix.shuffle[t].iter().map(|&(_, b)| u128::from(b)).sum::<u128>() as f64,
+    }
+}
+
+/// The field that makes task `t`'s cost overflow: `policy.alpha` when α · bytes · 8 / 10⁶ is
+/// already beyond f64, else the bandwidth of the slowest link its data may take (a map: the
+/// best replica's link into the worst rack; a reduce: its slowest source link).
+fn field_of(ix: &Indexed<'_>, t: usize) -> String {
+    let req = ix.req;
+    let bw = &ix.bandwidths;
+    let racks = ix.racks() as u32;
+    let rack_of = |n: u32| ix.node_rack[n as usize];
+    let alpha = req.policy.alpha;
+    let task = &req.pending[t];
+    let (sources, amounts): (Vec<u32>, Vec<f64>) = match task.kind {
+        TaskKind::Map => {
+            ix.replicas[t].iter().map(|&r| (rack_of(r), task.input_bytes as f64)).unzip()
+        }
+        TaskKind::Reduce => {
+            ix.shuffle[t].iter().filter(|s| s.1 > 0).map(|&(n, b)| (rack_of(n), b as f64)).unzip()
+        }
+    };
+    if amounts.iter().any(|&b| !(alpha * b * BYTES_TO_MEGABITS).is_finite()) {
+        return "policy.alpha".to_owned();
+    }
+    let mut link = None::<(f64, u32, u32)>;
+    for q in 0..racks {
+        let pick = match task.kind {
+            // The best replica's link into rack q.
+            TaskKind::Map => {
+                sources.iter().map(|&p| (bw.between(p, q), p, q)).max_by(|a, b| a.0.total_cmp(&b.0))
+            }
+            TaskKind::Reduce => {
+                sources.iter().map(|&p| (bw.between(p, q), p, q)).min_by(|a, b| a.0.total_cmp(&b.0))
+            }
+        };
+        if let Some(pick) = pick {
+            if link.is_none_or(|l| pick.0 < l.0) {
+                link = Some(pick);
+            }
+        }
+    }
+    match link {
+        Some((_, p, q)) => bandwidth_field(req, p, q),
+        None => "cluster.network".to_owned(),
+    }
+}
+
+/// The field giving the bandwidth from rack `src` into rack `dst` (as
+/// [`crate::network::Bandwidths::between`] resolves it): the last `rack_pairs` entry
+/// `src → dst`, else the last `dst → src`, else `rack_mbps` inside a rack and
+/// `cross_rack_mbps` across.
+fn bandwidth_field(req: &PlaceRequest, src: u32, dst: u32) -> String {
+    let racks = &req.cluster.racks;
+    let id = |q: u32| racks.get(q as usize).map(|r| r.id.as_str());
+    let pairs = &req.cluster.network.rack_pairs;
+    let find = |a: u32, b: u32| {
+        pairs.iter().rposition(|p| Some(p.from.as_str()) == id(a) && Some(p.to.as_str()) == id(b))
+    };
+    if let Some(i) = find(src, dst).or_else(|| find(dst, src)) {
+        format!("cluster.network.rack_pairs[{i}].mbps")
+    } else if src == dst {
+        "cluster.network.rack_mbps".to_owned()
+    } else {
+        "cluster.network.cross_rack_mbps".to_owned()
+    }
+}
+
+/// The field behind an overflowing ageing credit β · wait / `aging_s`: `policy.beta` when β
+/// outweighs 1 / `aging_s`, else `policy.aging_s`.
+pub fn aging_field(req: &PlaceRequest) -> &'static str {
+    if req.policy.beta * req.policy.aging_s >= 1.0 {
+        "policy.beta"
+    } else {
+        "policy.aging_s"
+    }
+}
+
+/// Checks that every placed cost (`total`, `locality`, `fairness`, `aging`) and every total
+/// of `stats` in `resp` is finite: the answer's last check, so that no `200` carries a `null`
+/// where a number belongs (`stats.min_utility`'s `null`, RAS's −∞, is part of the schema).
+///
+/// # Complexity
+/// O(assignments + pools + jobs).
+///
+/// # Errors
+/// [`SolveError::CostOverflow`] naming `policy.beta` (fairness), `policy.beta` or
+/// `policy.aging_s` (ageing, [`aging_field`]), `cluster.network` (locality), or `pending`
+/// (a sum beyond f64).
+pub fn check_answer(req: &PlaceRequest, resp: &PlaceResponse) -> Result<(), SolveError> {
+    for a in &resp.assignments {
+        let c = &a.cost;
+        let at = |part: &str| format!("{} on {}: its {part} cost is not finite", a.task, a.node);
+        if !c.locality.is_finite() {
+            return Err(overflow("cluster.network".to_owned(), at("locality")));
+        }
+        if !c.fairness.is_finite() {
+            return Err(overflow("policy.beta".to_owned(), at("fairness")));
+        }
+        if !c.aging.is_finite() {
+            return Err(overflow(aging_field(req).to_owned(), at("ageing")));
+        }
+        if !c.total.is_finite() {
+            let field = if c.locality >= c.fairness.max(c.aging) {
+                "cluster.network"
+            } else if c.fairness >= c.aging {
+                "policy.beta"
+            } else {
+                aging_field(req)
+            };
+            return Err(overflow(field.to_owned(), at("total")));
+        }
+    }
+    let s = &resp.stats;
+    let sums = [("locality_cost", s.locality_cost), ("objective", s.objective)];
+    if let Some((name, _)) = sums.iter().find(|(_, x)| !x.is_finite()) {
+        return Err(overflow(
+            "pending".to_owned(),
+            format!("stats.{name}: the placed costs sum beyond f64"),
+        ));
+    }
+    let shares = resp
+        .pools
+        .iter()
+        .filter_map(|p| p.fair_share)
+        .chain(resp.jobs.iter().filter_map(|j| j.fair_share));
+    let finite = |x: f64| x.is_finite();
+    if !finite(s.fairness_distance)
+        || shares.into_iter().any(|c| !finite(c.map) || !finite(c.reduce))
+    {
+        return Err(overflow(
+            "pools".to_owned(),
+            "a fair share or the fairness distance is not finite",
+        ));
+    }
+    Ok(())
+}
