@@ -14,6 +14,7 @@ mod config;
 mod error;
 mod in_flight;
 mod live_config;
+mod openapi;
 mod pipeline;
 mod routes;
 mod state;
@@ -22,4 +23,7 @@ pub use app::{app, configure, run};
 pub use config::{default_max_in_flight, ServerConfig, DEFAULT_ADDR, DEFAULT_BODY_LIMIT_BYTES};
 pub use error::ServerError;
 pub use live_config::LiveConfig;
+pub use openapi::{
+    document as openapi_document, ErrorCodeDoc, DOCS_PATH, ERROR_CODES, OPENAPI_PATH,
+};
 pub use state::{AppState, SolveFn};

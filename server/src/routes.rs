@@ -24,6 +24,7 @@ pub(crate) fn register(cfg: &mut web::ServiceConfig, state: AppState) {
                 .route(web::get().to(healthz))
                 .default_service(method_not_allowed("GET")),
         )
+        .configure(crate::openapi::register)
         .default_service(web::to(not_found));
 }
 
