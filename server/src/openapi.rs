@@ -7,6 +7,7 @@ use crate::error::ServerError;
 use actix_web::http::header::{self, ContentType};
 use actix_web::{web, HttpRequest, HttpResponse, Route};
 use std::sync::{Arc, OnceLock};
+use utoipa::openapi::example::Example;
 use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::{OpenApi as Document, RefOr, Schema};
 use utoipa::{Modify, OpenApi, PartialSchema, ToSchema};
@@ -64,6 +65,12 @@ pub const ERROR_CODES: &[ErrorCodeDoc] = &[
     code("method_not_allowed", 405, "The path exists, not for this method (see `Allow`)."),
     code("request_timeout", 408, "The headers or the body did not arrive in time."),
     code("payload_too_large", 413, "The (decompressed) body exceeds `--body-limit`."),
+    code(
+        "over_memory_budget",
+        413,
+        "The snapshot's estimated solve memory exceeds the server's whole `--max-memory` \
+         budget: it could never be admitted.",
+    ),
     code("uri_too_long", 414, "The request line is too long."),
     code("unsupported_encoding", 415, "A `Content-Encoding` other than `gzip` or `identity`."),
     code(
@@ -88,6 +95,7 @@ pub const ERROR_CODES: &[ErrorCodeDoc] = &[
         503,
         "No solve slot or memory budget within the queue wait; see `Retry-After`.",
     ),
+    code("draining", 503, "The server is shutting down and takes no new snapshots."),
     code("http_version_not_supported", 505, "An HTTP version other than 1.x or 2."),
 ];
 
@@ -177,8 +185,8 @@ mod operations {
             ("explain" = Option<bool>, Query,
              description = "List waiting tasks one by one in `waiting` instead of one entry \
                             per (job, kind, reason). Default `false`."),
-            ("deadline_ms" = Option<u64>, Query, minimum = 1,
-             description = "Wall-clock budget of this answer in milliseconds (> 0); overrides \
+            ("deadline_ms" = Option<u64>, Query,
+             description = "Wall-clock budget of this answer in milliseconds (≥ 0); overrides \
                             `policy.deadline_ms` and the server's `--deadline-ms`. When the \
                             exact solve cannot finish in time the answer is the best valid \
                             placement found, with `stats.status: time_limited`."),
@@ -205,7 +213,8 @@ mod operations {
              body = ErrorResponse, content_type = "application/json"),
             (status = 500, description = "A bug in placer.",
              body = ErrorResponse, content_type = "application/json"),
-            (status = 503, description = "Overloaded: retry after the `Retry-After` seconds.",
+            (status = 503, description = "Overloaded or shutting down: retry after the \
+                                          `Retry-After` seconds.",
              body = ErrorResponse, content_type = "application/json",
              headers(("Retry-After" = u32, description = "Seconds to wait before retrying."))),
         )
@@ -226,7 +235,8 @@ mod operations {
     )]
     fn healthz() {}
 
-    /// Readiness: 200 while new snapshots are admitted, 503 while draining on shutdown.
+    /// Readiness: 200 while a snapshot arriving now would be admitted or queued; 503 while
+    /// draining after SIGTERM, or while every solve slot is taken and the queue is full.
     #[utoipa::path(
         get,
         path = "/readyz",
@@ -234,9 +244,10 @@ mod operations {
         operation_id = "readyz",
         responses(
             (status = 200, description = "Ready to admit snapshots.", body = Health,
-             content_type = "application/json"),
-            (status = 503, description = "Not ready (shutting down).",
-             content_type = "application/json"),
+             content_type = "application/json", example = json!({"status": "ready"})),
+            (status = 503, description = "Not ready.", body = ErrorResponse,
+             content_type = "application/json",
+             headers(("Retry-After" = u32, description = "Seconds to wait before retrying."))),
         )
     )]
     fn readyz() {}
@@ -318,7 +329,7 @@ mod operations {
         operations::docs,
     ),
     components(schemas(ErrorResponse, ErrorDetail, ErrorCode)),
-    modifiers(&ErrorLists),
+    modifiers(&ErrorLists, &Examples),
     tags(
         (name = "placement", description = "One scheduling epoch."),
         (name = "operations", description = "Probes and metrics."),
@@ -345,6 +356,48 @@ impl Modify for ErrorLists {
                     }
                 }
             }
+        }
+    }
+}
+
+/// The checked-in example snapshots as examples of the `POST /place` body (Swagger UI's "Try it
+/// out" starts from them; schemathesis sends them first).
+struct Examples;
+
+/// (name, summary, snapshot JSON).
+const PLACE_EXAMPLES: [(&str, &str, &str); 2] = [
+    (
+        "locality",
+        "Two racks, two pools, five maps and a reduce under `lsap` (examples/snapshot.json).",
+        include_str!("../../examples/snapshot.json"),
+    ),
+    (
+        "resources",
+        "Multi-resource nodes, job profiles and a completion goal under `ras` \
+         (examples/ras_snapshot.json).",
+        include_str!("../../examples/ras_snapshot.json"),
+    ),
+];
+
+impl Modify for Examples {
+    fn modify(&self, openapi: &mut Document) {
+        let body = openapi
+            .paths
+            .paths
+            .get_mut("/place")
+            .and_then(|item| item.post.as_mut())
+            .and_then(|op| op.request_body.as_mut())
+            .and_then(|body| body.content.get_mut("application/json"));
+        let Some(body) = body else {
+            return;
+        };
+        for (name, summary, json) in PLACE_EXAMPLES {
+            // The examples are checked-in JSON (a test parses them); skip one that is not.
+            let Ok(value) = serde_json::from_str(json) else {
+                continue;
+            };
+            let example = Example::builder().summary(summary).value(Some(value)).build();
+            body.examples.insert(name.to_owned(), RefOr::T(example));
         }
     }
 }

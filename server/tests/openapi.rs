@@ -94,6 +94,12 @@ fn the_document_is_openapi_3_1_with_every_route() {
         doc["paths"]["/metrics"]["get"]["responses"]["200"]["content"]["text/plain"].is_object(),
         true
     );
+    let examples =
+        &doc["paths"]["/place"]["post"]["requestBody"]["content"]["application/json"]["examples"];
+    for (name, file) in [("locality", SNAPSHOT), ("resources", RAS_SNAPSHOT)] {
+        let want: Value = serde_json::from_str(file).unwrap();
+        assert_eq!(examples[name]["value"], want, "example {name}");
+    }
     let retry = &doc["paths"]["/place"]["post"]["responses"]["503"]["headers"]["Retry-After"];
     assert!(retry.is_object(), "503 documents Retry-After");
 }
