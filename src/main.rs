@@ -23,23 +23,68 @@ struct Cli {
     command: Command,
 }
 
+/// The flags of `placer serve` (README "Admission and limits", "Lifecycle").
+#[derive(clap::Args, Debug)]
+struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = placer_server::DEFAULT_ADDR)]
+    addr: String,
+    /// Largest accepted request body in bytes, after gzip decoding (larger ones get 413).
+    #[arg(long, default_value_t = placer_server::DEFAULT_BODY_LIMIT_BYTES)]
+    body_limit: usize,
+    /// Most solves running at once; more wait in the queue. Default: two per core.
+    #[arg(long)]
+    max_in_flight: Option<usize>,
+    /// Most requests waiting for a solve slot (one more gets 503).
+    #[arg(long, default_value_t = placer_server::DEFAULT_QUEUE_LEN)]
+    queue: usize,
+    /// Longest wait for a solve slot in ms (then 503 with Retry-After).
+    #[arg(long, default_value_t = placer_server::DEFAULT_QUEUE_WAIT_MS)]
+    queue_wait_ms: u64,
+    /// Budget in bytes for the estimated memory (8 × body) of the solves running at once.
+    /// Default: half the machine's memory (4 GiB if unknown).
+    #[arg(long)]
+    max_memory: Option<u64>,
+    /// Default per-request deadline in ms (`?deadline_ms=` and `policy.deadline_ms` win).
+    #[arg(long)]
+    deadline_ms: Option<u64>,
+    /// Time a client gets to send the request head, in ms (then 408).
+    #[arg(long, default_value_t = placer_server::DEFAULT_HEADER_TIMEOUT_MS)]
+    header_timeout_ms: u64,
+    /// Time a client gets to send the whole body, in ms (then 408).
+    #[arg(long, default_value_t = placer_server::DEFAULT_BODY_TIMEOUT_MS)]
+    body_timeout_ms: u64,
+    /// After SIGTERM/SIGINT, time in-flight requests get to finish, in ms.
+    #[arg(long, default_value_t = placer_server::DEFAULT_SHUTDOWN_GRACE_MS)]
+    shutdown_grace_ms: u64,
+    /// HTTP worker threads; default one per core.
+    #[arg(long)]
+    workers: Option<usize>,
+}
+
+impl ServeArgs {
+    fn into_config(self) -> placer_server::ServerConfig {
+        let defaults = placer_server::ServerConfig::default();
+        placer_server::ServerConfig {
+            addr: self.addr,
+            body_limit_bytes: self.body_limit,
+            max_in_flight: self.max_in_flight.unwrap_or(defaults.max_in_flight),
+            queue_len: self.queue,
+            queue_wait_ms: self.queue_wait_ms,
+            max_memory_bytes: self.max_memory.unwrap_or(defaults.max_memory_bytes),
+            deadline_ms: self.deadline_ms,
+            header_timeout_ms: self.header_timeout_ms,
+            body_timeout_ms: self.body_timeout_ms,
+            shutdown_grace_ms: self.shutdown_grace_ms,
+            workers: self.workers,
+        }
+    }
+}
+
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Serve POST /place and GET /healthz.
-    Serve {
-        /// Address to listen on.
-        #[arg(long, default_value = placer_server::DEFAULT_ADDR)]
-        addr: String,
-        /// Largest accepted request body in bytes (larger ones get 413).
-        #[arg(long, default_value_t = placer_server::DEFAULT_BODY_LIMIT_BYTES)]
-        body_limit: usize,
-        /// Most snapshots read or solved at once (one more gets 503); default 2 × cores.
-        #[arg(long)]
-        max_in_flight: Option<usize>,
-        /// HTTP worker threads; default one per core.
-        #[arg(long)]
-        workers: Option<usize>,
-    },
+    /// Serve POST /place, GET /healthz and GET /readyz; SIGTERM drains and exits 0.
+    Serve(Box<ServeArgs>),
     /// Place one snapshot (a v1 JSON file, `-` for stdin) and print the response JSON.
     Place {
         /// The snapshot.
@@ -173,19 +218,13 @@ fn main() -> ExitCode {
 
 fn run(command: Command) -> Result<(), CliError> {
     match command {
-        Command::Serve { addr, body_limit, max_in_flight, workers } => {
-            let mut config = placer_server::ServerConfig {
-                addr,
-                body_limit_bytes: body_limit,
-                workers,
-                ..placer_server::ServerConfig::default()
-            };
-            if let Some(m) = max_in_flight {
-                config.max_in_flight = m;
-            }
-            actix_web::rt::System::new()
-                .block_on(placer_server::run(config))
-                .map_err(|source| CliError::Io { path: PathBuf::from("serve"), source })
+        Command::Serve(args) => {
+            let runtime = actix_web::rt::System::new();
+            let served = runtime.block_on(placer_server::run(args.into_config()));
+            served.map_err(|source| CliError::Io { path: PathBuf::from("serve"), source })?;
+            // Drained: exit now rather than wait, in the runtime's drop, for a solve that
+            // outlived the grace period.
+            std::process::exit(0)
         }
         Command::Place { file, explain, algorithm, solver } => {
             let bytes = read_input(&file)?;

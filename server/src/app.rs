@@ -1,10 +1,12 @@
-//! The actix-web app (DESIGN.md §Service endpoints): placer's routes on an app or scope, the
-//! whole app for tests, and the server loop `placer serve` runs.
+//! The actix-web app (DESIGN.md §Service endpoints): placer's routes on an app or scope, and the
+//! whole app for tests and for the server loop ([`crate::run`]).
 
-use crate::{routes, AppState, ServerConfig};
+use crate::{routes, AppState};
+use actix_http::ConnectionType;
 use actix_web::body::BoxBody;
-use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
-use actix_web::{web, App, HttpServer};
+use actix_web::dev::{Service, ServiceFactory, ServiceRequest, ServiceResponse};
+use actix_web::http::Method;
+use actix_web::{web, App};
 
 /// Registers placer's routes, `state` and the JSON 404 on an actix-web app or scope, e.g.
 /// `App::new().configure(|c| configure(c, state))`.
@@ -12,7 +14,10 @@ pub fn configure(cfg: &mut web::ServiceConfig, state: AppState) {
     routes::register(cfg, state);
 }
 
-/// The whole app for `state`, ready for `HttpServer::new` or `actix_web::test::init_service`.
+/// The whole app for `state`, ready for the server loop or `actix_web::test::init_service`.
+/// It closes the connection after the response while the server drains (so clients move to
+/// another instance) and after every `HEAD` response (whose announced but absent body would
+/// desynchronise the JSON rewriting of HTTP-layer errors, see `http_errors.rs`).
 pub fn app(
     state: AppState,
 ) -> App<
@@ -24,21 +29,18 @@ pub fn app(
         InitError = (),
     >,
 > {
-    App::new().configure(|cfg| configure(cfg, state))
-}
-
-/// Binds `config.addr` and serves until the process is told to stop (SIGINT/SIGTERM). Prints
-/// `placer listening on http://ADDR` to stderr once bound (the actual port if `addr` asked for
-/// port 0). Must run inside an actix runtime (`#[actix_web::main]`).
-pub async fn run(config: ServerConfig) -> std::io::Result<()> {
-    let state = AppState::new(&config);
-    let mut server = HttpServer::new(move || app(state.clone()));
-    if let Some(workers) = config.workers {
-        server = server.workers(workers);
-    }
-    let server = server.bind(&config.addr)?;
-    for addr in server.addrs() {
-        eprintln!("placer listening on http://{addr}");
-    }
-    server.run().await
+    let draining = state.clone();
+    App::new().configure(|cfg| configure(cfg, state)).wrap_fn(move |req, srv| {
+        let head = req.method() == Method::HEAD;
+        let response = srv.call(req);
+        let draining = draining.clone();
+        async move {
+            let mut response = response.await?;
+            // Draining is checked once the response is ready: it may have begun meanwhile.
+            if head || draining.is_draining() {
+                response.response_mut().head_mut().set_connection_type(ConnectionType::Close);
+            }
+            Ok(response)
+        }
+    })
 }

@@ -1,27 +1,65 @@
-//! Server settings (DESIGN.md §Errors: the 413 body limit and the 503 overload limit): where to
-//! listen, how large a snapshot may be, how many solves may run at once. Reads no environment:
-//! the CLI (`placer serve`) fills it from its flags.
+//! Server settings (DESIGN.md §Errors: the 413 body limit and the 503 overload limit; issue 16:
+//! admission, deadlines, timeouts, graceful shutdown): where to listen, how large a snapshot may
+//! be, how much solving may run at once, how long to wait for slow clients. Reads no environment
+//! variables: the CLI (`placer serve`) fills it from its flags (and the config file).
 
 use std::num::NonZeroUsize;
 
 /// Address `placer serve` listens on when none is given.
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
 
-/// Largest accepted `POST /place` body when none is configured: 64 MiB.
+/// Largest accepted `POST /place` body (after gzip decoding) when none is configured: 64 MiB.
 pub const DEFAULT_BODY_LIMIT_BYTES: usize = 64 * 1024 * 1024;
+
+/// Requests that may wait for a solve slot when none is configured.
+pub const DEFAULT_QUEUE_LEN: usize = 1024;
+
+/// Longest wait for a solve slot when none is configured: 2 s.
+pub const DEFAULT_QUEUE_WAIT_MS: u64 = 2_000;
+
+/// Memory budget when the machine's memory cannot be read: 4 GiB.
+pub const FALLBACK_MAX_MEMORY_BYTES: u64 = 4 << 30;
+
+/// Time allowed for a request head (request line and headers) when none is configured: 5 s.
+pub const DEFAULT_HEADER_TIMEOUT_MS: u64 = 5_000;
+
+/// Time allowed for reading a whole request body when none is configured: 10 s.
+pub const DEFAULT_BODY_TIMEOUT_MS: u64 = 10_000;
+
+/// Time in-flight requests get to finish after SIGTERM when none is configured: 30 s.
+pub const DEFAULT_SHUTDOWN_GRACE_MS: u64 = 30_000;
 
 /// Settings of one server instance. `ServerConfig::default()` works with no config file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServerConfig {
     /// `host:port` to bind, e.g. `127.0.0.1:8080` (port 0 picks a free port).
     pub addr: String,
-    /// Largest accepted request body in bytes; larger bodies get `413 payload_too_large`,
-    /// from `Content-Length` before reading, or while streaming when it is absent or wrong.
+    /// Largest accepted request body in bytes, measured after gzip decoding; larger bodies get
+    /// `413 payload_too_large`, from `Content-Length` before reading, or while reading.
     pub body_limit_bytes: usize,
-    /// Most `POST /place` requests being read or solved at once; one more gets
-    /// `503 overloaded` with `Retry-After: 1`. 0 refuses every snapshot (drain mode).
+    /// Most solves running at once (default two per core, see [`default_max_in_flight`]).
+    /// Requests beyond it wait in the admission queue. 0 refuses every snapshot with 503 (drain mode).
     pub max_in_flight: usize,
-    /// HTTP worker threads; `None` lets actix-web choose (one per core).
+    /// Most requests waiting for a solve slot; one more gets `503 overloaded`.
+    pub queue_len: usize,
+    /// Longest wait in the admission queue, in ms; then `503 overloaded` with `Retry-After`.
+    pub queue_wait_ms: u64,
+    /// Process-wide budget, in bytes, for the estimated peak memory of the solves running at
+    /// once (estimate: [`crate::estimate_solve_bytes`]). Default: half the machine's memory
+    /// (`MemTotal` of `/proc/meminfo`), or 4 GiB when that cannot be read.
+    pub max_memory_bytes: u64,
+    /// Deadline of a request that gives none (`?deadline_ms=` or `policy.deadline_ms`), in ms
+    /// from the moment its body is read; `None` = no deadline.
+    pub deadline_ms: Option<u64>,
+    /// Time a client gets to send a request head, in ms; then `408 request_timeout`.
+    pub header_timeout_ms: u64,
+    /// Time a client gets to send the whole body once the head is in, in ms; then
+    /// `408 request_timeout`.
+    pub body_timeout_ms: u64,
+    /// After SIGTERM/SIGINT: time in-flight requests get to finish, in ms, before the process
+    /// exits anyway.
+    pub shutdown_grace_ms: u64,
+    /// HTTP worker threads; `None` = one per core.
     pub workers: Option<usize>,
 }
 
@@ -31,15 +69,41 @@ impl Default for ServerConfig {
             addr: DEFAULT_ADDR.to_owned(),
             body_limit_bytes: DEFAULT_BODY_LIMIT_BYTES,
             max_in_flight: default_max_in_flight(),
+            queue_len: DEFAULT_QUEUE_LEN,
+            queue_wait_ms: DEFAULT_QUEUE_WAIT_MS,
+            max_memory_bytes: default_max_memory_bytes(),
+            deadline_ms: None,
+            header_timeout_ms: DEFAULT_HEADER_TIMEOUT_MS,
+            body_timeout_ms: DEFAULT_BODY_TIMEOUT_MS,
+            shutdown_grace_ms: DEFAULT_SHUTDOWN_GRACE_MS,
             workers: None,
         }
     }
 }
 
-/// Twice the machine's available parallelism (2 if it cannot be determined): enough solves in
-/// flight to keep every core busy while the next bodies stream in.
+/// Twice the machine's available parallelism (2 if it cannot be determined). Solves are
+/// CPU-bound, but each permit also covers parsing and serializing on the blocking pool, so two per
+/// core keep every core busy between solves: on 2 cores, tiny snapshots at 256 connections gave
+/// 8,345 answers/s with one permit per core and 11,272 with two (BENCHMARKS.md, issue 16).
+/// Memory stays bounded by `--max-memory`, not by this count.
 pub fn default_max_in_flight() -> usize {
     std::thread::available_parallelism().map_or(1, NonZeroUsize::get).saturating_mul(2)
+}
+
+/// Half of `MemTotal` from `/proc/meminfo`, or [`FALLBACK_MAX_MEMORY_BYTES`] when it cannot be
+/// read (not Linux, no procfs).
+pub fn default_max_memory_bytes() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| mem_total_bytes(&text))
+        .map_or(FALLBACK_MAX_MEMORY_BYTES, |total| total / 2)
+}
+
+/// `MemTotal:   16318480 kB` → bytes.
+fn mem_total_bytes(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
 }
 
 #[cfg(test)]
@@ -51,7 +115,20 @@ mod tests {
         let c = ServerConfig::default();
         assert_eq!(c.addr, "127.0.0.1:8080");
         assert_eq!(c.body_limit_bytes, 64 << 20);
-        assert!(c.max_in_flight >= 2);
+        assert!(c.max_in_flight >= 1);
+        assert_eq!(c.queue_len, 1024);
+        assert_eq!(c.queue_wait_ms, 2_000);
+        assert!(c.max_memory_bytes > 0);
+        assert_eq!(c.deadline_ms, None);
+        assert_eq!((c.header_timeout_ms, c.body_timeout_ms), (5_000, 10_000));
+        assert_eq!(c.shutdown_grace_ms, 30_000);
         assert_eq!(c.workers, None);
+    }
+
+    #[test]
+    fn meminfo_total_is_read_in_kib() {
+        let text = "MemTotal:       16318480 kB\nMemFree:  1 kB\n";
+        assert_eq!(mem_total_bytes(text), Some(16_318_480 * 1024));
+        assert_eq!(mem_total_bytes("MemFree: 1 kB\n"), None);
     }
 }

@@ -1,7 +1,8 @@
 //! The one error type of `placer-server` (DESIGN.md §Errors): every failure of a request becomes
 //! `{"error": {"code", "path", "message"}}` with `Content-Type: application/json` and the status
-//! the design assigns — 400 malformed/invalid, 413 too large, 422 unsolvable as asked,
-//! 503 overloaded (with `Retry-After`), 500 only for a bug.
+//! the design assigns — 400 malformed/invalid, 408 too slow, 413 too large, 415 unknown
+//! `Content-Encoding`, 422 unsolvable as asked, 503 overloaded or draining (with `Retry-After`),
+//! 500 only for a bug. [`error_json`] is the same shape for errors raised below the app.
 
 use actix_web::http::header::{self, ContentType};
 use actix_web::http::StatusCode;
@@ -25,26 +26,56 @@ pub enum ServerError {
         /// The configured `body_limit_bytes`.
         limit: usize,
     },
-    /// The body could not be read from the connection (400).
+    /// The estimated memory of solving this snapshot alone exceeds `max_memory_bytes` (413):
+    /// it could never be admitted, retrying does not help.
+    #[error(
+        "the snapshot's estimated solve memory ({estimate} bytes, 8 × its size) exceeds the \
+         server's memory budget of {budget} bytes"
+    )]
+    OverMemoryBudget {
+        /// The estimate for this request.
+        estimate: u64,
+        /// The configured `max_memory_bytes`.
+        budget: u64,
+    },
+    /// The body did not arrive within `body_timeout_ms` (408).
+    #[error("the request body did not arrive within {timeout_ms} ms")]
+    RequestTimeout {
+        /// The configured `body_timeout_ms`.
+        timeout_ms: u64,
+    },
+    /// `Content-Encoding` other than `gzip` or `identity` (415).
+    #[error("unsupported Content-Encoding {encoding:?}; supported: gzip, identity")]
+    UnsupportedEncoding {
+        /// The header's value.
+        encoding: String,
+    },
+    /// The body could not be read from the connection, or its gzip stream is corrupt (400).
     #[error("could not read the request body: {message}")]
     Payload {
         /// The transport's description.
         message: String,
     },
-    /// The query string is not understood, e.g. `?explain=maybe` (400).
-    #[error("invalid query string: {message}")]
+    /// A query parameter is not understood, e.g. `?explain=maybe` (400).
+    #[error("invalid query parameter {param}: {message}")]
     InvalidQuery {
-        /// The parser's description.
+        /// The error path: `?explain`, `?deadline_ms`.
+        param: &'static str,
+        /// What is wrong.
         message: String,
     },
-    /// Too many snapshots in flight (503, `Retry-After: 1`).
-    #[error("server overloaded: {max_in_flight} snapshots already in flight, retry later")]
+    /// No solve slot within the admission limits (503, `Retry-After: 1`).
+    #[error("server overloaded: {reason}; retry later")]
     Overloaded {
-        /// The configured `max_in_flight`.
-        max_in_flight: usize,
+        /// Which limit: queue full, wait expired, or admission closed.
+        reason: String,
     },
+    /// The server is shutting down: `/readyz`, and `Expect: 100-continue` requests whose body
+    /// is better sent elsewhere (503, `Retry-After: 1`).
+    #[error("server is shutting down; retry on another instance")]
+    Draining,
     /// No route for this path (404).
-    #[error("no route for {method} {path}; routes: POST /place, GET /healthz")]
+    #[error("no route for {method} {path}; routes: POST /place, GET /healthz, GET /readyz")]
     NotFound {
         /// The request method.
         method: String,
@@ -76,9 +107,13 @@ impl ServerError {
             Self::Model(e) => e.code(),
             Self::Solve(e) => e.code(),
             Self::PayloadTooLarge { .. } => "payload_too_large",
+            Self::OverMemoryBudget { .. } => "over_memory_budget",
+            Self::RequestTimeout { .. } => "request_timeout",
+            Self::UnsupportedEncoding { .. } => "unsupported_encoding",
             Self::Payload { .. } => "payload_error",
             Self::InvalidQuery { .. } => "invalid_query",
             Self::Overloaded { .. } => "overloaded",
+            Self::Draining => "draining",
             Self::NotFound { .. } => "not_found",
             Self::MethodNotAllowed { .. } => "method_not_allowed",
             Self::Internal { .. } => "internal",
@@ -90,7 +125,7 @@ impl ServerError {
         match self {
             Self::Model(e) => e.path(),
             Self::Solve(e) => e.path(),
-            Self::InvalidQuery { .. } => "?explain",
+            Self::InvalidQuery { param, .. } => param,
             _ => "$",
         }
     }
@@ -109,6 +144,16 @@ struct ErrorDetail<'a> {
     message: String,
 }
 
+/// The JSON error body `{"error":{"code","path","message"}}` as bytes.
+pub(crate) fn error_json(code: &str, path: &str, message: String) -> Vec<u8> {
+    let body = ErrorBody { error: ErrorDetail { code, path, message } };
+    // Serializing three strings cannot fail; keep a valid JSON body even if it did.
+    serde_json::to_vec(&body).unwrap_or_else(|_| {
+        br#"{"error":{"code":"internal","path":"$","message":"error serialization failed"}}"#
+            .to_vec()
+    })
+}
+
 impl ResponseError for ServerError {
     fn status_code(&self) -> StatusCode {
         match self {
@@ -117,8 +162,12 @@ impl ResponseError for ServerError {
             }
             Self::Solve(e) if e.is_invalid_input() => StatusCode::BAD_REQUEST,
             Self::Solve(_) => StatusCode::UNPROCESSABLE_ENTITY,
-            Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
-            Self::Overloaded { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            Self::PayloadTooLarge { .. } | Self::OverMemoryBudget { .. } => {
+                StatusCode::PAYLOAD_TOO_LARGE
+            }
+            Self::RequestTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
+            Self::UnsupportedEncoding { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::Overloaded { .. } | Self::Draining => StatusCode::SERVICE_UNAVAILABLE,
             Self::NotFound { .. } => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             Self::Internal { .. } => StatusCode::INTERNAL_SERVER_ERROR,
@@ -126,18 +175,11 @@ impl ResponseError for ServerError {
     }
 
     fn error_response(&self) -> HttpResponse {
-        let body = ErrorBody {
-            error: ErrorDetail { code: self.code(), path: self.path(), message: self.to_string() },
-        };
-        // Serializing three strings cannot fail; keep a valid JSON body even if it did.
-        let bytes = serde_json::to_vec(&body).unwrap_or_else(|_| {
-            br#"{"error":{"code":"internal","path":"$","message":"error serialization failed"}}"#
-                .to_vec()
-        });
+        let bytes = error_json(self.code(), self.path(), self.to_string());
         let mut response = HttpResponse::build(self.status_code());
         response.insert_header(ContentType::json());
         match self {
-            Self::Overloaded { .. } => {
+            Self::Overloaded { .. } | Self::Draining => {
                 response.insert_header((header::RETRY_AFTER, "1"));
             }
             Self::MethodNotAllowed { allowed, .. } => {
@@ -174,7 +216,8 @@ mod tests {
 
     #[test]
     fn overloaded_carries_retry_after() {
-        let response = ServerError::Overloaded { max_in_flight: 4 }.error_response();
+        let response = ServerError::Overloaded { reason: "the admission queue is full".to_owned() }
+            .error_response();
         assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
         let retry = response.headers().get(header::RETRY_AFTER).map(|v| v.as_bytes());
         assert_eq!(retry, Some(&b"1"[..]));

@@ -1,6 +1,8 @@
-//! placer's HTTP service (DESIGN.md §Wire schema v1, §Errors): an actix-web 4 app serving
-//! `POST /place` and `GET /healthz`, with JSON errors, a body limit (413) and an overload limit
-//! (503). A library: `placer serve` calls [`run`]; tests mount [`app`] in process.
+//! placer's HTTP service (DESIGN.md §Wire schema v1, §Errors; issue 16): an actix-web 4 app
+//! serving `POST /place`, `GET /healthz` and `GET /readyz`, with JSON errors (the HTTP layer's
+//! own included), a body limit (413), admission by count and memory with a bounded queue (503),
+//! gzip bodies, per-request deadlines and a draining shutdown. A library: `placer serve` calls
+//! [`run`]; tests mount [`app`] in process or call [`run_with`].
 //!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
@@ -8,22 +10,33 @@
 //! # }
 //! ```
 
+mod admission;
 mod app;
 mod body;
 mod config;
+mod deadline;
 mod error;
-mod in_flight;
+mod expect;
+mod http_errors;
 mod live_config;
 mod openapi;
 mod pipeline;
+mod query;
 mod routes;
+mod serve;
 mod state;
 
-pub use app::{app, configure, run};
-pub use config::{default_max_in_flight, ServerConfig, DEFAULT_ADDR, DEFAULT_BODY_LIMIT_BYTES};
+pub use admission::estimate_solve_bytes;
+pub use app::{app, configure};
+pub use config::{
+    default_max_in_flight, default_max_memory_bytes, ServerConfig, DEFAULT_ADDR,
+    DEFAULT_BODY_LIMIT_BYTES, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_HEADER_TIMEOUT_MS,
+    DEFAULT_QUEUE_LEN, DEFAULT_QUEUE_WAIT_MS, DEFAULT_SHUTDOWN_GRACE_MS, FALLBACK_MAX_MEMORY_BYTES,
+};
 pub use error::ServerError;
 pub use live_config::LiveConfig;
 pub use openapi::{
     document as openapi_document, ErrorCodeDoc, DOCS_PATH, ERROR_CODES, OPENAPI_PATH,
 };
+pub use serve::{run, run_with};
 pub use state::{AppState, SolveFn};

@@ -3,6 +3,7 @@
 //! serialize. Runs on the blocking pool, never on the async executor; a panic becomes
 //! `500 internal` instead of taking the worker down.
 
+use crate::deadline::Deadline;
 use crate::error::ServerError;
 use crate::state::SolveFn;
 use placer_solver::PlaceOptions;
@@ -12,24 +13,27 @@ use std::time::Instant;
 
 /// Answers one snapshot with the response JSON bytes, or the error to send. A panic anywhere
 /// inside (a bug) is caught and returned as [`ServerError::Internal`].
+/// The deadline timer starts once the snapshot's `policy.deadline_ms` is known.
 pub(crate) fn answer(
     bytes: &[u8],
     opts: &PlaceOptions,
     solve: SolveFn,
+    deadline: &Deadline,
 ) -> Result<Vec<u8>, ServerError> {
-    catch_unwind(AssertUnwindSafe(|| answer_unguarded(bytes, opts, solve))).unwrap_or_else(
-        |payload| {
+    catch_unwind(AssertUnwindSafe(|| answer_unguarded(bytes, opts, solve, deadline)))
+        .unwrap_or_else(|payload| {
             Err(ServerError::Internal { message: format!("panic: {}", panic_message(&*payload)) })
-        },
-    )
+        })
 }
 
 fn answer_unguarded(
     bytes: &[u8],
     opts: &PlaceOptions,
     solve: SolveFn,
+    deadline: &Deadline,
 ) -> Result<Vec<u8>, ServerError> {
     let request = placer_models::parse_request(bytes)?;
+    let _timer = deadline.arm(request.policy.deadline_ms);
     let started = Instant::now();
     let mut response = solve(&request, opts)?;
     response.stats.solve_ms = started.elapsed().as_secs_f64() * 1e3;
@@ -57,16 +61,21 @@ mod tests {
         panic!("boom")
     }
 
+    fn no_deadline() -> Deadline {
+        Deadline::new(None, None, std::time::Instant::now())
+    }
+
     #[test]
     fn malformed_json_is_a_model_error() {
-        let err = answer(b"{", &PlaceOptions::default(), placer_solver::place).unwrap_err();
+        let err = answer(b"{", &PlaceOptions::default(), placer_solver::place, &no_deadline())
+            .unwrap_err();
         assert_eq!(err.code(), "malformed_json");
     }
 
     #[test]
     fn a_panicking_solver_becomes_internal() {
         let body = br#"{"schema_version":1,"cluster":{}}"#;
-        let err = answer(body, &PlaceOptions::default(), panicking).unwrap_err();
+        let err = answer(body, &PlaceOptions::default(), panicking, &no_deadline()).unwrap_err();
         assert_eq!(err.code(), "internal");
         assert!(err.to_string().contains("boom"));
     }

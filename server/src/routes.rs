@@ -1,15 +1,19 @@
-//! The HTTP surface (DESIGN.md §Wire schema v1, §Errors): `POST /place`, `GET /healthz`, and
-//! JSON 404/405 answers for everything else. Handlers stay thin: limits and I/O here, the work
-//! in [`crate::pipeline`] on the blocking pool.
+//! The HTTP surface (DESIGN.md §Wire schema v1, §Errors; issue 16 §1, §8): `POST /place`,
+//! `GET /healthz`, `GET /readyz`, and JSON 404/405 answers for everything else. Handlers stay
+//! thin: limits and I/O here, the work in [`crate::pipeline`] on the blocking pool.
 
-use crate::body::{check_content_length, read_limited};
+use crate::admission::{estimate_solve_bytes, Refusal};
+use crate::body::read_body;
+use crate::deadline::Deadline;
 use crate::error::ServerError;
+use crate::expect::{check_head, check_room};
 use crate::pipeline;
-use crate::state::AppState;
+use crate::query::PlaceQuery;
+use crate::state::{limits, AppState};
 use actix_web::http::header::ContentType;
 use actix_web::{web, HttpRequest, HttpResponse, Route};
 use placer_solver::PlaceOptions;
-use serde::Deserialize;
+use std::time::{Duration, Instant};
 
 /// Registers the routes, the shared state and the JSON 404 on `cfg`.
 pub(crate) fn register(cfg: &mut web::ServiceConfig, state: AppState) {
@@ -24,51 +28,79 @@ pub(crate) fn register(cfg: &mut web::ServiceConfig, state: AppState) {
                 .route(web::get().to(healthz))
                 .default_service(method_not_allowed("GET")),
         )
+        .service(
+            web::resource("/readyz")
+                .route(web::get().to(readyz))
+                .default_service(method_not_allowed("GET")),
+        )
         .configure(crate::openapi::register)
         .default_service(web::to(not_found));
 }
 
-/// Query parameters of `POST /place`.
-#[derive(Debug, Default, Deserialize)]
-struct PlaceQuery {
-    /// `?explain=true`: list waiting tasks one by one.
-    #[serde(default)]
-    explain: bool,
-}
-
 /// `POST /place`: one epoch. Any Content-Type is accepted (`curl -d` sends a form type).
+/// Order: head checks → read (and decode) the body within the body timeout → wait for a solve
+/// permit → solve on the blocking pool under the request's deadline.
 async fn place(
     req: HttpRequest,
     payload: web::Payload,
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, ServerError> {
-    let query = web::Query::<PlaceQuery>::from_query(req.query_string())
-        .map_err(|e| ServerError::InvalidQuery { message: e.to_string() })?;
-    let opts = PlaceOptions { explain: query.explain, ..PlaceOptions::default() };
-    let limit = state.body_limit_bytes;
-    check_content_length(&req, limit)?;
-    let guard = state
-        .in_flight
-        .try_acquire()
-        .ok_or(ServerError::Overloaded { max_in_flight: state.in_flight.max() })?;
-    let bytes = read_limited(&req, payload.into_inner(), limit).await?;
+    let config = state.config.get();
+    let query = PlaceQuery::parse(req.query_string())?;
+    let encoding = check_head(&config, req.headers())?;
+    let body_timeout = Duration::from_millis(config.body_timeout_ms);
+    let bytes =
+        read_body(&req, payload.into_inner(), config.body_limit_bytes, body_timeout, encoding)
+            .await?;
+    let body_read_at = Instant::now();
+    let weight = estimate_solve_bytes(bytes.len());
+    let permit = state.admission.acquire(weight, limits(&config)).await.map_err(refused)?;
+    let deadline = Deadline::new(query.deadline_ms, config.deadline_ms, body_read_at);
+    let opts = PlaceOptions { explain: query.explain, cancel: Some(deadline.cancel()) };
     let solve = state.solve;
-    // The guard moves into the closure: the slot stays taken until the solve really ends, even
+    // The permit moves into the closure: the slot stays taken until the solve really ends, even
     // if the client disconnects and this future is dropped.
     let body = web::block(move || {
-        let _guard = guard;
-        pipeline::answer(&bytes, &opts, solve)
+        let _permit = permit;
+        pipeline::answer(&bytes, &opts, solve, &deadline)
     })
     .await
     .map_err(|e| ServerError::Internal { message: format!("solver thread failed: {e}") })??;
     Ok(HttpResponse::Ok().insert_header(ContentType::json()).body(body))
 }
 
-/// `GET /healthz`: 200 `{"status":"ok"}` while the process serves.
+/// The error for an admission refusal.
+fn refused(refusal: Refusal) -> ServerError {
+    match refusal {
+        Refusal::OverBudget { weight, budget } => {
+            ServerError::OverMemoryBudget { estimate: weight, budget }
+        }
+        Refusal::Closed => ServerError::Overloaded { reason: "admission is closed".to_owned() },
+        Refusal::QueueFull { queue_len } => ServerError::Overloaded {
+            reason: format!("the admission queue is full ({queue_len} waiting)"),
+        },
+        Refusal::TimedOut { waited_ms } => ServerError::Overloaded {
+            reason: format!("no solve slot came free within {waited_ms} ms"),
+        },
+    }
+}
+
+/// `GET /healthz`: 200 `{"status":"ok"}` while the process serves (liveness).
 async fn healthz() -> HttpResponse {
     HttpResponse::Ok().insert_header(ContentType::json()).body(r#"{"status":"ok"}"#)
 }
 
+/// `GET /readyz`: 200 `{"status":"ready"}` while new snapshots would be admitted or queued;
+/// 503 `draining` after SIGTERM, 503 `overloaded` while every solve slot is taken and the
+/// admission queue is full (a snapshot arriving now would be refused).
+async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ServerError> {
+    let config = state.config.get();
+    if state.is_draining() {
+        return Err(ServerError::Draining);
+    }
+    check_room(&state, &config)?;
+    Ok(HttpResponse::Ok().insert_header(ContentType::json()).body(r#"{"status":"ready"}"#))
+}
 /// Any unknown path: 404 `not_found`.
 async fn not_found(req: HttpRequest) -> Result<HttpResponse, ServerError> {
     Err(ServerError::NotFound { method: req.method().to_string(), path: req.path().to_owned() })

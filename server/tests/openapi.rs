@@ -265,8 +265,8 @@ fn resources_are_free_form_with_disk_reserved() {
 }
 
 /// Each error the code can raise is in the document's list with the status it is sent with.
-/// (`invalid_query` is checked through the app, below; variants whose fields differ between
-/// server versions are left to that test and to `scripts/schema-fuzz`.)
+/// (The HTTP layer's own codes — `bad_request`, `uri_too_long`, `headers_too_large`,
+/// `http_version_not_supported` — are listed by hand from `http_errors.rs`.)
 #[test]
 fn every_error_code_is_listed_with_its_status() {
     let model = |e: ModelError| ServerError::Model(e);
@@ -298,6 +298,12 @@ fn every_error_code_is_listed_with_its_status() {
         ServerError::Solve(SolveError::EngineFailed { path: p(), message: p() }),
         ServerError::Solve(SolveError::CostOverflow { path: p(), message: p() }),
         ServerError::PayloadTooLarge { limit: 1 },
+        ServerError::OverMemoryBudget { estimate: 2, budget: 1 },
+        ServerError::RequestTimeout { timeout_ms: 1 },
+        ServerError::UnsupportedEncoding { encoding: p() },
+        ServerError::InvalidQuery { param: "?explain", message: p() },
+        ServerError::Overloaded { reason: p() },
+        ServerError::Draining,
         ServerError::Payload { message: p() },
         ServerError::NotFound { method: p(), path: p() },
         ServerError::MethodNotAllowed { method: p(), path: p(), allowed: "GET" },

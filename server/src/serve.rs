@@ -1,0 +1,139 @@
+//! The server loop of `placer serve` (DESIGN.md §Service endpoints; issue 16 §1, §4, §8). Built
+//! from actix-web's own parts the way `actix_web::HttpServer` builds it, plus what that type does
+//! not expose: an `Expect: 100-continue` gate ([`crate::expect`]) and a connection wrapper that
+//! turns the HTTP layer's bodiless errors into JSON ([`crate::http_errors`]).
+//!
+//! Lifecycle: SIGTERM or SIGINT marks the state as draining (`/readyz` → 503, `Expect:
+//! 100-continue` → 503, connections close after their next response), stops accepting
+//! connections, and lets requests on open connections finish for up to `shutdown_grace_ms`;
+//! then [`run`] returns `Ok`. A second signal stops at once.
+
+use crate::app::app;
+use crate::config::ServerConfig;
+use crate::expect;
+use crate::http_errors::JsonErrorIo;
+use crate::state::AppState;
+use actix_http::error::DispatchError;
+use actix_http::HttpService;
+use actix_server::{Server, ServerHandle};
+use actix_service::{fn_service, map_config, IntoServiceFactory, ServiceFactoryExt};
+use actix_web::dev::AppConfig;
+use std::future::poll_fn;
+use std::io;
+use std::net::{SocketAddr, TcpListener};
+use std::task::Poll;
+use std::time::Duration;
+use tokio::net::TcpStream;
+
+/// Binds `config.addr` and serves until SIGTERM/SIGINT, then drains (see the module docs).
+/// Prints `placer listening on http://ADDR` to stderr once bound (the actual port if `addr`
+/// asked for port 0). Must run inside an actix runtime (`actix_web::rt::System`).
+///
+/// # Errors
+/// Binding or signal registration failed.
+pub async fn run(config: ServerConfig) -> io::Result<()> {
+    let state = AppState::new(&config);
+    run_with(config, state, |addr| eprintln!("placer listening on http://{addr}")).await
+}
+
+/// [`run`] with a given state (e.g. a stand-in solver or a live configuration), calling
+/// `on_bound` with the bound address before serving.
+///
+/// # Errors
+/// Binding or signal registration failed.
+pub async fn run_with(
+    config: ServerConfig,
+    state: AppState,
+    on_bound: impl FnOnce(SocketAddr),
+) -> io::Result<()> {
+    let listener = TcpListener::bind(&config.addr)?;
+    let addr = listener.local_addr()?;
+    let signals = StopSignals::register()?;
+    let header_timeout = Duration::from_millis(config.header_timeout_ms);
+    let factory_state = state.clone();
+    let mut builder =
+        Server::build().disable_signals().shutdown_timeout(config.shutdown_grace_ms.div_ceil(1000));
+    if let Some(workers) = config.workers {
+        builder = builder.workers(workers);
+    }
+    let server = builder
+        .listen("placer", listener, move || {
+            let state = factory_state.clone();
+            let app = app(state.clone())
+                .into_factory()
+                .map_err(|err| err.error_response())
+                .map_init_err(|()| ());
+            let http = HttpService::build()
+                .client_request_timeout(header_timeout)
+                // As `HttpServer`: after an early error (e.g. 413 while the client still
+                // uploads), linger so the client reads the answer instead of a reset.
+                .client_disconnect_timeout(Duration::from_secs(1))
+                .expect(fn_service(expect::service(state)))
+                .h1(map_config(app, |()| AppConfig::default()));
+            fn_service(|io: TcpStream| async move {
+                let peer = io.peer_addr().ok();
+                // Small JSON answers: send them at once.
+                io.set_nodelay(true).map_err(DispatchError::Io)?;
+                Ok::<_, DispatchError>((JsonErrorIo::new(io), peer))
+            })
+            .and_then(http)
+        })?
+        .run();
+    on_bound(addr);
+    actix_web::rt::spawn(drain_on_signal(signals, state, server.handle()));
+    server.await
+}
+
+/// Waits for SIGTERM/SIGINT, drains, and stops at once on a second signal.
+async fn drain_on_signal(mut signals: StopSignals, state: AppState, handle: ServerHandle) {
+    signals.recv().await;
+    eprintln!("placer: stop signal received, draining in-flight requests");
+    state.start_draining();
+    let graceful = handle.clone();
+    actix_web::rt::spawn(async move { graceful.stop(true).await });
+    signals.recv().await;
+    eprintln!("placer: second stop signal, stopping now");
+    handle.stop(false).await;
+}
+
+/// SIGTERM and SIGINT, registered before the server announces its address so that no signal
+/// sent after the announcement hits the default (killing) action.
+struct StopSignals {
+    #[cfg(unix)]
+    term: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    int: tokio::signal::unix::Signal,
+}
+
+impl StopSignals {
+    #[cfg(unix)]
+    fn register() -> io::Result<Self> {
+        use tokio::signal::unix::{signal, SignalKind};
+        Ok(Self { term: signal(SignalKind::terminate())?, int: signal(SignalKind::interrupt())? })
+    }
+
+    #[cfg(not(unix))]
+    fn register() -> io::Result<Self> {
+        Ok(Self {})
+    }
+
+    /// The next stop signal.
+    #[cfg(unix)]
+    async fn recv(&mut self) {
+        poll_fn(|cx| {
+            if self.term.poll_recv(cx).is_ready() || self.int.poll_recv(cx).is_ready() {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        })
+        .await;
+    }
+
+    #[cfg(not(unix))]
+    async fn recv(&mut self) {
+        if tokio::signal::ctrl_c().await.is_err() {
+            poll_fn(|_| Poll::<()>::Pending).await;
+        }
+    }
+}
