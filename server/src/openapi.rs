@@ -96,7 +96,7 @@ pub const ERROR_CODES: &[ErrorCodeDoc] = &[
         "No solve slot or memory budget within the queue wait; see `Retry-After`.",
     ),
     code("draining", 503, "The server is shutting down and takes no new snapshots."),
-    code("http_version_not_supported", 505, "An HTTP version other than 1.x or 2."),
+    code("http_version_not_supported", 505, "An HTTP version other than 1.0 and 1.1."),
 ];
 
 /// The codes sent with `status`, as a Markdown list for a response description.
@@ -138,8 +138,8 @@ impl ToSchema for ErrorCode {}
 struct ErrorDetail {
     /// Machine-readable reason (see the enum's table).
     code: ErrorCode,
-    /// JSON path of the offending field (`pending[17].replicas[2]`), `?explain` for a query
-    /// parameter, `$` when the whole request is at fault.
+    /// JSON path of the offending field (`pending[17].replicas[2]`), the query parameter
+    /// (`?explain`, `?deadline_ms`), or `$` when the whole request is at fault.
     path: String,
     /// Human-readable description.
     message: String,
