@@ -40,6 +40,9 @@ pub enum CliError {
     /// Writing what-if outputs.
     #[error("{0}")]
     Report(#[from] placer_report::ReportError),
+    /// The service could not start: an invalid `--config` file.
+    #[error("{0}")]
+    Server(#[from] placer_server::ServerError),
     /// Serialising output.
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),

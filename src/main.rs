@@ -5,7 +5,8 @@ mod error;
 mod lsap_file;
 mod whatif;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use error::CliError;
 use placer_datasets::{lsap_snapshot, LsapSnapshotSpec};
 use placer_models::{Algorithm, SolverEngine, TaskKind};
@@ -60,6 +61,14 @@ struct ServeArgs {
     /// HTTP worker threads; default one per core.
     #[arg(long)]
     workers: Option<usize>,
+    /// A TOML config file: every flag above (name with '-' -> '_') plus a [policy] table of
+    /// defaults for snapshot policy keys; flags given here win. Reloaded on SIGHUP or change.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Log lines on stderr: pretty (key=value) or json (one object per line); RUST_LOG
+    /// filters them (default info).
+    #[arg(long, default_value = "pretty", value_parser = parse_log_format)]
+    log_format: placer_server::LogFormat,
 }
 
 impl ServeArgs {
@@ -77,13 +86,16 @@ impl ServeArgs {
             body_timeout_ms: self.body_timeout_ms,
             shutdown_grace_ms: self.shutdown_grace_ms,
             workers: self.workers,
+            log_format: self.log_format,
+            policy_defaults: None,
+            config_path: self.config,
         }
     }
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Serve POST /place, GET /healthz and GET /readyz; SIGTERM drains and exits 0.
+    /// Serve POST /place, GET /healthz, /readyz and /metrics; SIGTERM drains and exits 0.
     Serve(Box<ServeArgs>),
     /// Place one snapshot (a v1 JSON file, `-` for stdin) and print the response JSON.
     Place {
@@ -202,9 +214,15 @@ fn parse_engine(s: &str) -> Result<SolverEngine, String> {
     serde_json::from_value(serde_json::Value::String(s.to_owned())).map_err(|e| e.to_string())
 }
 
+fn parse_log_format(s: &str) -> Result<placer_server::LogFormat, String> {
+    s.parse()
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(cli.command) {
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let given = given_flags(&matches);
+    match run(cli.command, given) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             match e.json() {
@@ -216,11 +234,32 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(command: Command) -> Result<(), CliError> {
+/// The subcommand's flags given on the command line (not defaulted), as config-file keys
+/// (`--body-limit` → `body_limit`): these win over `--config`.
+fn given_flags(matches: &ArgMatches) -> std::collections::BTreeSet<String> {
+    let Some((name, sub)) = matches.subcommand() else { return Default::default() };
+    let cli = Cli::command();
+    let Some(command) = cli.find_subcommand(name) else { return Default::default() };
+    // The subcommand's arguments only (its matches also hold the derive's argument group).
+    command
+        .get_arguments()
+        .map(|arg| arg.get_id().as_str())
+        .filter(|id| sub.value_source(id) == Some(ValueSource::CommandLine))
+        .map(str::to_owned)
+        .collect()
+}
+
+fn run(command: Command, given: std::collections::BTreeSet<String>) -> Result<(), CliError> {
     match command {
         Command::Serve(args) => {
+            let cli = placer_server::config_file::CommandLine { config: args.into_config(), given };
+            let server_config = match &cli.config.config_path {
+                Some(path) => placer_server::config_file::load(path, &cli)?,
+                None => cli.config.clone(),
+            };
+            placer_server::logging::init(server_config.log_format);
             let runtime = actix_web::rt::System::new();
-            let served = runtime.block_on(placer_server::run(args.into_config()));
+            let served = runtime.block_on(placer_server::run_reloading(server_config, cli));
             served.map_err(|source| CliError::Io { path: PathBuf::from("serve"), source })?;
             // Drained: exit now rather than wait, in the runtime's drop, for a solve that
             // outlived the grace period.
@@ -340,4 +379,18 @@ fn print_json<T: serde::Serialize>(value: &T) -> Result<(), CliError> {
     writeln!(out)
         .and_then(|()| out.flush())
         .map_err(|source| CliError::Io { path: PathBuf::from("stdout"), source })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_flags_typed_on_the_command_line_win_over_the_config_file() {
+        let args = ["placer", "serve", "--body-limit", "5", "--config", "p.toml"];
+        let matches = Cli::command().try_get_matches_from(args).unwrap();
+        let given: Vec<String> = given_flags(&matches).into_iter().collect();
+        assert_eq!(given, ["body_limit", "config"]);
+    }
 }

@@ -157,3 +157,24 @@ fn place_rejects_bad_snapshots_with_the_json_error() {
     assert_eq!(err["error"]["code"], "unknown_reference");
     assert_eq!(err["error"]["path"], "cluster.nodes[0].rack");
 }
+
+#[test]
+fn serve_refuses_an_invalid_config_file_naming_the_key_and_line() {
+    let cases = [
+        (
+            "wrong_type.toml",
+            "addr = \"127.0.0.1:0\"\nbody_limit = \"big\"\n",
+            "key `body_limit` (line 2)",
+        ),
+        ("unknown.toml", "[policy]\nalhpa = 1\n", "key `policy.alhpa` (line 2): unknown key"),
+        ("invalid.toml", "workers = 0\n", "key `workers` (line 1): must be at least 1"),
+    ];
+    for (name, text, expected) in cases {
+        let path = scratch(name);
+        std::fs::write(&path, text).unwrap();
+        let out = placer(&["serve", "--config", path.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
+        assert!(stderr.contains(expected), "{name}: {stderr}");
+    }
+}

@@ -17,12 +17,12 @@ fn sigterm_drains_the_in_flight_request_and_exits_0() {
         .spawn()
         .expect("placer serve starts");
     let mut stderr = BufReader::new(child.stderr.take().expect("stderr piped"));
-    let mut line = String::new();
-    stderr.read_line(&mut line).expect("first stderr line");
+    // Log lines may come first; the address line is the contract.
+    let mut line = next_line_containing(&mut stderr, "placer listening on http://");
     let addr = line
         .trim()
         .strip_prefix("placer listening on http://")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .unwrap_or_else(|| panic!("unexpected line {line:?}"))
         .to_owned();
 
     // A first request answered on a keep-alive connection: the server has accepted it (a
@@ -43,8 +43,7 @@ fn sigterm_drains_the_in_flight_request_and_exits_0() {
 
     let killed = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
     assert!(killed.expect("kill runs").success());
-    line.clear();
-    stderr.read_line(&mut line).expect("drain notice");
+    line = next_line_containing(&mut stderr, "draining");
     assert!(line.contains("draining"), "{line:?}");
 
     // The in-flight request completes after the signal.
@@ -58,4 +57,17 @@ fn sigterm_drains_the_in_flight_request_and_exits_0() {
 
     let status = child.wait().expect("placer exits");
     assert_eq!(status.code(), Some(0), "{status:?}");
+}
+
+/// The next line of `reader` that contains `needle` (log lines before it are skipped).
+fn next_line_containing(reader: &mut impl BufRead, needle: &str) -> String {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        let n = reader.read_line(&mut line).expect("stderr line");
+        assert!(n > 0, "stderr closed before a line containing {needle:?}");
+        if line.contains(needle) {
+            return line;
+        }
+    }
 }

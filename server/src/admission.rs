@@ -2,9 +2,11 @@
 //! Retry-After): a request whose body is fully read asks for a permit weighted by its estimated
 //! peak memory. It runs at once when fewer than `max_in_flight` solves run, their estimates plus
 //! its own fit `max_memory_bytes`, and nobody is queued ahead of it; otherwise it waits in a
-//! bounded FIFO queue for at most `queue_wait`. A full queue or an expired wait is a 503; an
+//! bounded FIFO queue for at most `queue_wait`. The one exception to FIFO: a tiny request may
+//! pass a head that waits for memory while a core is idle. A full queue or an expired wait is a 503; an
 //! estimate larger than the whole budget can never run and is refused at once.
 
+use crate::metrics;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -83,8 +85,20 @@ impl Inner {
             && self.bytes.saturating_add(weight) <= limits.max_memory_bytes
     }
 
-    /// Pops the waiters at the head of the queue that fit now, in FIFO order (strict: a waiter
-    /// that does not fit stops the scan, so a large snapshot is not starved by small ones).
+    /// Whether a tiny request (weight ≤ budget / [`TINY_FRACTION`]) may pass the waiting head:
+    /// the head waits for memory only (a solve slot is free besides the one left for it), and
+    /// the tiny one fits. Tiny solves end fast and hold a negligible share of the budget, so the
+    /// head is not starved, and a core is never left idle while tiny snapshots wait behind a
+    /// large one.
+    fn may_pass_head(&self, weight: u64, limits: &Limits) -> bool {
+        weight <= limits.max_memory_bytes / TINY_FRACTION
+            && self.running.saturating_add(1) < limits.max_in_flight
+            && self.bytes.saturating_add(weight) <= limits.max_memory_bytes
+    }
+
+    /// Pops the waiters that may run now: the head and those after it in FIFO order while they
+    /// fit; then, if the head still waits for memory, the tiny waiters behind it that
+    /// [`Inner::may_pass_head`]. A large waiter is never overtaken by another large one.
     fn admit_waiters(&mut self) -> Vec<(oneshot::Sender<Permit>, u64)> {
         let Some(limits) = self.limits else { return Vec::new() };
         let mut granted = Vec::new();
@@ -97,9 +111,32 @@ impl Inner {
             self.bytes += w.weight;
             granted.push((w.grant, w.weight));
         }
+        let mut i = 1;
+        while i < self.queue.len() {
+            if self.may_pass_head(self.queue[i].weight, &limits) {
+                if let Some(w) = self.queue.remove(i) {
+                    self.running += 1;
+                    self.bytes += w.weight;
+                    granted.push((w.grant, w.weight));
+                }
+            } else {
+                i += 1;
+            }
+        }
         granted
     }
+
+    /// The gauges `placer_solves_in_flight` and `placer_admission_queue` (under the lock, so
+    /// they never go back in time).
+    fn publish(&self) {
+        metrics::in_flight(self.running);
+        metrics::queue_len(self.queue.len());
+    }
 }
+
+/// A request is tiny when its weight is at most 1/1024 of the memory budget (with a 12 GiB
+/// budget: bodies up to 1.5 MB); tiny requests may pass a head that waits for memory.
+const TINY_FRACTION: u64 = 1024;
 
 impl Admission {
     fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -157,7 +194,9 @@ impl Admission {
         inner.limits = Some(limits);
         // Limits may have grown since the last release (a reload): admit whoever fits now.
         let granted = inner.admit_waiters();
-        let outcome = if inner.queue.is_empty() && inner.fits(weight, &limits) {
+        let admit_now = (inner.queue.is_empty() && inner.fits(weight, &limits))
+            || (!inner.queue.is_empty() && inner.may_pass_head(weight, &limits));
+        let outcome = if admit_now {
             inner.running += 1;
             inner.bytes += weight;
             Ok(Enqueued::Admitted(self.permit(weight)))
@@ -170,6 +209,7 @@ impl Admission {
             inner.queue.push_back(Waiter { id, weight, grant });
             Ok(Enqueued::Waiting { id, receiver })
         };
+        inner.publish();
         drop(inner);
         self.send(granted);
         outcome
@@ -180,6 +220,7 @@ impl Admission {
         inner.running = inner.running.saturating_sub(1);
         inner.bytes = inner.bytes.saturating_sub(weight);
         let granted = inner.admit_waiters();
+        inner.publish();
         drop(inner);
         self.send(granted);
     }
@@ -221,6 +262,7 @@ impl Drop for LeaveOnDrop<'_> {
         inner.queue.retain(|w| w.id != self.id);
         // The head may have been the one blocking the others.
         let granted = inner.admit_waiters();
+        inner.publish();
         drop(inner);
         self.admission.send(granted);
     }
@@ -341,6 +383,27 @@ mod tests {
         let mut small = Box::pin(adm.acquire(10, l));
         assert!(poll_once(&mut small).await.is_none());
         assert_eq!(adm.queued(), 2);
+    }
+
+    #[actix_web::test]
+    async fn a_tiny_snapshot_passes_a_head_waiting_for_memory_while_a_core_is_idle() {
+        let adm = Admission::default();
+        let l = limits(3, 1 << 20, 10);
+        let held = adm.acquire(600_000, l).await.unwrap();
+        let mut big = Box::pin(adm.acquire(600_000, l));
+        assert!(poll_once(&mut big).await.is_none(), "waits for memory");
+        // 1,024 ≤ 2^20 / 1024: tiny, and a slot is free besides the one left for `big`.
+        let tiny = adm.acquire(1024, l).await.expect("tiny runs at once");
+        // Now only the slot kept for `big` is free: the next tiny one waits.
+        let mut tiny2 = Box::pin(adm.acquire(1024, l));
+        assert!(poll_once(&mut tiny2).await.is_none());
+        // One byte over the tiny bound never passes.
+        drop(tiny);
+        let mut small = Box::pin(adm.acquire(1025, l));
+        assert!(poll_once(&mut tiny2).await.expect("passed when the tiny one ended").is_ok());
+        assert!(poll_once(&mut small).await.is_none());
+        drop(held);
+        assert!(poll_once(&mut big).await.expect("head admitted").is_ok());
     }
 
     #[actix_web::test]

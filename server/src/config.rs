@@ -3,7 +3,10 @@
 //! be, how much solving may run at once, how long to wait for slow clients. Reads no environment
 //! variables: the CLI (`placer serve`) fills it from its flags (and the config file).
 
+use crate::logging::LogFormat;
+use serde_json::{Map, Value};
 use std::num::NonZeroUsize;
+use std::path::PathBuf;
 
 /// Address `placer serve` listens on when none is given.
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
@@ -61,6 +64,13 @@ pub struct ServerConfig {
     pub shutdown_grace_ms: u64,
     /// HTTP worker threads; `None` = one per core.
     pub workers: Option<usize>,
+    /// How log events are written (`--log-format`); default `pretty`.
+    pub log_format: LogFormat,
+    /// The config file's `[policy]` table: values for the snapshot `policy` keys a snapshot
+    /// omits (its own keys win); `None` = no defaults beyond the schema's.
+    pub policy_defaults: Option<Map<String, Value>>,
+    /// The config file this came from (`--config`), reloaded on SIGHUP or change.
+    pub config_path: Option<PathBuf>,
 }
 
 impl Default for ServerConfig {
@@ -77,6 +87,9 @@ impl Default for ServerConfig {
             body_timeout_ms: DEFAULT_BODY_TIMEOUT_MS,
             shutdown_grace_ms: DEFAULT_SHUTDOWN_GRACE_MS,
             workers: None,
+            log_format: LogFormat::Pretty,
+            policy_defaults: None,
+            config_path: None,
         }
     }
 }

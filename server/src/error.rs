@@ -75,7 +75,7 @@ pub enum ServerError {
     #[error("server is shutting down; retry on another instance")]
     Draining,
     /// No route for this path (404).
-    #[error("no route for {method} {path}; routes: POST /place, GET /healthz, GET /readyz")]
+    #[error("no route for {method} {path}; routes: POST /place, GET /healthz, GET /readyz, GET /metrics")]
     NotFound {
         /// The request method.
         method: String,
@@ -91,6 +91,19 @@ pub enum ServerError {
         path: String,
         /// The methods the route accepts, for the `Allow` header.
         allowed: &'static str,
+    },
+    /// The config file is unreadable or invalid (`placer serve --config`; never an HTTP answer:
+    /// the server refuses to start, or a reload keeps the previous config).
+    #[error("{file}: {}{message}", config_location(.key.as_ref(), .line.as_ref()))]
+    Config {
+        /// The file as given.
+        file: String,
+        /// The offending key as a dotted path (`body_limit`, `policy.alpha`), when known.
+        key: Option<String>,
+        /// Its 1-based line, when known.
+        line: Option<usize>,
+        /// What is wrong.
+        message: String,
     },
     /// A bug: the solver panicked or its thread pool failed (500).
     #[error("internal error (a bug in placer): {message}")]
@@ -116,6 +129,7 @@ impl ServerError {
             Self::Draining => "draining",
             Self::NotFound { .. } => "not_found",
             Self::MethodNotAllowed { .. } => "method_not_allowed",
+            Self::Config { .. } => "invalid_config",
             Self::Internal { .. } => "internal",
         }
     }
@@ -128,6 +142,16 @@ impl ServerError {
             Self::InvalidQuery { param, .. } => param,
             _ => "$",
         }
+    }
+}
+
+/// `key `K` (line N): ` for a config problem's message; empty when neither is known.
+pub(crate) fn config_location(key: Option<&String>, line: Option<&usize>) -> String {
+    match (key, line) {
+        (Some(k), Some(l)) => format!("key `{k}` (line {l}): "),
+        (Some(k), None) => format!("key `{k}`: "),
+        (None, Some(l)) => format!("line {l}: "),
+        (None, None) => String::new(),
     }
 }
 
@@ -170,7 +194,7 @@ impl ResponseError for ServerError {
             Self::Overloaded { .. } | Self::Draining => StatusCode::SERVICE_UNAVAILABLE,
             Self::NotFound { .. } => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
-            Self::Internal { .. } => StatusCode::INTERNAL_SERVER_ERROR,
+            Self::Config { .. } | Self::Internal { .. } => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 

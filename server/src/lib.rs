@@ -1,8 +1,9 @@
-//! placer's HTTP service (DESIGN.md §Wire schema v1, §Errors; issue 16): an actix-web 4 app
-//! serving `POST /place`, `GET /healthz` and `GET /readyz`, with JSON errors (the HTTP layer's
-//! own included), a body limit (413), admission by count and memory with a bounded queue (503),
-//! gzip bodies, per-request deadlines and a draining shutdown. A library: `placer serve` calls
-//! [`run`]; tests mount [`app`] in process or call [`run_with`].
+//! placer's HTTP service (DESIGN.md §Wire schema v1, §Errors, §Service endpoints; issue 16):
+//! an actix-web 4 app serving `POST /place`, `GET /healthz`, `GET /readyz` and `GET /metrics`,
+//! with JSON errors (the HTTP layer's own included), a body limit (413), admission by count and
+//! memory with a bounded queue (503), gzip bodies, per-request deadlines, request ids and
+//! structured logs, a config file reloaded while running, and a draining shutdown. A library:
+//! `placer serve` calls [`run_reloading`]; tests mount [`app`] in process or call [`run_with`].
 //!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
@@ -14,14 +15,21 @@ mod admission;
 mod app;
 mod body;
 mod config;
+pub mod config_file;
 mod deadline;
 mod error;
 mod expect;
 mod http_errors;
 mod live_config;
+pub mod logging;
+pub mod metrics;
+mod observe;
 mod openapi;
 mod pipeline;
+mod policy_defaults;
 mod query;
+pub mod reload;
+pub mod request_id;
 mod routes;
 mod serve;
 mod state;
@@ -35,8 +43,10 @@ pub use config::{
 };
 pub use error::ServerError;
 pub use live_config::LiveConfig;
+pub use logging::LogFormat;
+pub use observe::observe;
 pub use openapi::{
     document as openapi_document, ErrorCodeDoc, DOCS_PATH, ERROR_CODES, OPENAPI_PATH,
 };
-pub use serve::{run, run_with};
+pub use serve::{run, run_reloading, run_with};
 pub use state::{AppState, SolveFn};

@@ -5,25 +5,35 @@
 
 use crate::deadline::Deadline;
 use crate::error::ServerError;
+use crate::logging::SolveLog;
 use crate::state::SolveFn;
+use crate::{metrics, policy_defaults};
 use placer_solver::PlaceOptions;
+use serde_json::{Map, Value};
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
-/// Answers one snapshot with the response JSON bytes, or the error to send. A panic anywhere
-/// inside (a bug) is caught and returned as [`ServerError::Internal`].
-/// The deadline timer starts once the snapshot's `policy.deadline_ms` is known.
+/// Answers one snapshot with the response JSON bytes, or the error to send. Keys of
+/// `policy_defaults` fill the snapshot's omitted `policy` keys ([`policy_defaults::apply`]).
+/// The deadline timer starts once the snapshot's `policy.deadline_ms` is known. Records the
+/// body size, the solve and the answer in [`metrics`] and `log`. A panic anywhere inside (a
+/// bug) is caught, counted and returned as [`ServerError::Internal`].
 pub(crate) fn answer(
     bytes: &[u8],
     opts: &PlaceOptions,
     solve: SolveFn,
     deadline: &Deadline,
+    policy_defaults: Option<&Map<String, Value>>,
+    log: &SolveLog,
 ) -> Result<Vec<u8>, ServerError> {
-    catch_unwind(AssertUnwindSafe(|| answer_unguarded(bytes, opts, solve, deadline)))
-        .unwrap_or_else(|payload| {
-            Err(ServerError::Internal { message: format!("panic: {}", panic_message(&*payload)) })
-        })
+    catch_unwind(AssertUnwindSafe(|| {
+        answer_unguarded(bytes, opts, solve, deadline, policy_defaults, log)
+    }))
+    .unwrap_or_else(|payload| {
+        metrics::panic_caught();
+        Err(ServerError::Internal { message: format!("panic: {}", panic_message(&*payload)) })
+    })
 }
 
 fn answer_unguarded(
@@ -31,12 +41,23 @@ fn answer_unguarded(
     opts: &PlaceOptions,
     solve: SolveFn,
     deadline: &Deadline,
+    policy_defaults: Option<&Map<String, Value>>,
+    log: &SolveLog,
 ) -> Result<Vec<u8>, ServerError> {
-    let request = placer_models::parse_request(bytes)?;
+    metrics::snapshot_bytes(bytes.len());
+    log.body(bytes.len());
+    let mut request = placer_models::parse_request(bytes)?;
+    if let Some(defaults) = policy_defaults {
+        policy_defaults::apply(bytes, &mut request, defaults)?;
+    }
     let _timer = deadline.arm(request.policy.deadline_ms);
+    log.request(&request);
     let started = Instant::now();
     let mut response = solve(&request, opts)?;
-    response.stats.solve_ms = started.elapsed().as_secs_f64() * 1e3;
+    let seconds = started.elapsed().as_secs_f64();
+    response.stats.solve_ms = seconds * 1e3;
+    metrics::answered(&request.policy, &response, seconds);
+    log.response(&response);
     serde_json::to_vec(&response)
         .map_err(|e| ServerError::Internal { message: format!("serializing the response: {e}") })
 }
@@ -67,15 +88,30 @@ mod tests {
 
     #[test]
     fn malformed_json_is_a_model_error() {
-        let err = answer(b"{", &PlaceOptions::default(), placer_solver::place, &no_deadline())
-            .unwrap_err();
+        let err = answer(
+            b"{",
+            &PlaceOptions::default(),
+            placer_solver::place,
+            &no_deadline(),
+            None,
+            &SolveLog::default(),
+        )
+        .unwrap_err();
         assert_eq!(err.code(), "malformed_json");
     }
 
     #[test]
     fn a_panicking_solver_becomes_internal() {
         let body = br#"{"schema_version":1,"cluster":{}}"#;
-        let err = answer(body, &PlaceOptions::default(), panicking, &no_deadline()).unwrap_err();
+        let err = answer(
+            body,
+            &PlaceOptions::default(),
+            panicking,
+            &no_deadline(),
+            None,
+            &SolveLog::default(),
+        )
+        .unwrap_err();
         assert_eq!(err.code(), "internal");
         assert!(err.to_string().contains("boom"));
     }

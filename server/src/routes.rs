@@ -7,11 +7,12 @@ use crate::body::read_body;
 use crate::deadline::Deadline;
 use crate::error::ServerError;
 use crate::expect::{check_head, check_room};
-use crate::pipeline;
+use crate::logging::SolveLog;
 use crate::query::PlaceQuery;
 use crate::state::{limits, AppState};
+use crate::{metrics, pipeline};
 use actix_web::http::header::ContentType;
-use actix_web::{web, HttpRequest, HttpResponse, Route};
+use actix_web::{web, HttpMessage, HttpRequest, HttpResponse, Route};
 use placer_solver::PlaceOptions;
 use std::time::{Duration, Instant};
 
@@ -33,6 +34,11 @@ pub(crate) fn register(cfg: &mut web::ServiceConfig, state: AppState) {
                 .route(web::get().to(readyz))
                 .default_service(method_not_allowed("GET")),
         )
+        .service(
+            web::resource("/metrics")
+                .route(web::get().to(metrics_page))
+                .default_service(method_not_allowed("GET")),
+        )
         .configure(crate::openapi::register)
         .default_service(web::to(not_found));
 }
@@ -46,6 +52,7 @@ async fn place(
     state: web::Data<AppState>,
 ) -> Result<HttpResponse, ServerError> {
     let config = state.config.get();
+    let log = req.extensions().get::<SolveLog>().cloned().unwrap_or_default();
     let query = PlaceQuery::parse(req.query_string())?;
     let encoding = check_head(&config, req.headers())?;
     let body_timeout = Duration::from_millis(config.body_timeout_ms);
@@ -62,7 +69,7 @@ async fn place(
     // if the client disconnects and this future is dropped.
     let body = web::block(move || {
         let _permit = permit;
-        pipeline::answer(&bytes, &opts, solve, &deadline)
+        pipeline::answer(&bytes, &opts, solve, &deadline, config.policy_defaults.as_ref(), &log)
     })
     .await
     .map_err(|e| ServerError::Internal { message: format!("solver thread failed: {e}") })??;
@@ -101,6 +108,12 @@ async fn readyz(state: web::Data<AppState>) -> Result<HttpResponse, ServerError>
     check_room(&state, &config)?;
     Ok(HttpResponse::Ok().insert_header(ContentType::json()).body(r#"{"status":"ready"}"#))
 }
+
+/// `GET /metrics`: the Prometheus text page.
+async fn metrics_page() -> HttpResponse {
+    HttpResponse::Ok().content_type(metrics::CONTENT_TYPE).body(metrics::render())
+}
+
 /// Any unknown path: 404 `not_found`.
 async fn not_found(req: HttpRequest) -> Result<HttpResponse, ServerError> {
     Err(ServerError::NotFound { method: req.method().to_string(), path: req.path().to_owned() })

@@ -10,8 +10,10 @@
 
 use crate::app::app;
 use crate::config::ServerConfig;
+use crate::config_file::CommandLine;
 use crate::expect;
 use crate::http_errors::JsonErrorIo;
+use crate::reload::{self, Reloader};
 use crate::state::AppState;
 use actix_http::error::DispatchError;
 use actix_http::HttpService;
@@ -33,6 +35,19 @@ use tokio::net::TcpStream;
 /// Binding or signal registration failed.
 pub async fn run(config: ServerConfig) -> io::Result<()> {
     let state = AppState::new(&config);
+    run_with(config, state, |addr| eprintln!("placer listening on http://{addr}")).await
+}
+
+/// [`run`], also reloading `config.config_path` (if set) on SIGHUP and when the file changes
+/// ([`crate::reload`]), over the command line `cli`, whose given flags keep winning.
+///
+/// # Errors
+/// Binding or signal registration failed.
+pub async fn run_reloading(config: ServerConfig, cli: CommandLine) -> io::Result<()> {
+    let state = AppState::new(&config);
+    if let Some(path) = config.config_path.clone() {
+        reload::spawn(Reloader::new(path, cli, state.live_config().clone()));
+    }
     run_with(config, state, |addr| eprintln!("placer listening on http://{addr}")).await
 }
 
