@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 /// snapshot written for a later build parses; an algorithm this build does not implement yet is
 /// answered with `422 unsupported_algorithm`, a name outside the list with `400 invalid_field`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Algorithm {
     /// Hadoop's default FIFO scheduler.
@@ -68,6 +69,7 @@ impl Algorithm {
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
 )]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SolverEngine {
     /// The fastest exact engine this build has (today: `flow`).
@@ -103,6 +105,7 @@ impl SolverEngine {
 
 /// Which algorithm runs and how. Omitted in the snapshot → all defaults.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(default)]
 pub struct Policy {
     /// The placement algorithm; default `lsap_quota`.
@@ -164,6 +167,7 @@ pub struct Policy {
 /// ShuffleWatcher's three mechanisms, each switchable for the §5.3 ablation. With all three
 /// off, `shuffle_watcher` is the Fair Scheduler with users as the fairness unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(default)]
 pub struct SwMechanisms {
     /// Network-aware shuffle scheduling (Fig. 3's two orders); off = the unsaturated order

@@ -13,8 +13,10 @@ use std::collections::BTreeMap;
 
 /// One scheduling epoch's snapshot of the cluster. `Default` is an empty v1 snapshot.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PlaceRequest {
     /// Must be 1.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 1))]
     pub schema_version: u64,
     /// The master's clock at the snapshot, in seconds (≥ 0); default 0.
     #[serde(default)]
@@ -61,6 +63,8 @@ impl Default for PlaceRequest {
 
 /// The physical cluster.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(default))]
 pub struct Cluster {
     /// Racks; default none.
     #[serde(default)]
@@ -75,6 +79,7 @@ pub struct Cluster {
 
 /// A rack.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Rack {
     /// Unique, non-empty.
     pub id: RackId,
@@ -101,6 +106,7 @@ impl Rack {
 
 /// A worker node with map and reduce slots (Hadoop 1 TaskTracker).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Node {
     /// Unique, non-empty.
     pub id: NodeId,
@@ -177,6 +183,7 @@ pub type Amounts = BTreeMap<String, f64>;
 /// locality policies ignore them. `disk` keeps its older meaning and is not a packing
 /// resource.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Resources {
     /// Free space for map outputs (intermediate data) in bytes, an integer ≥ 0 (FAIR §5.4:
     /// "the node will refuse to admit tasks that are expected to overflow its disk"). A map
@@ -186,6 +193,7 @@ pub struct Resources {
     pub disk: Option<u64>,
     /// Every other name: the node's capacity of that resource (finite, ≥ 0).
     #[serde(flatten)]
+    #[cfg_attr(feature = "openapi", schema(value_type = BTreeMap<String, f64>))]
     pub amounts: Amounts,
 }
 
@@ -199,21 +207,27 @@ impl Resources {
 /// A job's per-task demand in each phase (RAS Table 2), in the nodes' units. A phase left
 /// out demands nothing.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct JobProfile {
     /// A map task's demand.
     #[serde(default, skip_serializing_if = "Amounts::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(value_type = BTreeMap<String, f64>))]
     pub map: Amounts,
     /// A reduce task's demand while it shuffles (copies map outputs): while the job's map
     /// phase is not over, and under copy-compute splitting while `phase` is `copy`.
     #[serde(default, skip_serializing_if = "Amounts::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(value_type = BTreeMap<String, f64>))]
     pub shuffle: Amounts,
     /// A reduce task's demand once the map phase is over (RAS Alg. 1 line 27's switch).
     #[serde(default, skip_serializing_if = "Amounts::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(value_type = BTreeMap<String, f64>))]
     pub reduce: Amounts,
 }
 
 /// Available bandwidths in Mbit/s (all > 0, finite).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "openapi", schema(default))]
 pub struct Network {
     /// Between two nodes of the same rack; default 1000.
     #[serde(default = "default_rack_mbps")]
@@ -248,6 +262,7 @@ impl Default for Network {
 
 /// A bandwidth override between two racks.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RackPair {
     /// The rack the data is read from.
     pub from: RackId,
@@ -259,6 +274,7 @@ pub struct RackPair {
 
 /// How a pool divides its share among its jobs (Hadoop Fair Scheduler design doc §4).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum PoolMode {
     /// Jobs share the pool's slots fairly.
@@ -270,11 +286,13 @@ pub enum PoolMode {
 
 /// A pool (fair scheduler): weight and min shares.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Pool {
     /// Unique, non-empty.
     pub id: PoolId,
     /// Weight (≥ 0, finite); default 1.
     #[serde(default = "default_weight")]
+    #[cfg_attr(feature = "openapi", schema(default = 1.0))]
     pub weight: f64,
     /// Guaranteed map slots (≥ 0, finite); default 0.
     #[serde(default)]
@@ -327,6 +345,7 @@ impl Default for Pool {
 
 /// A job's priority; acts as a weight 2^level inside its pool (level −2 … 2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Priority {
     /// Level −2.
@@ -344,6 +363,7 @@ pub enum Priority {
 
 /// A job.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Job {
     /// Unique, non-empty.
     pub id: JobId,
@@ -415,6 +435,7 @@ pub struct Job {
 
 /// A user with a running-job limit (Hadoop Fair Scheduler design doc §3.4).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct User {
     /// Unique, non-empty; matched against `jobs[].user`.
     pub id: UserId,
@@ -432,6 +453,7 @@ pub struct User {
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
 )]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TaskKind {
     /// Reads one input block; placed on map slots.
@@ -465,6 +487,7 @@ impl TaskKind {
 
 /// A task waiting for a slot.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PendingTask {
     /// Unique among pending and running tasks, non-empty.
     pub id: TaskId,
@@ -494,6 +517,7 @@ pub struct PendingTask {
     /// This task's resource demand, overriding its job's `profile` (same names and units as
     /// `nodes[].resources`). Optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<BTreeMap<String, f64>>))]
     pub demand: Option<Amounts>,
 }
 
@@ -503,6 +527,7 @@ fn is_zero(x: &u64) -> bool {
 
 /// Bytes a reduce must pull from one node.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ShuffleSource {
     /// The source node.
     pub node: NodeId,
@@ -512,6 +537,7 @@ pub struct ShuffleSource {
 
 /// A task holding a slot.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RunningTask {
     /// Unique among pending and running tasks, non-empty.
     pub id: TaskId,
@@ -531,11 +557,13 @@ pub struct RunningTask {
     /// What the task consumes on its node, overriding its job's `profile` for its phase.
     /// Optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<BTreeMap<String, f64>>))]
     pub demand: Option<Amounts>,
 }
 
 /// The phase of a running reducer (FAIR §5.2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ReducePhase {
     /// Fetching and merging map outputs (network-bound).

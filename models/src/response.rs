@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 /// The answer to one snapshot.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PlaceResponse {
     /// Always 1.
     pub schema_version: u32,
@@ -30,6 +31,7 @@ pub struct PlaceResponse {
 
 /// One placement.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Assignment {
     /// The pending task.
     pub task: TaskId,
@@ -46,6 +48,7 @@ pub struct Assignment {
 /// replicas. For a reduce the same test applies to all of its shuffle sources at once (`node`
 /// only if every source is the node itself, `rack` if every source is in its rack).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Locality {
     /// Input on the node itself.
@@ -60,6 +63,7 @@ pub enum Locality {
 
 /// A placement's cost in seconds of data transfer (lsap eq. 1, scaled by α) and fairness cost.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CostBreakdown {
     /// `locality + fairness − aging`.
     pub total: f64,
@@ -79,6 +83,7 @@ fn is_zero(x: &f64) -> bool {
 
 /// A running task to kill so that a starved pool gets its share.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Preemption {
     /// The running task.
     pub task: TaskId,
@@ -92,6 +97,7 @@ pub struct Preemption {
 
 /// Which timeout made a pool preempt (Hadoop Fair Scheduler design doc §3.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum PreemptionReason {
     /// Below min(min share, demand) for longer than `min_share_timeout_s`.
@@ -102,6 +108,7 @@ pub enum PreemptionReason {
 
 /// Why pending tasks are not placed this epoch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum WaitReason {
     /// The cluster has no free slot of the task's kind at all (empty cluster, all busy).
@@ -131,6 +138,7 @@ pub enum WaitReason {
 
 /// Pending tasks that wait, per (job, kind, reason); or one task with `?explain=true`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Waiting {
     /// The job.
     pub job: JobId,
@@ -147,6 +155,7 @@ pub struct Waiting {
 
 /// A count per slot kind.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SlotCounts {
     /// Map slots or tasks.
     pub map: f64,
@@ -156,6 +165,7 @@ pub struct SlotCounts {
 
 /// A pool's state this epoch.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PoolReport {
     /// The pool.
     pub id: PoolId,
@@ -178,6 +188,7 @@ pub struct PoolReport {
 
 /// A job's state this epoch.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct JobReport {
     /// The job.
     pub id: JobId,
@@ -211,6 +222,7 @@ pub struct JobReport {
 
 /// How the answer was obtained.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// An exact solver proved the objective minimal.
@@ -223,6 +235,7 @@ pub enum Status {
 
 /// Totals of one epoch.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Stats {
     /// Pending tasks in the snapshot (maps + reduces).
     pub pending: u64,

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 /// FAIR Alg. 1's per-job variables. Copy `jobs[].delay` of an answer verbatim into the job of
 /// the next snapshot.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DelayState {
     /// Locality level: 0 = node-local only, 1 = rack-local allowed, 2 = anything (0 … 2).
     #[serde(default)]
@@ -25,6 +26,7 @@ pub struct DelayState {
 
 /// The design doc's two preemption clocks (§4.5), for one slot kind.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct StarvationClock {
     /// Last time (s) the pool had at least min(min share, demand) running; `null` = `now_s`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -38,6 +40,7 @@ pub struct StarvationClock {
 /// A pool's starvation clocks per slot kind. Copy `pools[].starvation` of an answer verbatim
 /// into the pool of the next snapshot.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct StarvationState {
     /// Map slots.
     #[serde(default)]
@@ -51,6 +54,7 @@ pub struct StarvationState {
 /// first seen and echoed by the master afterwards. Copy `jobs[].shuffle_watcher` of an answer
 /// verbatim into the job of the next snapshot.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ShuffleWatcherState {
     /// PreferredMapRacks: the racks the job's maps prefer (rack ids, each listed in
     /// `cluster.racks`).
@@ -65,6 +69,7 @@ pub struct ShuffleWatcherState {
 
 /// A number of reduces on one rack.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RackReduces {
     /// The rack (listed in `cluster.racks`).
     pub rack: crate::RackId,

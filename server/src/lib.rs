@@ -24,6 +24,7 @@ mod live_config;
 pub mod logging;
 pub mod metrics;
 mod observe;
+mod openapi;
 mod pipeline;
 mod policy_defaults;
 mod query;
@@ -44,5 +45,8 @@ pub use error::ServerError;
 pub use live_config::LiveConfig;
 pub use logging::LogFormat;
 pub use observe::observe;
+pub use openapi::{
+    document as openapi_document, ErrorCodeDoc, DOCS_PATH, ERROR_CODES, OPENAPI_PATH,
+};
 pub use serve::{run, run_reloading, run_with};
 pub use state::{AppState, SolveFn};
