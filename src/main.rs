@@ -188,8 +188,8 @@ fn run(command: Command) -> Result<(), CliError> {
                 .map_err(|source| CliError::Io { path: PathBuf::from("serve"), source })
         }
         Command::Place { file, explain, algorithm, solver } => {
-            let bytes = read_input(&file)?;
-            let mut req = placer_models::parse_request(&bytes)?;
+            // The body is dropped once parsed: only the request is held during the solve.
+            let mut req = placer_models::parse_request(&read_input(&file)?)?;
             if let Some(a) = algorithm {
                 req.policy.algorithm = a;
             }

@@ -19,6 +19,7 @@
 pub mod answer;
 pub mod cancel;
 pub mod cost;
+pub mod csr;
 pub mod cpac;
 pub mod disk;
 mod error;

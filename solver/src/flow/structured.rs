@@ -30,6 +30,7 @@
 
 use super::ssp::MinCostFlow;
 use super::zero_matching::max_matching;
+use crate::csr::Lists;
 use placer_models::Status;
 
 /// The slot side of the network: nodes, their racks and free slots.
@@ -152,6 +153,14 @@ enum Out {
     Cluster,
 }
 
+/// What the seeds need of a task once its arcs are in the network.
+#[derive(Clone, Copy)]
+struct Head {
+    offset: i64,
+    base: Option<i64>,
+    job: u32,
+}
+
 /// The number of vertices V of the network for `tasks` tasks: V = 3 (S, T, the cluster
 /// aggregator) + racks + nodes with a free slot + tasks, plus pools + jobs + 2 flex groups
 /// under [`Quotas`]. The caller sizes its integer costs with it: a path visits each vertex at
@@ -210,11 +219,41 @@ pub fn vertex_count(slots: Slots<'_>, tasks: usize, quotas: Option<&Quotas>) -> 
 /// assert_eq!(answer.status, Status::Optimal);
 /// ```
 pub fn solve(slots: Slots<'_>, tasks: &[TaskArcs], quotas: Option<&Quotas>) -> StructuredSolution {
+    solve_streamed(slots, tasks.len(), tasks.iter().cloned(), quotas)
+}
+
+/// [`solve`] with each task's arcs given once, in order, by an iterator of `count` items, and
+/// dropped as soon as they are in the network: the caller never holds every task's arcs at
+/// once (issue 16, "Bounded memory"). The answer is [`solve`]'s on the same arcs.
+///
+/// # Complexity
+/// As [`solve`]; memory O(V + E) for the network alone, the arcs of one task at a time.
+///
+/// # Errors
+/// None, as [`solve`]. An iterator shorter than `count` leaves the missing tasks unplaced;
+/// items beyond `count` are ignored.
+///
+/// # Examples
+/// lsap-sched's Fig. 1 as in [`solve`], the arcs made on the fly:
+/// ```
+/// use placer_solver::flow::structured::{solve_streamed, Slots, TaskArcs};
+/// let slots = Slots { node_rack: &[0, 0], free: &[1, 1], racks: 1 };
+/// let replicas = [vec![0u32, 1], vec![0]];
+/// let arcs = replicas.iter().map(|r| TaskArcs {
+///     on_node: r.iter().map(|&n| (n, 0)).collect(), base: Some(1), ..TaskArcs::default() });
+/// assert_eq!(solve_streamed(slots, 2, arcs, None).node_of_task, vec![Some(1), Some(0)]);
+/// ```
+pub fn solve_streamed(
+    slots: Slots<'_>,
+    count: usize,
+    tasks: impl IntoIterator<Item = TaskArcs>,
+    quotas: Option<&Quotas>,
+) -> StructuredSolution {
     let free = slots.free;
-    let mut node_of_task = vec![None; tasks.len()];
-    let cap = tasks.len() as i64;
+    let mut node_of_task = vec![None; count];
+    let cap = count as i64;
     let nodes: Vec<u32> = (0..free.len() as u32).filter(|&n| free[n as usize] > 0).collect();
-    if tasks.is_empty() || nodes.is_empty() {
+    if count == 0 || nodes.is_empty() {
         return StructuredSolution { node_of_task, status: Status::Optimal };
     }
 
@@ -228,10 +267,10 @@ pub fn solve(slots: Slots<'_>, tasks: &[TaskArcs], quotas: Option<&Quotas>) -> S
     }
     let task_v0 = 3 + racks + nodes.len();
     // lsap_quota's pools, jobs and two flex groups follow the tasks.
-    let pool_v0 = task_v0 + tasks.len();
+    let pool_v0 = task_v0 + count;
     let job_v0 = pool_v0 + quotas.map_or(0, |q| q.must.len());
     let group_v0 = job_v0 + quotas.map_or(0, |q| q.job_share.len());
-    let mut g = MinCostFlow::new(vertex_count(slots, tasks.len(), quotas));
+    let mut g = MinCostFlow::new(vertex_count(slots, count, quotas));
 
     let mut rack_has_node = vec![false; racks];
     let mut node_arc = vec![usize::MAX; free.len()];
@@ -259,10 +298,13 @@ pub fn solve(slots: Slots<'_>, tasks: &[TaskArcs], quotas: Option<&Quotas>) -> S
     let mut anywhere = 0usize;
 
     let front = quotas.map(|q| Front::build(&mut g, q, cap, (s, pool_v0, job_v0, group_v0)));
-    let mut task_arcs: Vec<Vec<(usize, Out)>> = Vec::with_capacity(tasks.len());
-    let mut zero_pairs: Vec<Vec<u32>> = vec![Vec::new(); tasks.len()];
-    let mut source_arcs = Vec::with_capacity(tasks.len());
-    for (i, task) in tasks.iter().enumerate() {
+    // Task i's arcs are consecutive: its source arc, then `out_count[i]` out-arcs (nodes,
+    // racks, cluster, in that order); where an out-arc leads is read back from the network.
+    let mut heads: Vec<Head> = Vec::with_capacity(count);
+    let mut out_count: Vec<u32> = Vec::with_capacity(count);
+    let mut zero_pairs: Lists<u32> = Lists::with_capacity(count, 0);
+    let mut source_arcs = Vec::with_capacity(count);
+    for (i, task) in tasks.into_iter().take(count).enumerate() {
         let v = task_v0 + i;
         let o = task.offset;
         let from = match quotas {
@@ -270,37 +312,60 @@ pub fn solve(slots: Slots<'_>, tasks: &[TaskArcs], quotas: Option<&Quotas>) -> S
             None => s,
         };
         source_arcs.push(g.add_arc(from, v, 1, o));
-        let mut out = Vec::with_capacity(task.on_node.len() + task.racks.len() + 1);
+        let mut outs = 0u32;
         for &(n, units) in &task.on_node {
             if node_v[n as usize] != usize::MAX {
-                let a = g.add_arc(v, node_v[n as usize], 1, units);
-                if o == 0 && units == 0 {
-                    zero_pairs[i].push(n);
-                }
-                out.push((a, Out::Node(n)));
+                g.add_arc(v, node_v[n as usize], 1, units);
+                outs += 1;
             }
         }
+        zero_pairs.push(task.on_node.iter().filter_map(|&(n, units)| {
+            (o == 0 && units == 0 && node_v[n as usize] != usize::MAX).then_some(n)
+        }));
         for &(q, units) in &task.racks {
             if rack_has_node[q as usize] {
-                out.push((g.add_arc(v, rack_v(q), 1, units), Out::Rack(q)));
+                g.add_arc(v, rack_v(q), 1, units);
+                outs += 1;
             }
         }
         if let Some(base) = task.base {
-            out.push((g.add_arc(v, cluster, 1, base), Out::Cluster));
+            g.add_arc(v, cluster, 1, base);
+            outs += 1;
         }
-        task_arcs.push(out);
+        out_count.push(outs);
+        heads.push(Head { offset: o, base: task.base, job: task.job });
     }
+    // Unplaced when the iterator ran short.
+    let count = heads.len();
+    // Task i's out-arcs, and where each leads (its end other than the task's vertex).
+    let out_arcs = |i: usize| {
+        let first = source_arcs[i];
+        (1..=out_count[i] as usize).map(move |k| first + 2 * k)
+    };
+    let rack_end = 3 + racks;
+    let leads = |g: &MinCostFlow, i: usize, a: usize| -> Out {
+        let (x, y) = g.ends(a);
+        let w = if x == task_v0 + i { y } else { x };
+        if w == cluster {
+            Out::Cluster
+        } else if w < rack_end {
+            Out::Rack((w - 3) as u32)
+        } else {
+            Out::Node(nodes[w - rack_end])
+        }
+    };
     // Seed 1: a maximum matching over zero-cost node-local pairs.
     let seeded =
         max_matching(&zero_pairs, |n| free[n as usize].min(u32::try_from(cap).unwrap_or(u32::MAX)));
+    drop(zero_pairs);
     let enter = |g: &mut MinCostFlow, i: usize| match &front {
-        Some(f) => f.enter(g, tasks[i].job as usize),
+        Some(f) => f.enter(g, heads[i].job as usize),
         None => true,
     };
     for (i, node) in seeded.iter().enumerate() {
         let Some(n) = *node else { continue };
-        let Some(&(a, _)) =
-            task_arcs[i].iter().find(|(_, to)| matches!(to, Out::Node(m) if *m == n))
+        let Some(a) =
+            out_arcs(i).find(|&a| matches!(leads(&g, i, a), Out::Node(m) if m == n))
         else {
             continue;
         };
@@ -312,12 +377,12 @@ pub fn solve(slots: Slots<'_>, tasks: &[TaskArcs], quotas: Option<&Quotas>) -> S
         g.push(node_arc[n as usize], 1);
     }
     // Seed 2: a task that costs 0 on any node (no preference) takes any slot left.
-    for (i, task) in tasks.iter().enumerate() {
+    for (i, task) in heads.iter().enumerate() {
         let source_arc = source_arcs[i];
         if task.offset != 0 || task.base != Some(0) || g.residual(source_arc) == 0 {
             continue;
         }
-        let Some(&(a, _)) = task_arcs[i].last() else { continue };
+        let Some(a) = out_arcs(i).last() else { continue };
         while anywhere < nodes.len() && g.residual(node_arc[nodes[anywhere] as usize]) == 0 {
             anywhere += 1;
         }
@@ -367,9 +432,9 @@ pub fn solve(slots: Slots<'_>, tasks: &[TaskArcs], quotas: Option<&Quotas>) -> S
         }
     }
     let mut cluster_tasks = Vec::new();
-    for (i, out) in task_arcs.iter().enumerate() {
-        let Some((_, to)) = out.iter().find(|(a, _)| g.flow(*a) > 0) else { continue };
-        match *to {
+    for i in 0..count {
+        let Some(a) = out_arcs(i).find(|&a| g.flow(a) > 0) else { continue };
+        match leads(&g, i, a) {
             Out::Node(n) => node_of_task[i] = Some(n),
             Out::Rack(q) => node_of_task[i] = supply[q as usize].pop(),
             Out::Cluster => cluster_tasks.push(i),
