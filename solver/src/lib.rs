@@ -32,6 +32,7 @@ pub mod index;
 pub mod job_limits;
 pub mod lsap;
 pub mod matrix;
+pub mod memory;
 #[cfg(feature = "mip")]
 pub mod mip;
 pub mod network;

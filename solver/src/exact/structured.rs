@@ -24,12 +24,13 @@ use placer_models::TaskKind;
 /// Solves `kind` on the structured network under `objective`, writing each placed task's node
 /// (by pending position) into `node_of_task`.
 ///
-/// Each task's row is made twice (once for the largest cost, which sizes the quantum, once
-/// for its arcs) and never held for all tasks at once: the network is the only structure of
-/// size Σ replicas (issue 16, "Bounded memory").
+/// Each task's row is made when needed (once for the largest cost, which sizes the quantum,
+/// then for its arcs) and never held for all tasks at once: the network, when the zero-cost
+/// seeds do not settle the kind alone, is the only structure of size Σ replicas (issue 16,
+/// "Bounded memory").
 ///
 /// # Complexity
-/// O(Σ replicas + listed racks) to build the arcs, plus [`structured::solve_streamed`].
+/// O(Σ replicas + listed racks) to build the arcs, plus [`structured::solve_with`].
 ///
 /// # Errors
 /// [`SolveError::CostOverflow`] when a cost is infinite or beyond the exact range.
@@ -64,7 +65,8 @@ pub fn solve(
     let to_units = |seconds: f64| quantum.to_units(seconds) * scale;
     let disk = DiskAdmission::new(ix, kind, tasks)?;
 
-    let arcs = tasks.iter().zip(&offsets).map(|(&t, &offset)| {
+    let arcs_of = |i: usize| {
+        let (t, offset) = (tasks[i], offsets[i]);
         let row = model.sparse_row(t);
         // lsap_quota's surcharge on arcs beyond the task's delay level.
         let late = |class: u8| i64::from(levels.is_some_and(|l| class > l[t]));
@@ -81,8 +83,8 @@ pub fn solve(
             job: ix.pending_job[t],
         };
         disk.admit(ix, t, arcs)
-    });
-    let solution = structured::solve_streamed(slots, tasks.len(), arcs, quotas);
+    };
+    let solution = structured::solve_with(slots, tasks.len(), arcs_of, quotas);
     for (&t, node) in tasks.iter().zip(solution.node_of_task) {
         if node.is_some() {
             node_of_task[t] = node;

@@ -219,36 +219,46 @@ pub fn vertex_count(slots: Slots<'_>, tasks: usize, quotas: Option<&Quotas>) -> 
 /// assert_eq!(answer.status, Status::Optimal);
 /// ```
 pub fn solve(slots: Slots<'_>, tasks: &[TaskArcs], quotas: Option<&Quotas>) -> StructuredSolution {
-    solve_streamed(slots, tasks.len(), tasks.iter().cloned(), quotas)
+    solve_with(slots, tasks.len(), |i| tasks[i].clone(), quotas)
 }
 
-/// [`solve`] with each task's arcs given once, in order, by an iterator of `count` items, and
-/// dropped as soon as they are in the network: the caller never holds every task's arcs at
-/// once (issue 16, "Bounded memory"). The answer is [`solve`]'s on the same arcs.
+/// [`solve`] with task i's arcs made on demand by `arcs_of(i)`, each dropped as soon as it is
+/// used: the caller never holds every task's arcs at once, and the network is built only when
+/// the zero-cost seeds leave work to do (issue 16, "Bounded memory"). The answer is
+/// [`solve`]'s on the same arcs. `arcs_of` is called once per task, or twice per task when the
+/// network is built.
+///
+/// When the seeds alone (the zero-cost matching, then the tasks that cost 0 anywhere) place
+/// min(tasks, free slots) tasks, that flow is maximum and of cost 0, so optimal, and it is the
+/// answer [`solve`] would give (its phases would find nothing to do): it is returned without
+/// the network, from O(tasks + Σ zero-cost pairs) memory.
 ///
 /// # Complexity
-/// As [`solve`]; memory O(V + E) for the network alone, the arcs of one task at a time.
+/// As [`solve`]; memory O(V + E) for the network alone, the arcs of one task at a time, and
+/// O(tasks + Σ zero-cost pairs) when the seeds suffice.
 ///
 /// # Errors
-/// None, as [`solve`]. An iterator shorter than `count` leaves the missing tasks unplaced;
-/// items beyond `count` are ignored.
+/// None, as [`solve`].
 ///
 /// # Examples
-/// lsap-sched's Fig. 1 as in [`solve`], the arcs made on the fly:
+/// lsap-sched's Fig. 1 as in [`solve`], the arcs made on the fly (here the seeds suffice):
 /// ```
-/// use placer_solver::flow::structured::{solve_streamed, Slots, TaskArcs};
+/// use placer_solver::flow::structured::{solve_with, Slots, TaskArcs};
 /// let slots = Slots { node_rack: &[0, 0], free: &[1, 1], racks: 1 };
 /// let replicas = [vec![0u32, 1], vec![0]];
-/// let arcs = replicas.iter().map(|r| TaskArcs {
-///     on_node: r.iter().map(|&n| (n, 0)).collect(), base: Some(1), ..TaskArcs::default() });
-/// assert_eq!(solve_streamed(slots, 2, arcs, None).node_of_task, vec![Some(1), Some(0)]);
+/// let arcs_of = |i: usize| TaskArcs {
+///     on_node: replicas[i].iter().map(|&n| (n, 0)).collect(), base: Some(1), ..TaskArcs::default() };
+/// assert_eq!(solve_with(slots, 2, arcs_of, None).node_of_task, vec![Some(1), Some(0)]);
 /// ```
-pub fn solve_streamed(
+pub fn solve_with(
     slots: Slots<'_>,
     count: usize,
-    tasks: impl IntoIterator<Item = TaskArcs>,
+    arcs_of: impl Fn(usize) -> TaskArcs,
     quotas: Option<&Quotas>,
 ) -> StructuredSolution {
+    if let Some(answer) = seeds_alone(slots, count, &arcs_of, quotas) {
+        return answer;
+    }
     let free = slots.free;
     let mut node_of_task = vec![None; count];
     let cap = count as i64;
@@ -304,7 +314,7 @@ pub fn solve_streamed(
     let mut out_count: Vec<u32> = Vec::with_capacity(count);
     let mut zero_pairs: Lists<u32> = Lists::with_capacity(count, 0);
     let mut source_arcs = Vec::with_capacity(count);
-    for (i, task) in tasks.into_iter().take(count).enumerate() {
+    for (i, task) in (0..count).map(&arcs_of).enumerate() {
         let v = task_v0 + i;
         let o = task.offset;
         let from = match quotas {
@@ -335,8 +345,6 @@ pub fn solve_streamed(
         out_count.push(outs);
         heads.push(Head { offset: o, base: task.base, job: task.job });
     }
-    // Unplaced when the iterator ran short.
-    let count = heads.len();
     // Task i's out-arcs, and where each leads (its end other than the task's vertex).
     let out_arcs = |i: usize| {
         let first = source_arcs[i];
@@ -446,4 +454,114 @@ pub fn solve_streamed(
         }
     }
     StructuredSolution { node_of_task, status: Status::Optimal }
+}
+
+/// [`solve_with`]'s shortcut: the zero-cost seeds of [`solve`] run without the task → node
+/// arcs (node rooms as counters, lsap_quota's front as a network of its own few arcs), and
+/// their placement decomposed as [`solve`] decomposes it, or `None` when they place fewer
+/// than min(tasks, free slots) tasks (the network is needed).
+///
+/// Complexity: O(Σ arcs) time for one pass over `arcs_of`, plus the matching; memory
+/// O(tasks + Σ zero-cost pairs + nodes + racks).
+fn seeds_alone(
+    slots: Slots<'_>,
+    count: usize,
+    arcs_of: &impl Fn(usize) -> TaskArcs,
+    quotas: Option<&Quotas>,
+) -> Option<StructuredSolution> {
+    let free = slots.free;
+    let cap = count as i64;
+    let nodes: Vec<u32> = (0..free.len() as u32).filter(|&n| free[n as usize] > 0).collect();
+    if count == 0 || nodes.is_empty() {
+        return None;
+    }
+    let room_total: i64 = nodes.iter().map(|&n| i64::from(free[n as usize]).min(cap)).sum();
+    let target = room_total.min(cap);
+    let mut heads: Vec<Head> = Vec::with_capacity(count);
+    let mut zero_pairs: Lists<u32> = Lists::with_capacity(count, 0);
+    for task in (0..count).map(arcs_of) {
+        zero_pairs.push(task.on_node.iter().filter_map(|&(n, units)| {
+            (task.offset == 0 && units == 0 && free[n as usize] > 0).then_some(n)
+        }));
+        heads.push(Head { offset: task.offset, base: task.base, job: task.job });
+    }
+    // Tasks that could be seeded at all; too few means the network is needed.
+    let candidates = (0..count)
+        .filter(|&i| {
+            let h = heads[i];
+            !zero_pairs[i].is_empty() || (h.offset == 0 && h.base == Some(0))
+        })
+        .count() as i64;
+    if candidates < target {
+        return None;
+    }
+    let racks = slots.racks;
+    let task_v0 = 3 + racks + nodes.len();
+    let pool_v0 = task_v0 + count;
+    let job_v0 = pool_v0 + quotas.map_or(0, |q| q.must.len());
+    let group_v0 = job_v0 + quotas.map_or(0, |q| q.job_share.len());
+    let mut g = MinCostFlow::new(vertex_count(slots, count, quotas));
+    let front = quotas.map(|q| Front::build(&mut g, q, cap, (0, pool_v0, job_v0, group_v0)));
+    let mut enter = |i: usize| match &front {
+        Some(f) => f.enter(&mut g, heads[i].job as usize),
+        None => true,
+    };
+    let mut room: Vec<i64> = free.iter().map(|&f| i64::from(f).min(cap)).collect();
+    let mut node_of_task: Vec<Option<u32>> = vec![None; count];
+    let mut placed = 0i64;
+    // Seed 1: a maximum matching over zero-cost node-local pairs.
+    let seeded =
+        max_matching(&zero_pairs, |n| free[n as usize].min(u32::try_from(cap).unwrap_or(u32::MAX)));
+    drop(zero_pairs);
+    for (i, node) in seeded.iter().enumerate() {
+        let Some(n) = *node else { continue };
+        if !enter(i) {
+            continue;
+        }
+        node_of_task[i] = Some(n);
+        room[n as usize] -= 1;
+        placed += 1;
+    }
+    // Seed 2: a task that costs 0 on any node takes any slot left, through the cluster and
+    // its node's rack (as in `solve`, whose decomposition then reassigns those nodes).
+    let mut anywhere = 0usize;
+    let mut via_node = vec![0u32; free.len()];
+    let mut via_rack = vec![0u32; racks];
+    let mut cluster_tasks = Vec::new();
+    for (i, h) in heads.iter().enumerate() {
+        if h.offset != 0 || h.base != Some(0) || node_of_task[i].is_some() {
+            continue;
+        }
+        while anywhere < nodes.len() && room[nodes[anywhere] as usize] == 0 {
+            anywhere += 1;
+        }
+        let Some(&n) = nodes.get(anywhere) else { continue };
+        if !enter(i) {
+            continue;
+        }
+        room[n as usize] -= 1;
+        via_node[n as usize] += 1;
+        via_rack[slots.node_rack[n as usize] as usize] += 1;
+        cluster_tasks.push(i);
+        placed += 1;
+    }
+    if placed < target {
+        return None;
+    }
+    // Decompose as `solve` does: nodes each rack feeds (node order), racks the cluster feeds.
+    let mut supply: Vec<Vec<u32>> = vec![Vec::new(); racks];
+    for &n in &nodes {
+        let q = slots.node_rack[n as usize] as usize;
+        supply[q].extend(std::iter::repeat_n(n, via_node[n as usize] as usize));
+    }
+    let mut via_cluster: Vec<u32> = Vec::new();
+    for (q, &units) in via_rack.iter().enumerate() {
+        via_cluster.extend(std::iter::repeat_n(q as u32, units as usize));
+    }
+    for i in cluster_tasks {
+        if let Some(q) = via_cluster.pop() {
+            node_of_task[i] = supply[q as usize].pop();
+        }
+    }
+    Some(StructuredSolution { node_of_task, status: Status::Optimal })
 }
