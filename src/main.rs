@@ -15,6 +15,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+/// jemalloc with background purging threads: after four concurrent 69 MB requests it gave
+/// back all but 24 MB within 10 s, where glibc kept 166 MB and mimalloc 67 MB
+/// (BENCHMARKS.md "Issue 16: memory").
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// Exact, bandwidth-aware task placement for shared data-processing clusters.
 #[derive(Parser, Debug)]
 #[command(name = "placer", version, about)]

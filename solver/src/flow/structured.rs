@@ -256,9 +256,10 @@ pub fn solve_with(
     arcs_of: impl Fn(usize) -> TaskArcs,
     quotas: Option<&Quotas>,
 ) -> StructuredSolution {
-    if let Some(answer) = seeds_alone(slots, count, &arcs_of, quotas) {
-        return answer;
-    }
+    let task_arcs = match seeds_alone(slots, count, &arcs_of, quotas) {
+        Ok(answer) => return answer,
+        Err(task_arcs) => task_arcs,
+    };
     let free = slots.free;
     let mut node_of_task = vec![None; count];
     let cap = count as i64;
@@ -281,6 +282,9 @@ pub fn solve_with(
     let job_v0 = pool_v0 + quotas.map_or(0, |q| q.must.len());
     let group_v0 = job_v0 + quotas.map_or(0, |q| q.job_share.len());
     let mut g = MinCostFlow::new(vertex_count(slots, count, quotas));
+    // Every arc at once, so that the network never grows by doubling.
+    let front_arcs = quotas.map_or(0, |q| 2 + 2 * q.must.len() + 2 * q.job_share.len());
+    g.reserve(2 * nodes.len() + racks + front_arcs + count + task_arcs);
 
     let mut rack_has_node = vec![false; racks];
     let mut node_arc = vec![usize::MAX; free.len()];
@@ -458,8 +462,9 @@ pub fn solve_with(
 
 /// [`solve_with`]'s shortcut: the zero-cost seeds of [`solve`] run without the task → node
 /// arcs (node rooms as counters, lsap_quota's front as a network of its own few arcs), and
-/// their placement decomposed as [`solve`] decomposes it, or `None` when they place fewer
-/// than min(tasks, free slots) tasks (the network is needed).
+/// their placement decomposed as [`solve`] decomposes it; or, when they place fewer than
+/// min(tasks, free slots) tasks (the network is needed), the number of task out-arcs the
+/// network will have (an upper bound when there are no tasks or free nodes).
 ///
 /// Complexity: O(Σ arcs) time for one pass over `arcs_of`, plus the matching; memory
 /// O(tasks + Σ zero-cost pairs + nodes + racks).
@@ -468,13 +473,18 @@ fn seeds_alone(
     count: usize,
     arcs_of: &impl Fn(usize) -> TaskArcs,
     quotas: Option<&Quotas>,
-) -> Option<StructuredSolution> {
+) -> Result<StructuredSolution, usize> {
     let free = slots.free;
     let cap = count as i64;
     let nodes: Vec<u32> = (0..free.len() as u32).filter(|&n| free[n as usize] > 0).collect();
     if count == 0 || nodes.is_empty() {
-        return None;
+        return Err(0);
     }
+    let mut rack_has_node = vec![false; slots.racks];
+    for &n in &nodes {
+        rack_has_node[slots.node_rack[n as usize] as usize] = true;
+    }
+    let mut task_arcs = 0usize;
     let room_total: i64 = nodes.iter().map(|&n| i64::from(free[n as usize]).min(cap)).sum();
     let target = room_total.min(cap);
     let mut heads: Vec<Head> = Vec::with_capacity(count);
@@ -484,6 +494,9 @@ fn seeds_alone(
             (task.offset == 0 && units == 0 && free[n as usize] > 0).then_some(n)
         }));
         heads.push(Head { offset: task.offset, base: task.base, job: task.job });
+        task_arcs += task.on_node.iter().filter(|&&(n, _)| free[n as usize] > 0).count()
+            + task.racks.iter().filter(|&&(q, _)| rack_has_node[q as usize]).count()
+            + usize::from(task.base.is_some());
     }
     // Tasks that could be seeded at all; too few means the network is needed.
     let candidates = (0..count)
@@ -493,7 +506,7 @@ fn seeds_alone(
         })
         .count() as i64;
     if candidates < target {
-        return None;
+        return Err(task_arcs);
     }
     let racks = slots.racks;
     let task_v0 = 3 + racks + nodes.len();
@@ -546,7 +559,7 @@ fn seeds_alone(
         placed += 1;
     }
     if placed < target {
-        return None;
+        return Err(task_arcs);
     }
     // Decompose as `solve` does: nodes each rack feeds (node order), racks the cluster feeds.
     let mut supply: Vec<Vec<u32>> = vec![Vec::new(); racks];
@@ -563,5 +576,5 @@ fn seeds_alone(
             node_of_task[i] = supply[q as usize].pop();
         }
     }
-    Some(StructuredSolution { node_of_task, status: Status::Optimal })
+    Ok(StructuredSolution { node_of_task, status: Status::Optimal })
 }

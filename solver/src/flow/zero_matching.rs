@@ -28,8 +28,9 @@ use crate::csr::Lists;
 /// slot on each. The greedy pass gives T1 A (dl-sched's choice); the augmenting path
 /// T2 → A → T1 → B moves T1 to B, so both tasks are node-local.
 /// ```
-/// use placer_solver::flow::zero_matching::max_matching;
-/// assert_eq!(max_matching(&lists(&[&[0, 1], &[0]]), |_| 1), vec![Some(1), Some(0)]);
+/// use placer_solver::{csr::Lists, flow::zero_matching::max_matching};
+/// let pairs: Lists<u32> = [vec![0, 1], vec![0]].into_iter().collect();
+/// assert_eq!(max_matching(&pairs, |_| 1), vec![Some(1), Some(0)]);
 /// ```
 pub fn max_matching(pairs: &Lists<u32>, capacity: impl Fn(u32) -> u32) -> Vec<Option<u32>> {
     // Slot vertices per node, created on demand up to min(capacity, demand): node n's slots
