@@ -1,13 +1,15 @@
 //! The memory a `POST /place` request may take, estimated from its body alone (issue 16,
 //! "Bounded memory": admission against a process-wide `--max-memory` budget). The factor is
 //! measured, not derived: peak RSS of `placer place` over the body's size on the worst
-//! snapshot shape we know (10⁵ maps × 100 replicas on 120 nodes, 68.9 MB; BENCHMARKS.md
+//! snapshot shape we know (10⁵ maps × 100 replicas on 120 nodes, 71.3 MB; BENCHMARKS.md
 //! "Issue 16: memory"), where the replica lists dominate both the body and the memory.
 
-/// Peak bytes per body byte that one request may take, with margin: the worst measured ratio
-/// of peak RSS to body size was 11.4 (`lsap`, `lsap_quota` and `lsap_fair`: the flow network
-/// has an arc per replica, 56 bytes each, against about 7 body bytes per replica); the greedy
-/// policies measured 3.9. 16 leaves 40 % for allocator slack and shapes not measured.
+/// Peak bytes per body byte that one request may take, with margin. The worst measured ratio
+/// of peak RSS to body size was 11.0: an exact policy whose zero-cost seeds do not settle the
+/// epoch (`lsap_fair` with distinct ageing offsets), so that the flow network holds an arc per
+/// replica, 56 bytes each, against about 7 body bytes per replica. The greedy policies, and
+/// the exact ones when the seeds settle the epoch, measured 3.1–3.9. 16 leaves 45 % for
+/// allocator slack and shapes not measured.
 pub const PEAK_BYTES_PER_BODY_BYTE: usize = 16;
 
 /// What one request is expected to take at its peak, in bytes: `body_len` ×

@@ -376,8 +376,7 @@ pub fn solve_with(
     };
     for (i, node) in seeded.iter().enumerate() {
         let Some(n) = *node else { continue };
-        let Some(a) =
-            out_arcs(i).find(|&a| matches!(leads(&g, i, a), Out::Node(m) if m == n))
+        let Some(a) = out_arcs(i).find(|&a| matches!(leads(&g, i, a), Out::Node(m) if m == n))
         else {
             continue;
         };
