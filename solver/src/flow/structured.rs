@@ -393,7 +393,7 @@ pub fn solve_with(
         if task.offset != 0 || task.base != Some(0) || g.residual(source_arc) == 0 {
             continue;
         }
-        let Some(a) = out_arcs(i).last() else { continue };
+        let Some(a) = out_arcs(i).next_back() else { continue };
         while anywhere < nodes.len() && g.residual(node_arc[nodes[anywhere] as usize]) == 0 {
             anywhere += 1;
         }
@@ -443,11 +443,11 @@ pub fn solve_with(
         }
     }
     let mut cluster_tasks = Vec::new();
-    for i in 0..count {
+    for (i, node) in node_of_task.iter_mut().enumerate() {
         let Some(a) = out_arcs(i).find(|&a| g.flow(a) > 0) else { continue };
         match leads(&g, i, a) {
-            Out::Node(n) => node_of_task[i] = Some(n),
-            Out::Rack(q) => node_of_task[i] = supply[q as usize].pop(),
+            Out::Node(n) => *node = Some(n),
+            Out::Rack(q) => *node = supply[q as usize].pop(),
             Out::Cluster => cluster_tasks.push(i),
         }
     }
