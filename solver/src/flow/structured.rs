@@ -260,6 +260,19 @@ pub fn solve_with(
         Ok(answer) => return answer,
         Err(task_arcs) => task_arcs,
     };
+    network(slots, count, arcs_of, quotas, task_arcs)
+}
+
+/// [`solve_with`] on the whole network: `task_arcs` task out-arcs are reserved up front.
+///
+/// Complexity: as [`solve`].
+fn network(
+    slots: Slots<'_>,
+    count: usize,
+    arcs_of: impl Fn(usize) -> TaskArcs,
+    quotas: Option<&Quotas>,
+    task_arcs: usize,
+) -> StructuredSolution {
     let free = slots.free;
     let mut node_of_task = vec![None; count];
     let cap = count as i64;
@@ -576,4 +589,57 @@ fn seeds_alone(
         }
     }
     Ok(StructuredSolution { node_of_task, status: Status::Optimal })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+
+        /// The seeds-only answer is the network's answer, node for node (issue 16: the
+        /// shortcut must not change a placement), with and without lsap_quota's front.
+        #[test]
+        fn seeds_alone_is_the_networks_answer(
+            (nodes, tasks, seed, with_quotas) in
+                (1usize..12, 1usize..40, proptest::prelude::any::<u64>(), proptest::prelude::any::<bool>())
+        ) {
+            let mut x = seed | 1;
+            let mut next = |m: u64| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x % m
+            };
+            let node_rack: Vec<u32> = (0..nodes as u32).map(|n| n / 3).collect();
+            let racks = nodes.div_ceil(3);
+            let free: Vec<u32> = (0..nodes).map(|_| next(3) as u32).collect();
+            let arcs: Vec<TaskArcs> = (0..tasks)
+                .map(|_| {
+                    let k = next(4) as usize;
+                    let mut on_node: Vec<(u32, i64)> =
+                        (0..k).map(|_| (next(nodes as u64) as u32, 0)).collect();
+                    on_node.sort_unstable();
+                    on_node.dedup_by_key(|p| p.0);
+                    let base = if next(5) == 0 { 0 } else { 1 + next(9) as i64 };
+                    TaskArcs { on_node, base: Some(base), job: next(3) as u32, ..TaskArcs::default() }
+                })
+                .collect();
+            let quotas = Quotas {
+                must: vec![next(4), next(4)],
+                flex: vec![(next(6), 0), (next(6), 1)],
+                groups: [next(8), next(8)],
+                job_pool: vec![0, 1, 1],
+                job_share: vec![next(5), next(5), next(5)],
+            };
+            let quotas = with_quotas.then_some(&quotas);
+            let slots = Slots { node_rack: &node_rack, free: &free, racks };
+            let arcs_of = |i: usize| arcs[i].clone();
+            if let Ok(alone) = seeds_alone(slots, tasks, &arcs_of, quotas) {
+                let full = network(slots, tasks, arcs_of, quotas, 0);
+                proptest::prop_assert_eq!(alone, full);
+            }
+        }
+    }
 }
