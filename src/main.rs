@@ -16,6 +16,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+/// jemalloc with background purging threads: after four concurrent 69 MB requests it gave
+/// back all but 24 MB within 10 s, where glibc kept 166 MB and mimalloc 67 MB
+/// (BENCHMARKS.md "Issue 16: memory").
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// Exact, bandwidth-aware task placement for shared data-processing clusters.
 #[derive(Parser, Debug)]
 #[command(name = "placer", version, about)]
@@ -266,8 +272,8 @@ fn run(command: Command, given: std::collections::BTreeSet<String>) -> Result<()
             std::process::exit(0)
         }
         Command::Place { file, explain, algorithm, solver } => {
-            let bytes = read_input(&file)?;
-            let mut req = placer_models::parse_request(&bytes)?;
+            // The body is dropped once parsed: only the request is held during the solve.
+            let mut req = placer_models::parse_request(&read_input(&file)?)?;
             if let Some(a) = algorithm {
                 req.policy.algorithm = a;
             }

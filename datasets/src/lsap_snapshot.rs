@@ -168,7 +168,7 @@ mod tests {
         assert_eq!(s.pending.len(), 100);
         for t in &s.pending {
             assert!((64 * MIB..=256 * MIB).contains(&t.input_bytes));
-            let mut r = t.replicas.clone();
+            let mut r = t.replicas.to_ids();
             r.sort();
             r.dedup();
             assert_eq!(r.len(), 3, "distinct replicas");

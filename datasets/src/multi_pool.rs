@@ -324,7 +324,7 @@ mod tests {
         }
         for t in &s.pending {
             assert!((64 * MIB..=256 * MIB).contains(&t.input_bytes));
-            let mut r = t.replicas.clone();
+            let mut r = t.replicas.to_ids();
             r.sort();
             r.dedup();
             assert_eq!(r.len(), 3, "distinct replicas");

@@ -6,6 +6,7 @@ mod error;
 mod ids;
 mod parse;
 mod policy;
+mod replicas;
 mod request;
 mod response;
 mod state;
@@ -15,6 +16,7 @@ pub use error::ModelError;
 pub use ids::{JobId, NodeId, PoolId, RackId, TaskId, UserId};
 pub use parse::parse_request;
 pub use policy::{Algorithm, Policy, SolverEngine, SwMechanisms};
+pub use replicas::Replicas;
 pub use request::{
     Amounts, Cluster, Job, JobProfile, Network, Node, PendingTask, PlaceRequest, Pool, PoolMode,
     Priority, Rack, RackPair, ReducePhase, Resources, RunningTask, ShuffleSource, TaskKind, User,

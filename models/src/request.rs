@@ -7,6 +7,7 @@
 
 use crate::ids::{JobId, NodeId, PoolId, RackId, TaskId, UserId};
 use crate::policy::Policy;
+use crate::replicas::Replicas;
 use crate::state::{DelayState, ShuffleWatcherState, StarvationState};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -504,9 +505,10 @@ pub struct PendingTask {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub output_bytes: u64,
     /// Nodes holding a replica of the map's input block, distinct; default none (no locality
-    /// preference: the task costs 0 everywhere). Maps only.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub replicas: Vec<NodeId>,
+    /// preference: the task costs 0 everywhere). Maps only. Held compactly ([`Replicas`]).
+    #[serde(default, skip_serializing_if = "Replicas::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>))]
+    pub replicas: Replicas,
     /// Where a reduce's shuffle input lives; default none. Reduces only.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shuffle: Vec<ShuffleSource>,

@@ -246,8 +246,8 @@ pub fn validate(req: &PlaceRequest) -> Result<(), ModelError> {
         let mut seen: HashMap<&str, usize> = HashMap::new();
         for (k, replica) in task.replicas.iter().enumerate() {
             let path = || format!("pending[{i}].replicas[{k}]");
-            known(&nodes, replica.as_str(), "node", path)?;
-            if let Some(first) = seen.insert(replica.as_str(), k) {
+            known(&nodes, replica, "node", path)?;
+            if let Some(first) = seen.insert(replica, k) {
                 return Err(ModelError::DuplicateId {
                     path: path(),
                     id: replica.to_string(),

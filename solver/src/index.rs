@@ -2,6 +2,7 @@
 //! string ids resolved to dense indices, free slots counted per node and kind (lsap-sched
 //! §3.2: the idle slot set IS), and the bandwidth lookup. O(size of the snapshot).
 
+use crate::csr::Lists;
 use crate::job_limits;
 use crate::network::Bandwidths;
 use placer_models::{PlaceRequest, ReducePhase, TaskKind};
@@ -31,8 +32,9 @@ pub struct Indexed<'a> {
     /// Intermediate-space admission (FAIR §5.4): per node, its free space for map outputs in
     /// bytes (`resources.disk`), or `None` when unlimited.
     pub disk: Vec<Option<u64>>,
-    /// Replica node indices per pending task (empty for reduces), in snapshot order.
-    pub replicas: Vec<Vec<u32>>,
+    /// Replica node indices per pending task (empty for reduces), in snapshot order: one flat
+    /// array for all tasks ([`Lists`]; `replicas[t]` is task t's slice).
+    pub replicas: Lists<u32>,
     /// Shuffle sources per pending task as (node index, bytes), merged per node and sorted by
     /// node (empty for maps).
     pub shuffle: Vec<Vec<(u32, u64)>>,
@@ -94,14 +96,14 @@ impl<'a> Indexed<'a> {
         }
 
         let mut pending_of_kind: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
-        let mut replicas = Vec::with_capacity(req.pending.len());
+        let replica_count = req.pending.iter().map(|t| t.replicas.len()).sum();
+        let mut replicas = Lists::with_capacity(req.pending.len(), replica_count);
         let mut shuffle = Vec::with_capacity(req.pending.len());
         let mut pending_job = Vec::with_capacity(req.pending.len());
         for (i, t) in req.pending.iter().enumerate() {
             pending_of_kind[t.kind.slot()].push(i);
             pending_job.push(jobs.get(t.job.as_str()).copied().unwrap_or(0));
-            replicas
-                .push(t.replicas.iter().filter_map(|r| nodes.get(r.as_str()).copied()).collect());
+            replicas.push(t.replicas.iter().filter_map(|r| nodes.get(r).copied()));
             let mut sources: Vec<(u32, u64)> = t
                 .shuffle
                 .iter()

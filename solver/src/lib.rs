@@ -14,12 +14,14 @@
 //! ```
 //! beside the epoch's shared inputs: `index`, `cost`, `matrix`, `network`, `fair_shares`,
 //! `water_filling`, `schedulable`, `fair_order`, `starvation`, `job_limits`, `cpac`, `disk`,
-//! `preemption`, `fairness`, and ShuffleWatcher's `shuffle` (NetSat, classes, SAMP, SARP).
+//! `preemption`, `fairness`, and ShuffleWatcher's `shuffle` (NetSat, classes, SAMP, SARP);
+//! `csr` (flat lists) and `memory` (a request's peak-memory estimate, for admission).
 
 pub mod answer;
 pub mod cancel;
 pub mod cost;
 pub mod cpac;
+pub mod csr;
 pub mod disk;
 mod error;
 pub mod exact;
@@ -32,6 +34,7 @@ pub mod index;
 pub mod job_limits;
 pub mod lsap;
 pub mod matrix;
+pub mod memory;
 #[cfg(feature = "mip")]
 pub mod mip;
 pub mod network;

@@ -26,8 +26,13 @@ use placer_models::{Status, TaskKind};
 /// (by pending position) into `node_of_task`; polls `cancel` once per augmentation or phase
 /// and returns true when it stopped on it (the placement is then the flow's feasible part).
 ///
+/// Each task's row is made when needed (once for the largest cost, which sizes the quantum,
+/// then for its arcs) and never held for all tasks at once: the network, when the zero-cost
+/// seeds do not settle the kind alone, is the only structure of size Σ replicas (issue 16,
+/// "Bounded memory").
+///
 /// # Complexity
-/// O(Σ replicas + listed racks) to build the arcs, plus [`structured::solve`].
+/// O(Σ replicas + listed racks) to build the arcs, plus [`structured::solve_with`].
 ///
 /// # Errors
 /// [`SolveError::CostOverflow`] when a cost is infinite or beyond the exact range.
@@ -54,38 +59,35 @@ pub fn solve(
         Objective::Quota { offsets, .. } => offsets.get(t).copied().unwrap_or(0.0),
         Objective::Locality => 0.0,
     });
-    let rows: Vec<_> = tasks.iter().map(|&t| model.sparse_row(t)).collect();
-    let max_cost = rows.iter().map(|r| r.base).fold(0.0, f64::max)
-        + offsets.iter().copied().fold(0.0, f64::max);
+    let max_base = tasks.iter().map(|&t| model.sparse_row(t).base).fold(0.0, f64::max);
+    let max_cost = max_base + offsets.iter().copied().fold(0.0, f64::max);
     // lsap_quota: locality first, then the unit surcharges (at most 2 per placed task).
     let scale: i64 = if quotas.is_some() { 2 * tasks.len() as i64 + 1 } else { 1 };
     let vertices = structured::vertex_count(slots, tasks.len(), quotas);
     let quantum = Quantum::for_matrix(max_cost * scale as f64, vertices, 0)?;
     let to_units = |seconds: f64| quantum.to_units(seconds) * scale;
+    let disk = DiskAdmission::new(ix, kind, tasks)?;
 
-    let arcs: Vec<TaskArcs> = rows
-        .into_iter()
-        .zip(tasks)
-        .zip(&offsets)
-        .map(|((row, &t), &offset)| {
-            // lsap_quota's surcharge on arcs beyond the task's delay level.
-            let late = |class: u8| i64::from(levels.is_some_and(|l| class > l[t]));
-            let holds = |q: u32| ix.replicas[t].iter().any(|&r| ix.node_rack[r as usize] == q);
-            TaskArcs {
-                offset: to_units(offset),
-                on_node: row.on_node.into_iter().map(|(n, c)| (n, to_units(c))).collect(),
-                racks: row
-                    .racks
-                    .into_iter()
-                    .map(|(q, c)| (q, to_units(c) + late(if holds(q) { 1 } else { 2 })))
-                    .collect(),
-                base: Some(to_units(row.base) + late(2)),
-                job: ix.pending_job[t],
-            }
-        })
-        .collect();
-    let arcs = admit_disk(ix, kind, tasks, arcs)?;
-    let solution = structured::solve_cancellable(slots, &arcs, quotas, cancel);
+    let arcs_of = |i: usize| {
+        let (t, offset) = (tasks[i], offsets[i]);
+        let row = model.sparse_row(t);
+        // lsap_quota's surcharge on arcs beyond the task's delay level.
+        let late = |class: u8| i64::from(levels.is_some_and(|l| class > l[t]));
+        let holds = |q: u32| ix.replicas[t].iter().any(|&r| ix.node_rack[r as usize] == q);
+        let arcs = TaskArcs {
+            offset: to_units(offset),
+            on_node: row.on_node.into_iter().map(|(n, c)| (n, to_units(c))).collect(),
+            racks: row
+                .racks
+                .into_iter()
+                .map(|(q, c)| (q, to_units(c) + late(if holds(q) { 1 } else { 2 })))
+                .collect(),
+            base: Some(to_units(row.base) + late(2)),
+            job: ix.pending_job[t],
+        };
+        disk.admit(ix, t, arcs)
+    };
+    let solution = structured::solve_with(slots, tasks.len(), arcs_of, quotas, cancel);
     for (&t, node) in tasks.iter().zip(solution.node_of_task) {
         if node.is_some() {
             node_of_task[t] = node;
@@ -99,32 +101,33 @@ pub fn solve(
 /// and cluster arcs, one explicit arc to every node with a free slot that admits it, at the
 /// cost of its cheapest path there in the aggregated arcs (so every admitted pair costs what
 /// it did, and refused pairs have no path). Other tasks keep their arcs.
-///
-/// Complexity: O(tasks + nodes), plus O(nodes · (replicas + listed racks)) per refused map.
-///
-/// # Errors
-/// [`SolveError::ProblemTooLarge`] when the explicit arcs would exceed
-/// [`MAX_DENSE_CELLS`].
-fn admit_disk(
-    ix: &Indexed<'_>,
-    kind: TaskKind,
-    tasks: &[usize],
-    mut arcs: Vec<TaskArcs>,
-) -> Result<Vec<TaskArcs>, SolveError> {
-    if kind != TaskKind::Map || !ix.has_disk() {
-        return Ok(arcs);
-    }
-    let free = &ix.free[kind.slot()];
-    let open: Vec<u32> = (0..free.len() as u32).filter(|&n| free[n as usize] > 0).collect();
-    let tightest = open.iter().filter_map(|&n| ix.disk[n as usize]).min();
-    let Some(tightest) = tightest else { return Ok(arcs) };
-    let mut explicit = 0u64;
-    for (a, &t) in arcs.iter_mut().zip(tasks) {
-        if ix.output(t) <= tightest {
-            continue;
+struct DiskAdmission {
+    /// Nodes with a free slot, when some task is refused by one; else empty.
+    open: Vec<u32>,
+    /// The smallest `disk` among them: maps whose output fits it are admitted everywhere.
+    tightest: Option<u64>,
+}
+
+impl DiskAdmission {
+    /// The open nodes and their tightest disk, for maps of `kind` (reduces: none).
+    ///
+    /// Complexity: O(tasks + nodes).
+    ///
+    /// # Errors
+    /// [`SolveError::ProblemTooLarge`] when the explicit arcs would exceed
+    /// [`MAX_DENSE_CELLS`].
+    fn new(ix: &Indexed<'_>, kind: TaskKind, tasks: &[usize]) -> Result<Self, SolveError> {
+        let none = Self { open: Vec::new(), tightest: None };
+        if kind != TaskKind::Map || !ix.has_disk() {
+            return Ok(none);
         }
-        explicit += open.len() as u64;
-        if explicit > MAX_DENSE_CELLS {
+        let free = &ix.free[kind.slot()];
+        let open: Vec<u32> = (0..free.len() as u32).filter(|&n| free[n as usize] > 0).collect();
+        let Some(tightest) = open.iter().filter_map(|&n| ix.disk[n as usize]).min() else {
+            return Ok(none);
+        };
+        let refused = tasks.iter().filter(|&&t| ix.output(t) > tightest).count() as u64;
+        if refused.saturating_mul(open.len() as u64) > MAX_DENSE_CELLS {
             return Err(SolveError::ProblemTooLarge {
                 path: "pending".to_owned(),
                 message: format!(
@@ -133,13 +136,26 @@ fn admit_disk(
                 ),
             });
         }
+        Ok(Self { open, tightest: Some(tightest) })
+    }
+
+    /// Task `t`'s arcs under admission: unchanged unless some open node refuses it.
+    ///
+    /// Complexity: O(1) for an admitted map, O(nodes · (replicas + listed racks)) for a
+    /// refused one.
+    fn admit(&self, ix: &Indexed<'_>, t: usize, mut a: TaskArcs) -> TaskArcs {
+        let Some(tightest) = self.tightest else { return a };
+        if ix.output(t) <= tightest {
+            return a;
+        }
         let cost = |n: u32| {
             let rack = ix.node_rack[n as usize];
             let on_node = a.on_node.iter().find(|&&(m, _)| m == n).map(|&(_, c)| c);
             let on_rack = a.racks.iter().find(|&&(q, _)| q == rack).map(|&(_, c)| c);
             [on_node, on_rack, a.base].into_iter().flatten().min()
         };
-        let on_node: Vec<(u32, i64)> = open
+        let on_node: Vec<(u32, i64)> = self
+            .open
             .iter()
             .filter(|&&n| ix.disk_admits(t, n))
             .filter_map(|&n| cost(n).map(|c| (n, c)))
@@ -147,6 +163,6 @@ fn admit_disk(
         a.on_node = on_node;
         a.racks = Vec::new();
         a.base = None;
+        a
     }
-    Ok(arcs)
 }

@@ -30,6 +30,8 @@
 
 use super::ssp::MinCostFlow;
 use super::zero_matching::max_matching;
+use crate::cancel::Cancel;
+use crate::csr::Lists;
 use placer_models::Status;
 
 /// The slot side of the network: nodes, their racks and free slots.
@@ -152,6 +154,14 @@ enum Out {
     Cluster,
 }
 
+/// What the seeds need of a task once its arcs are in the network.
+#[derive(Clone, Copy)]
+struct Head {
+    offset: i64,
+    base: Option<i64>,
+    job: u32,
+}
+
 /// The number of vertices V of the network for `tasks` tasks: V = 3 (S, T, the cluster
 /// aggregator) + racks + nodes with a free slot + tasks, plus pools + jobs + 2 flex groups
 /// under [`Quotas`]. The caller sizes its integer costs with it: a path visits each vertex at
@@ -210,7 +220,7 @@ pub fn vertex_count(slots: Slots<'_>, tasks: usize, quotas: Option<&Quotas>) -> 
 /// assert_eq!(answer.status, Status::Optimal);
 /// ```
 pub fn solve(slots: Slots<'_>, tasks: &[TaskArcs], quotas: Option<&Quotas>) -> StructuredSolution {
-    solve_cancellable(slots, tasks, quotas, None)
+    solve_with(slots, tasks.len(), |i| tasks[i].clone(), quotas, None)
 }
 
 /// [`solve`], polling `cancel` once per augmentation or phase ([`MinCostFlow::set_cancel`]):
@@ -226,13 +236,69 @@ pub fn solve_cancellable(
     slots: Slots<'_>,
     tasks: &[TaskArcs],
     quotas: Option<&Quotas>,
-    cancel: Option<&crate::cancel::Cancel>,
+    cancel: Option<&Cancel>,
+) -> StructuredSolution {
+    solve_with(slots, tasks.len(), |i| tasks[i].clone(), quotas, cancel)
+}
+
+/// [`solve_cancellable`] with task i's arcs made on demand by `arcs_of(i)`, each dropped as soon as it is
+/// used: the caller never holds every task's arcs at once, and the network is built only when
+/// the zero-cost seeds leave work to do (issue 16, "Bounded memory"). The answer is
+/// [`solve`]'s on the same arcs. `arcs_of` is called once per task, or twice per task when the
+/// network is built.
+///
+/// When the seeds alone (the zero-cost matching, then the tasks that cost 0 anywhere) place
+/// min(tasks, free slots) tasks, that flow is maximum and of cost 0, so optimal, and it is the
+/// answer [`solve`] would give (its phases would find nothing to do): it is returned without
+/// the network, from O(tasks + Σ zero-cost pairs) memory.
+///
+/// # Complexity
+/// As [`solve`]; memory O(V + E) for the network alone, the arcs of one task at a time, and
+/// O(tasks + Σ zero-cost pairs) when the seeds suffice.
+///
+/// # Errors
+/// None, as [`solve`].
+///
+/// # Examples
+/// lsap-sched's Fig. 1 as in [`solve`], the arcs made on the fly (here the seeds suffice):
+/// ```
+/// use placer_solver::flow::structured::{solve_with, Slots, TaskArcs};
+/// let slots = Slots { node_rack: &[0, 0], free: &[1, 1], racks: 1 };
+/// let replicas = [vec![0u32, 1], vec![0]];
+/// let arcs_of = |i: usize| TaskArcs {
+///     on_node: replicas[i].iter().map(|&n| (n, 0)).collect(), base: Some(1), ..TaskArcs::default() };
+/// assert_eq!(solve_with(slots, 2, arcs_of, None, None).node_of_task, vec![Some(1), Some(0)]);
+/// ```
+pub fn solve_with(
+    slots: Slots<'_>,
+    count: usize,
+    arcs_of: impl Fn(usize) -> TaskArcs,
+    quotas: Option<&Quotas>,
+    cancel: Option<&Cancel>,
+) -> StructuredSolution {
+    let task_arcs = match seeds_alone(slots, count, &arcs_of, quotas) {
+        Ok(answer) => return answer,
+        Err(task_arcs) => task_arcs,
+    };
+    network(slots, count, arcs_of, quotas, task_arcs, cancel)
+}
+
+/// [`solve_with`] on the whole network: `task_arcs` task out-arcs are reserved up front.
+///
+/// Complexity: as [`solve`].
+fn network(
+    slots: Slots<'_>,
+    count: usize,
+    arcs_of: impl Fn(usize) -> TaskArcs,
+    quotas: Option<&Quotas>,
+    task_arcs: usize,
+    cancel: Option<&Cancel>,
 ) -> StructuredSolution {
     let free = slots.free;
-    let mut node_of_task = vec![None; tasks.len()];
-    let cap = tasks.len() as i64;
+    let mut node_of_task = vec![None; count];
+    let cap = count as i64;
     let nodes: Vec<u32> = (0..free.len() as u32).filter(|&n| free[n as usize] > 0).collect();
-    if tasks.is_empty() || nodes.is_empty() {
+    if count == 0 || nodes.is_empty() {
         return StructuredSolution { node_of_task, status: Status::Optimal };
     }
 
@@ -246,10 +312,13 @@ pub fn solve_cancellable(
     }
     let task_v0 = 3 + racks + nodes.len();
     // lsap_quota's pools, jobs and two flex groups follow the tasks.
-    let pool_v0 = task_v0 + tasks.len();
+    let pool_v0 = task_v0 + count;
     let job_v0 = pool_v0 + quotas.map_or(0, |q| q.must.len());
     let group_v0 = job_v0 + quotas.map_or(0, |q| q.job_share.len());
-    let mut g = MinCostFlow::new(vertex_count(slots, tasks.len(), quotas));
+    let mut g = MinCostFlow::new(vertex_count(slots, count, quotas));
+    // Every arc at once, so that the network never grows by doubling.
+    let front_arcs = quotas.map_or(0, |q| 2 + 2 * q.must.len() + 2 * q.job_share.len());
+    g.reserve(2 * nodes.len() + racks + front_arcs + count + task_arcs);
     g.set_cancel(cancel.cloned());
 
     let mut rack_has_node = vec![false; racks];
@@ -278,10 +347,13 @@ pub fn solve_cancellable(
     let mut anywhere = 0usize;
 
     let front = quotas.map(|q| Front::build(&mut g, q, cap, (s, pool_v0, job_v0, group_v0)));
-    let mut task_arcs: Vec<Vec<(usize, Out)>> = Vec::with_capacity(tasks.len());
-    let mut zero_pairs: Vec<Vec<u32>> = vec![Vec::new(); tasks.len()];
-    let mut source_arcs = Vec::with_capacity(tasks.len());
-    for (i, task) in tasks.iter().enumerate() {
+    // Task i's arcs are consecutive: its source arc, then `out_count[i]` out-arcs (nodes,
+    // racks, cluster, in that order); where an out-arc leads is read back from the network.
+    let mut heads: Vec<Head> = Vec::with_capacity(count);
+    let mut out_count: Vec<u32> = Vec::with_capacity(count);
+    let mut zero_pairs: Lists<u32> = Lists::with_capacity(count, 0);
+    let mut source_arcs = Vec::with_capacity(count);
+    for (i, task) in (0..count).map(&arcs_of).enumerate() {
         let v = task_v0 + i;
         let o = task.offset;
         let from = match quotas {
@@ -289,37 +361,57 @@ pub fn solve_cancellable(
             None => s,
         };
         source_arcs.push(g.add_arc(from, v, 1, o));
-        let mut out = Vec::with_capacity(task.on_node.len() + task.racks.len() + 1);
+        let mut outs = 0u32;
         for &(n, units) in &task.on_node {
             if node_v[n as usize] != usize::MAX {
-                let a = g.add_arc(v, node_v[n as usize], 1, units);
-                if o == 0 && units == 0 {
-                    zero_pairs[i].push(n);
-                }
-                out.push((a, Out::Node(n)));
+                g.add_arc(v, node_v[n as usize], 1, units);
+                outs += 1;
             }
         }
+        zero_pairs.push(task.on_node.iter().filter_map(|&(n, units)| {
+            (o == 0 && units == 0 && node_v[n as usize] != usize::MAX).then_some(n)
+        }));
         for &(q, units) in &task.racks {
             if rack_has_node[q as usize] {
-                out.push((g.add_arc(v, rack_v(q), 1, units), Out::Rack(q)));
+                g.add_arc(v, rack_v(q), 1, units);
+                outs += 1;
             }
         }
         if let Some(base) = task.base {
-            out.push((g.add_arc(v, cluster, 1, base), Out::Cluster));
+            g.add_arc(v, cluster, 1, base);
+            outs += 1;
         }
-        task_arcs.push(out);
+        out_count.push(outs);
+        heads.push(Head { offset: o, base: task.base, job: task.job });
     }
+    // Task i's out-arcs, and where each leads (its end other than the task's vertex).
+    let out_arcs = |i: usize| {
+        let first = source_arcs[i];
+        (1..=out_count[i] as usize).map(move |k| first + 2 * k)
+    };
+    let rack_end = 3 + racks;
+    let leads = |g: &MinCostFlow, i: usize, a: usize| -> Out {
+        let (x, y) = g.ends(a);
+        let w = if x == task_v0 + i { y } else { x };
+        if w == cluster {
+            Out::Cluster
+        } else if w < rack_end {
+            Out::Rack((w - 3) as u32)
+        } else {
+            Out::Node(nodes[w - rack_end])
+        }
+    };
     // Seed 1: a maximum matching over zero-cost node-local pairs.
     let seeded =
         max_matching(&zero_pairs, |n| free[n as usize].min(u32::try_from(cap).unwrap_or(u32::MAX)));
+    drop(zero_pairs);
     let enter = |g: &mut MinCostFlow, i: usize| match &front {
-        Some(f) => f.enter(g, tasks[i].job as usize),
+        Some(f) => f.enter(g, heads[i].job as usize),
         None => true,
     };
     for (i, node) in seeded.iter().enumerate() {
         let Some(n) = *node else { continue };
-        let Some(&(a, _)) =
-            task_arcs[i].iter().find(|(_, to)| matches!(to, Out::Node(m) if *m == n))
+        let Some(a) = out_arcs(i).find(|&a| matches!(leads(&g, i, a), Out::Node(m) if m == n))
         else {
             continue;
         };
@@ -331,12 +423,12 @@ pub fn solve_cancellable(
         g.push(node_arc[n as usize], 1);
     }
     // Seed 2: a task that costs 0 on any node (no preference) takes any slot left.
-    for (i, task) in tasks.iter().enumerate() {
+    for (i, task) in heads.iter().enumerate() {
         let source_arc = source_arcs[i];
         if task.offset != 0 || task.base != Some(0) || g.residual(source_arc) == 0 {
             continue;
         }
-        let Some(&(a, _)) = task_arcs[i].last() else { continue };
+        let Some(a) = out_arcs(i).next_back() else { continue };
         while anywhere < nodes.len() && g.residual(node_arc[nodes[anywhere] as usize]) == 0 {
             anywhere += 1;
         }
@@ -386,11 +478,11 @@ pub fn solve_cancellable(
         }
     }
     let mut cluster_tasks = Vec::new();
-    for (i, out) in task_arcs.iter().enumerate() {
-        let Some((_, to)) = out.iter().find(|(a, _)| g.flow(*a) > 0) else { continue };
-        match *to {
-            Out::Node(n) => node_of_task[i] = Some(n),
-            Out::Rack(q) => node_of_task[i] = supply[q as usize].pop(),
+    for (i, node) in node_of_task.iter_mut().enumerate() {
+        let Some(a) = out_arcs(i).find(|&a| g.flow(a) > 0) else { continue };
+        match leads(&g, i, a) {
+            Out::Node(n) => *node = Some(n),
+            Out::Rack(q) => *node = supply[q as usize].pop(),
             Out::Cluster => cluster_tasks.push(i),
         }
     }
@@ -401,4 +493,176 @@ pub fn solve_cancellable(
     }
     let status = if g.was_cut() { Status::TimeLimited } else { Status::Optimal };
     StructuredSolution { node_of_task, status }
+}
+
+/// [`solve_with`]'s shortcut: the zero-cost seeds of [`solve`] run without the task → node
+/// arcs (node rooms as counters, lsap_quota's front as a network of its own few arcs), and
+/// their placement decomposed as [`solve`] decomposes it; or, when they place fewer than
+/// min(tasks, free slots) tasks (the network is needed), the number of task out-arcs the
+/// network will have (an upper bound when there are no tasks or free nodes).
+///
+/// Complexity: O(Σ arcs) time for one pass over `arcs_of`, plus the matching; memory
+/// O(tasks + Σ zero-cost pairs + nodes + racks).
+fn seeds_alone(
+    slots: Slots<'_>,
+    count: usize,
+    arcs_of: &impl Fn(usize) -> TaskArcs,
+    quotas: Option<&Quotas>,
+) -> Result<StructuredSolution, usize> {
+    let free = slots.free;
+    let cap = count as i64;
+    let nodes: Vec<u32> = (0..free.len() as u32).filter(|&n| free[n as usize] > 0).collect();
+    if count == 0 || nodes.is_empty() {
+        return Err(0);
+    }
+    let mut rack_has_node = vec![false; slots.racks];
+    for &n in &nodes {
+        rack_has_node[slots.node_rack[n as usize] as usize] = true;
+    }
+    let mut task_arcs = 0usize;
+    let room_total: i64 = nodes.iter().map(|&n| i64::from(free[n as usize]).min(cap)).sum();
+    let target = room_total.min(cap);
+    let mut heads: Vec<Head> = Vec::with_capacity(count);
+    let mut zero_pairs: Lists<u32> = Lists::with_capacity(count, 0);
+    for task in (0..count).map(arcs_of) {
+        zero_pairs.push(task.on_node.iter().filter_map(|&(n, units)| {
+            (task.offset == 0 && units == 0 && free[n as usize] > 0).then_some(n)
+        }));
+        heads.push(Head { offset: task.offset, base: task.base, job: task.job });
+        task_arcs += task.on_node.iter().filter(|&&(n, _)| free[n as usize] > 0).count()
+            + task.racks.iter().filter(|&&(q, _)| rack_has_node[q as usize]).count()
+            + usize::from(task.base.is_some());
+    }
+    // Tasks that could be seeded at all; too few means the network is needed.
+    let candidates = (0..count)
+        .filter(|&i| {
+            let h = heads[i];
+            !zero_pairs[i].is_empty() || (h.offset == 0 && h.base == Some(0))
+        })
+        .count() as i64;
+    if candidates < target {
+        return Err(task_arcs);
+    }
+    let racks = slots.racks;
+    let task_v0 = 3 + racks + nodes.len();
+    let pool_v0 = task_v0 + count;
+    let job_v0 = pool_v0 + quotas.map_or(0, |q| q.must.len());
+    let group_v0 = job_v0 + quotas.map_or(0, |q| q.job_share.len());
+    let mut g = MinCostFlow::new(vertex_count(slots, count, quotas));
+    let front = quotas.map(|q| Front::build(&mut g, q, cap, (0, pool_v0, job_v0, group_v0)));
+    let mut enter = |i: usize| match &front {
+        Some(f) => f.enter(&mut g, heads[i].job as usize),
+        None => true,
+    };
+    let mut room: Vec<i64> = free.iter().map(|&f| i64::from(f).min(cap)).collect();
+    let mut node_of_task: Vec<Option<u32>> = vec![None; count];
+    let mut placed = 0i64;
+    // Seed 1: a maximum matching over zero-cost node-local pairs.
+    let seeded =
+        max_matching(&zero_pairs, |n| free[n as usize].min(u32::try_from(cap).unwrap_or(u32::MAX)));
+    drop(zero_pairs);
+    for (i, node) in seeded.iter().enumerate() {
+        let Some(n) = *node else { continue };
+        if !enter(i) {
+            continue;
+        }
+        node_of_task[i] = Some(n);
+        room[n as usize] -= 1;
+        placed += 1;
+    }
+    // Seed 2: a task that costs 0 on any node takes any slot left, through the cluster and
+    // its node's rack (as in `solve`, whose decomposition then reassigns those nodes).
+    let mut anywhere = 0usize;
+    let mut via_node = vec![0u32; free.len()];
+    let mut via_rack = vec![0u32; racks];
+    let mut cluster_tasks = Vec::new();
+    for (i, h) in heads.iter().enumerate() {
+        if h.offset != 0 || h.base != Some(0) || node_of_task[i].is_some() {
+            continue;
+        }
+        while anywhere < nodes.len() && room[nodes[anywhere] as usize] == 0 {
+            anywhere += 1;
+        }
+        let Some(&n) = nodes.get(anywhere) else { continue };
+        if !enter(i) {
+            continue;
+        }
+        room[n as usize] -= 1;
+        via_node[n as usize] += 1;
+        via_rack[slots.node_rack[n as usize] as usize] += 1;
+        cluster_tasks.push(i);
+        placed += 1;
+    }
+    if placed < target {
+        return Err(task_arcs);
+    }
+    // Decompose as `solve` does: nodes each rack feeds (node order), racks the cluster feeds.
+    let mut supply: Vec<Vec<u32>> = vec![Vec::new(); racks];
+    for &n in &nodes {
+        let q = slots.node_rack[n as usize] as usize;
+        supply[q].extend(std::iter::repeat_n(n, via_node[n as usize] as usize));
+    }
+    let mut via_cluster: Vec<u32> = Vec::new();
+    for (q, &units) in via_rack.iter().enumerate() {
+        via_cluster.extend(std::iter::repeat_n(q as u32, units as usize));
+    }
+    for i in cluster_tasks {
+        if let Some(q) = via_cluster.pop() {
+            node_of_task[i] = supply[q as usize].pop();
+        }
+    }
+    Ok(StructuredSolution { node_of_task, status: Status::Optimal })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+
+        /// The seeds-only answer is the network's answer, node for node (issue 16: the
+        /// shortcut must not change a placement), with and without lsap_quota's front.
+        #[test]
+        fn seeds_alone_is_the_networks_answer(
+            (nodes, tasks, seed, with_quotas) in
+                (1usize..12, 1usize..40, proptest::prelude::any::<u64>(), proptest::prelude::any::<bool>())
+        ) {
+            let mut x = seed | 1;
+            let mut next = |m: u64| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x % m
+            };
+            let node_rack: Vec<u32> = (0..nodes as u32).map(|n| n / 3).collect();
+            let racks = nodes.div_ceil(3);
+            let free: Vec<u32> = (0..nodes).map(|_| next(3) as u32).collect();
+            let arcs: Vec<TaskArcs> = (0..tasks)
+                .map(|_| {
+                    let k = next(4) as usize;
+                    let mut on_node: Vec<(u32, i64)> =
+                        (0..k).map(|_| (next(nodes as u64) as u32, 0)).collect();
+                    on_node.sort_unstable();
+                    on_node.dedup_by_key(|p| p.0);
+                    let base = if next(5) == 0 { 0 } else { 1 + next(9) as i64 };
+                    TaskArcs { on_node, base: Some(base), job: next(3) as u32, ..TaskArcs::default() }
+                })
+                .collect();
+            let quotas = Quotas {
+                must: vec![next(4), next(4)],
+                flex: vec![(next(6), 0), (next(6), 1)],
+                groups: [next(8), next(8)],
+                job_pool: vec![0, 1, 1],
+                job_share: vec![next(5), next(5), next(5)],
+            };
+            let quotas = with_quotas.then_some(&quotas);
+            let slots = Slots { node_rack: &node_rack, free: &free, racks };
+            let arcs_of = |i: usize| arcs[i].clone();
+            if let Ok(alone) = seeds_alone(slots, tasks, &arcs_of, quotas) {
+                let full = network(slots, tasks, arcs_of, quotas, 0, None);
+                proptest::prop_assert_eq!(alone, full);
+            }
+        }
+    }
 }
