@@ -7,7 +7,8 @@ use ndarray::Array2;
 use std::io::Read;
 use std::path::Path;
 
-/// Reads a `.lsap` file, checking that its length is exactly 16 + 8 · rows · cols bytes. The
+/// Reads a `.lsap` file, checking that its length is exactly 16 + 8 · rows · cols bytes and
+/// that a matrix without cells has at most one row or column. The
 /// values are decoded while reading (1 MiB at a time), so the peak is the matrix plus one
 /// buffer, not the matrix twice.
 pub fn read(path: &Path) -> Result<Array2<f64>, CliError> {
@@ -29,6 +30,11 @@ pub fn read(path: &Path) -> Result<Array2<f64>, CliError> {
         .and_then(|c| usize::try_from(c).ok())
         .filter(|c| c.checked_mul(8).is_some())
         .ok_or_else(|| bad(format!("{rows} x {cols} does not fit in memory")))?;
+    // A matrix without cells but with 2^40 rows would still make the solver allocate a row
+    // table of that size (found by fuzzing): an empty matrix has at most one row or column.
+    if cells == 0 && rows.max(cols) > 1 {
+        return Err(bad(format!("{rows} x {cols} has no cells; an empty matrix is at most 1 x 0")));
+    }
     let expected = 16 + 8 * cells as u64;
     if len != expected {
         return Err(bad(format!("{rows} x {cols} needs {expected} bytes, the file has {len}")));

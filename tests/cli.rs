@@ -141,6 +141,12 @@ fn lsap_errors_exit_1_with_a_message() {
     let out = placer(&["lsap", f.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("infeasible"));
+    // The fuzzer's finding (fuzz/regressions/lsap_reader): 2^40 rows of no columns is 16 bytes
+    // long, and used to abort allocating a 2^40-row table.
+    write_lsap(&f, 1 << 40, 0, &[]);
+    let out = placer(&["lsap", f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("has no cells"));
 }
 
 #[test]
