@@ -13,12 +13,13 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 
 /// Estimated peak memory, in bytes, of solving a snapshot whose (decoded) body is `body_len`
-/// bytes: `8 × body_len` (issue 16's target bound for one request's peak RSS).
+/// bytes: the solver's measured bound, [`placer_solver::memory::peak_estimate_bytes`]
+/// (`PEAK_BYTES_PER_BODY_BYTE` × body, the body included).
 ///
 /// # Complexity
 /// O(1).
 pub fn estimate_solve_bytes(body_len: usize) -> u64 {
-    (body_len as u64).saturating_mul(8)
+    u64::try_from(placer_solver::memory::peak_estimate_bytes(body_len)).unwrap_or(u64::MAX)
 }
 
 /// The limits one admission decision uses (read from the live configuration per request).
@@ -303,9 +304,10 @@ mod tests {
     }
 
     #[test]
-    fn the_estimate_is_eight_times_the_body() {
-        assert_eq!(estimate_solve_bytes(1000), 8000);
-        assert_eq!(estimate_solve_bytes(usize::MAX), (usize::MAX as u64).saturating_mul(8));
+    fn the_estimate_is_the_solvers_measured_bound() {
+        let factor = placer_solver::memory::PEAK_BYTES_PER_BODY_BYTE as u64;
+        assert_eq!(estimate_solve_bytes(1000), 1000 * factor);
+        assert_eq!(estimate_solve_bytes(usize::MAX), u64::MAX);
     }
 
     #[actix_web::test]

@@ -390,7 +390,7 @@ shuffle_watcher = { nass = false }
             .map(|l| format!("{l}\n"))
             .collect();
         let file = parse(&uncommented).unwrap();
-        assert_eq!(file.queue, Some(64));
+        assert_eq!(file.queue, Some(crate::DEFAULT_QUEUE_LEN));
         let policy = file.policy.unwrap();
         assert_eq!(policy.len(), 15, "{policy:?}");
         let policy: Policy = serde_json::from_value(Value::Object(policy)).unwrap();

@@ -14,20 +14,21 @@ use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
-/// Answers one snapshot with the response JSON bytes, or the error to send. Keys of
+/// Answers one snapshot with the response JSON bytes, or the error to send. Takes the body by
+/// value and drops it once parsed, so that it does not sit beside the solve's memory. Keys of
 /// `policy_defaults` fill the snapshot's omitted `policy` keys ([`policy_defaults::apply`]).
 /// The deadline timer starts once the snapshot's `policy.deadline_ms` is known. Records the
 /// body size, the solve and the answer in [`metrics`] and `log`. A panic anywhere inside (a
 /// bug) is caught, counted and returned as [`ServerError::Internal`].
 pub(crate) fn answer(
-    bytes: &[u8],
+    bytes: impl AsRef<[u8]>,
     opts: &PlaceOptions,
     solve: SolveFn,
     deadline: &Deadline,
     policy_defaults: Option<&Map<String, Value>>,
     log: &SolveLog,
 ) -> Result<Vec<u8>, ServerError> {
-    catch_unwind(AssertUnwindSafe(|| {
+    catch_unwind(AssertUnwindSafe(move || {
         answer_unguarded(bytes, opts, solve, deadline, policy_defaults, log)
     }))
     .unwrap_or_else(|payload| {
@@ -37,19 +38,22 @@ pub(crate) fn answer(
 }
 
 fn answer_unguarded(
-    bytes: &[u8],
+    bytes: impl AsRef<[u8]>,
     opts: &PlaceOptions,
     solve: SolveFn,
     deadline: &Deadline,
     policy_defaults: Option<&Map<String, Value>>,
     log: &SolveLog,
 ) -> Result<Vec<u8>, ServerError> {
-    metrics::snapshot_bytes(bytes.len());
-    log.body(bytes.len());
-    let mut request = placer_models::parse_request(bytes)?;
+    let body = bytes.as_ref();
+    metrics::snapshot_bytes(body.len());
+    log.body(body.len());
+    let mut request = placer_models::parse_request(body)?;
     if let Some(defaults) = policy_defaults {
-        policy_defaults::apply(bytes, &mut request, defaults)?;
+        policy_defaults::apply(body, &mut request, defaults)?;
     }
+    // The body is not needed past parsing: give its memory back before the solve.
+    drop(bytes);
     let _timer = deadline.arm(request.policy.deadline_ms);
     log.request(&request);
     let started = Instant::now();

@@ -69,7 +69,7 @@ async fn place(
     // if the client disconnects and this future is dropped.
     let body = web::block(move || {
         let _permit = permit;
-        pipeline::answer(&bytes, &opts, solve, &deadline, config.policy_defaults.as_ref(), &log)
+        pipeline::answer(bytes, &opts, solve, &deadline, config.policy_defaults.as_ref(), &log)
     })
     .await
     .map_err(|e| ServerError::Internal { message: format!("solver thread failed: {e}") })??;
