@@ -5,12 +5,13 @@
 //! "Issue 16: memory"), where the replica lists dominate both the body and the memory.
 
 /// Peak bytes per body byte that one request may take, with margin. The worst measured ratio
-/// of peak RSS to body size was 11.0: an exact policy whose zero-cost seeds do not settle the
-/// epoch (`lsap_fair` with distinct ageing offsets), so that the flow network holds an arc per
-/// replica, 56 bytes each, against about 7 body bytes per replica. The greedy policies, and
-/// the exact ones when the seeds settle the epoch, measured 3.1–3.9. 16 leaves 45 % for
-/// allocator slack and shapes not measured.
-pub const PEAK_BYTES_PER_BODY_BYTE: usize = 16;
+/// of peak RSS to body size was 7.9 (552,796 KiB over 71.3 MB): an exact policy whose
+/// zero-cost seeds do not settle the epoch (`lsap_fair` with distinct ageing offsets), so that
+/// the flow network holds an arc per replica, 40 bytes each (two 20-byte half-arcs laid out
+/// straight into compressed sparse rows), against about 7 body bytes per replica. The greedy
+/// policies, and the exact ones when the seeds settle the epoch, measured 3.1–3.9. 12 leaves
+/// 50 % for allocator slack and shapes not measured.
+pub const PEAK_BYTES_PER_BODY_BYTE: usize = 12;
 
 /// What one request is expected to take at its peak, in bytes: `body_len` ×
 /// [`PEAK_BYTES_PER_BODY_BYTE`] (saturating), the body itself included. A server admits a
@@ -24,13 +25,13 @@ pub const PEAK_BYTES_PER_BODY_BYTE: usize = 16;
 /// None: saturates at `usize::MAX`.
 ///
 /// # Examples
-/// A 66.6 MB snapshot (issue 16's 10⁵ pending maps × 100 replicas) is budgeted at 1.07 GB, so
-/// a 4 GiB budget admits four of them at once; a 200 KB 500-node snapshot takes 3.2 MB.
+/// A 66.6 MB snapshot (issue 16's 10⁵ pending maps × 100 replicas) is budgeted at 799 MB, so
+/// a 4 GiB budget admits five of them at once; a 200 KB 500-node snapshot takes 2.4 MB.
 /// ```
 /// use placer_solver::memory::peak_estimate_bytes;
-/// assert_eq!(peak_estimate_bytes(66_600_000), 1_065_600_000);
-/// assert_eq!(4 * (1usize << 30) / peak_estimate_bytes(66_600_000), 4);
-/// assert_eq!(peak_estimate_bytes(200_000), 3_200_000);
+/// assert_eq!(peak_estimate_bytes(66_600_000), 799_200_000);
+/// assert_eq!(4 * (1usize << 30) / peak_estimate_bytes(66_600_000), 5);
+/// assert_eq!(peak_estimate_bytes(200_000), 2_400_000);
 /// assert_eq!(peak_estimate_bytes(usize::MAX), usize::MAX);
 /// ```
 pub fn peak_estimate_bytes(body_len: usize) -> usize {

@@ -122,6 +122,7 @@ impl MinCostFlow {
     pub fn add_arc(&mut self, u: usize, v: usize, cap: i64, cost: i64) -> usize {
         self.thaw();
         let id = self.arcs.len();
+        let cap = clamp_cap(cap);
         self.arcs.push(CsrArc { to: v as u32, twin: 0, cap, cost });
         self.arcs.push(CsrArc { to: u as u32, twin: 0, cap: 0, cost: -cost });
         id
@@ -129,12 +130,13 @@ impl MinCostFlow {
 
     /// Flow on arc `id` after [`MinCostFlow::solve`]: its twin's residual capacity.
     pub fn flow(&self, id: usize) -> i64 {
-        self.half_arcs()[self.at(id ^ 1)].cap
+        i64::from(self.half_arcs()[self.at(id ^ 1)].cap)
     }
 
     /// Pushes `amount` along arc `id` without any check: for a caller that seeds the flow
     /// with zero-cost paths before [`MinCostFlow::solve`] (which keeps zero potentials valid).
     pub fn push(&mut self, id: usize, amount: i64) {
+        let amount = clamp_cap(amount);
         let (p, q) = (self.at(id), self.at(id ^ 1));
         let arcs = match &mut self.csr {
             Some(csr) => &mut csr.arcs,
@@ -148,17 +150,17 @@ impl MinCostFlow {
     /// while building (the tail of a half-arc is its twin's head).
     pub fn residual_out(&self, v: usize) -> i64 {
         match &self.csr {
-            Some(csr) => csr.out(v).map(|p| csr.arcs[p].cap.max(0)).sum(),
+            Some(csr) => csr.residual_out(v),
             None => (0..self.arcs.len())
                 .filter(|&id| self.arcs[id ^ 1].to as usize == v)
-                .map(|id| self.arcs[id].cap.max(0))
+                .map(|id| i64::from(self.arcs[id].cap.max(0)))
                 .sum(),
         }
     }
 
     /// Remaining capacity of arc `id`.
     pub fn residual(&self, id: usize) -> i64 {
-        self.half_arcs()[self.at(id)].cap
+        i64::from(self.half_arcs()[self.at(id)].cap)
     }
 
     /// Sends a maximum flow of minimum cost from `s` to `t`, on top of any flow already pushed
@@ -269,24 +271,7 @@ impl MinCostFlow {
     /// ```
     pub fn solve_fixed_sink(&mut self, s: usize, t: usize) -> FlowResult {
         let cancel = self.cancel.clone();
-        let csr = self.freeze();
-        // The residual capacity of each arc's forward half before the phases (its twin's
-        // follows: the pair's sum is constant), to discard the phases' flow if need be.
-        let before: Vec<i64> =
-            csr.position.iter().step_by(2).map(|&p| csr.arcs[p as usize].cap).collect();
-        let (mut result, mut cut) = csr.run_phased(s, t, cancel.as_ref());
-        let filled = csr.arcs.iter().all(|a| a.to as usize != t || a.cap <= 0);
-        if !filled && !cut {
-            for (e, &cap) in before.iter().enumerate() {
-                let p = csr.position[2 * e] as usize;
-                let q = csr.arcs[p].twin as usize;
-                let total = csr.arcs[p].cap + csr.arcs[q].cap;
-                csr.arcs[p].cap = cap;
-                csr.arcs[q].cap = total - cap;
-            }
-            drop(before);
-            (result, cut) = csr.run(s, t, cancel.as_ref());
-        }
+        let (result, cut) = self.freeze().fixed_sink(s, t, cancel.as_ref());
         self.cut = cut;
         result
     }
@@ -318,6 +303,205 @@ impl MinCostFlow {
     }
 }
 
+/// A network laid out straight into compressed sparse rows in two passes, for networks too big
+/// for [`MinCostFlow`]'s build-then-permute (issue 16, "Bounded memory": 10⁷ replica arcs).
+///
+/// Pass 1 counts: [`FlowBuilder::add_arc`] (its id is then meaningless) and
+/// [`FlowBuilder::add_degree`] record each vertex's number of half-arcs. [`FlowBuilder::lay_out`]
+/// turns the counts into row offsets and allocates the half-arcs once. Pass 2 adds the same
+/// arcs; each half-arc goes straight to the next free place of its tail's row, so a row holds
+/// its vertex's out-arcs in the order they were added, as [`MinCostFlow`]'s layout does (the
+/// searches, and so the answers, are the same). An arc's id is the position of its forward
+/// half: no table of positions. 20 bytes per half-arc, 40 per arc.
+///
+/// # Complexity
+/// O(V + E) time and space; no permutation.
+#[derive(Clone, Debug, Default)]
+pub struct FlowBuilder {
+    /// Pass 1: half-arcs out of v at `start[v + 1]`; pass 2: row offsets.
+    start: Vec<u32>,
+    /// Pass 2: the next free position of each row.
+    next: Vec<u32>,
+    arcs: Vec<CsrArc>,
+    filling: bool,
+    /// Pass 2 added an arc its row had no room for (the passes differed).
+    short: bool,
+}
+
+impl FlowBuilder {
+    /// Pass 1 of a network of `vertices` vertices.
+    pub fn new(vertices: usize) -> Self {
+        Self { start: vec![0; vertices + 1], ..Self::default() }
+    }
+
+    /// Pass 1: adds `k` half-arcs to `v`'s row (what `k` arcs out of or into `v` add there).
+    pub fn add_degree(&mut self, v: usize, k: usize) {
+        if !self.filling {
+            self.start[v + 1] += k as u32;
+        }
+    }
+
+    /// Ends pass 1: rows laid out, half-arcs allocated. O(V + E).
+    pub fn lay_out(&mut self) {
+        if self.filling {
+            return;
+        }
+        for v in 1..self.start.len() {
+            self.start[v] += self.start[v - 1];
+        }
+        self.next = self.start[..self.start.len() - 1].to_vec();
+        let halves = self.start.last().copied().unwrap_or(0) as usize;
+        self.arcs = vec![CsrArc::default(); halves];
+        self.filling = true;
+    }
+
+    /// Adds arc u → v with capacity `cap` ≥ 0 (saturated at [`i32::MAX`]) and cost `cost` ≥ 0.
+    /// Pass 1: counts it and returns 0. Pass 2: places its halves and returns its id (the
+    /// position of its forward half) for [`LaidFlow`]'s reads. O(1).
+    pub fn add_arc(&mut self, u: usize, v: usize, cap: i64, cost: i64) -> usize {
+        if !self.filling {
+            self.start[u + 1] += 1;
+            self.start[v + 1] += 1;
+            return 0;
+        }
+        let p = self.next[u];
+        let q = self.next[v] + u32::from(u == v);
+        if p >= self.start[u + 1] || q >= self.start[v + 1] {
+            self.short = true;
+            return 0;
+        }
+        self.next[u] += 1;
+        self.next[v] += 1;
+        self.arcs[p as usize] = CsrArc { to: v as u32, twin: q, cap: clamp_cap(cap), cost };
+        self.arcs[q as usize] = CsrArc { to: u as u32, twin: p, cap: 0, cost: -cost };
+        p as usize
+    }
+
+    /// The network, or `None` if pass 2 did not add exactly the half-arcs pass 1 counted.
+    pub fn finish(self) -> Option<LaidFlow> {
+        let rows = self.start.len() - 1;
+        let complete =
+            self.filling && !self.short && (0..rows).all(|v| self.next[v] == self.start[v + 1]);
+        complete.then(|| LaidFlow {
+            csr: Csr { arcs: self.arcs, start: self.start, position: Vec::new() },
+            reversed: false,
+            cancel: None,
+            cut: false,
+        })
+    }
+}
+
+/// A network from [`FlowBuilder`], solved as [`MinCostFlow`] solves (the same searches on the
+/// same layout). Arc ids are [`FlowBuilder::add_arc`]'s; the arcs of a vertex are
+/// [`LaidFlow::row`]. It cannot grow.
+#[derive(Clone, Debug)]
+pub struct LaidFlow {
+    csr: Csr,
+    /// Whether [`LaidFlow::reverse`] was called an odd number of times (an arc's forward half
+    /// is then its id's twin).
+    reversed: bool,
+    cancel: Option<Cancel>,
+    cut: bool,
+}
+
+impl LaidFlow {
+    /// Position of arc `id`'s forward half.
+    #[inline]
+    fn fwd(&self, id: usize) -> usize {
+        if self.reversed {
+            self.csr.arcs[id].twin as usize
+        } else {
+            id
+        }
+    }
+
+    /// The half-arcs in `v`'s row as built: the ids of the arcs added out of `v` and the
+    /// twins of those added into it, in the order added. O(1).
+    pub fn row(&self, v: usize) -> std::ops::Range<usize> {
+        self.csr.out(v)
+    }
+
+    /// The other half of the half-arc at position `p` (for an arc added into `v`, its id from
+    /// its position in `v`'s row). O(1).
+    pub fn twin(&self, p: usize) -> usize {
+        self.csr.arcs[p].twin as usize
+    }
+
+    /// The two ends of arc `id` in its current orientation: (tail, head). O(1).
+    pub fn ends(&self, id: usize) -> (usize, usize) {
+        let f = self.fwd(id);
+        let arcs = &self.csr.arcs;
+        (arcs[arcs[f].twin as usize].to as usize, arcs[f].to as usize)
+    }
+
+    /// Flow on arc `id`: its twin's residual capacity. O(1).
+    pub fn flow(&self, id: usize) -> i64 {
+        let arcs = &self.csr.arcs;
+        i64::from(arcs[arcs[self.fwd(id)].twin as usize].cap)
+    }
+
+    /// Remaining capacity of arc `id`. O(1).
+    pub fn residual(&self, id: usize) -> i64 {
+        i64::from(self.csr.arcs[self.fwd(id)].cap)
+    }
+
+    /// As [`MinCostFlow::push`]. O(1).
+    pub fn push(&mut self, id: usize, amount: i64) {
+        let amount = clamp_cap(amount);
+        let p = self.fwd(id);
+        let q = self.csr.arcs[p].twin as usize;
+        self.csr.arcs[p].cap -= amount;
+        self.csr.arcs[q].cap += amount;
+    }
+
+    /// Σ remaining capacity of the arcs out of `v`. O(out-degree).
+    pub fn residual_out(&self, v: usize) -> i64 {
+        self.csr.residual_out(v)
+    }
+
+    /// As [`MinCostFlow::solve`].
+    pub fn solve(&mut self, s: usize, t: usize) -> FlowResult {
+        let (result, cut) = self.csr.run(s, t, self.cancel.as_ref());
+        self.cut = cut;
+        result
+    }
+
+    /// As [`MinCostFlow::solve_fixed_sink`].
+    pub fn solve_fixed_sink(&mut self, s: usize, t: usize) -> FlowResult {
+        let (result, cut) = self.csr.fixed_sink(s, t, self.cancel.as_ref());
+        self.cut = cut;
+        result
+    }
+
+    /// As [`MinCostFlow::set_cancel`].
+    pub fn set_cancel(&mut self, cancel: Option<Cancel>) {
+        self.cancel = cancel;
+    }
+
+    /// As [`MinCostFlow::was_cut`].
+    pub fn was_cut(&self) -> bool {
+        self.cut
+    }
+
+    /// As [`MinCostFlow::reverse`], in place: the layout is the same (each vertex keeps one
+    /// half of each of its arcs, in the same order), the two halves of each arc trade
+    /// capacity and cost. O(E).
+    pub fn reverse(&mut self) {
+        let arcs = &mut self.csr.arcs;
+        for p in 0..arcs.len() {
+            let q = arcs[p].twin as usize;
+            if p < q {
+                let (a, b) = (arcs[p], arcs[q]);
+                arcs[p].cap = b.cap;
+                arcs[p].cost = b.cost;
+                arcs[q].cap = a.cap;
+                arcs[q].cost = a.cost;
+            }
+        }
+        self.reversed = !self.reversed;
+    }
+}
+
 /// Queues `code` at distance `d`: on the stack of the distance being settled when equal to it,
 /// else on the heap.
 #[inline]
@@ -335,14 +519,53 @@ fn enqueue(
     }
 }
 
-/// A half-arc. In [`Csr`] order out-arcs of a vertex are contiguous and `twin` is the position
-/// of the residual twin; while building, half-arcs are in id order and `twin` is unused.
-#[derive(Clone, Copy, Debug)]
+/// A half-arc, 20 bytes (packed to 4-byte alignment: no padding after the 32-bit capacity).
+/// In [`Csr`] order out-arcs of a vertex are contiguous and `twin` is the position of the
+/// residual twin; while [`MinCostFlow`] builds, half-arcs are in id order and `twin` is unused.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C, packed(4))]
 struct CsrArc {
     to: u32,
     twin: u32,
-    cap: i64,
+    cap: i32,
     cost: i64,
+}
+
+/// A capacity or amount as stored: saturated to 0..=[`i32::MAX`] units (placer's flows are
+/// bounded by a task count, far below).
+#[inline]
+fn clamp_cap(cap: i64) -> i32 {
+    i32::try_from(cap.max(0)).unwrap_or(i32::MAX)
+}
+
+/// The capacities a blocking-flow pass changed, as they were before its first change (one
+/// bit per half-arc to log each once), so that [`Csr::fixed_sink`] can discard that flow.
+struct Undo {
+    saved: Vec<u64>,
+    log: Vec<(u32, i32)>,
+}
+
+impl Undo {
+    fn new(halves: usize) -> Self {
+        Self { saved: vec![0; halves.div_ceil(64)], log: Vec::new() }
+    }
+
+    /// Logs half-arc `p`'s capacity unless it was logged already. O(1).
+    #[inline]
+    fn save(&mut self, arcs: &[CsrArc], p: usize) {
+        let (word, bit) = (p / 64, 1u64 << (p % 64));
+        if self.saved[word] & bit == 0 {
+            self.saved[word] |= bit;
+            self.log.push((p as u32, arcs[p].cap));
+        }
+    }
+
+    /// Puts every logged capacity back. O(changes).
+    fn restore(self, arcs: &mut [CsrArc]) {
+        for (p, cap) in self.log {
+            arcs[p as usize].cap = cap;
+        }
+    }
 }
 
 /// The network laid out for the search (compressed sparse rows), with the search's state.
@@ -408,6 +631,24 @@ impl Csr {
         self.start[v] as usize..self.start[v + 1] as usize
     }
 
+    /// Σ remaining capacity of the half-arcs out of `v`. O(out-degree).
+    fn residual_out(&self, v: usize) -> i64 {
+        self.out(v).map(|p| i64::from(self.arcs[p].cap.max(0))).sum()
+    }
+
+    /// See [`MinCostFlow::solve_fixed_sink`]: the phases, then plain successive shortest
+    /// paths from the flow before them if the arcs into `t` did not all fill.
+    fn fixed_sink(&mut self, s: usize, t: usize, cancel: Option<&Cancel>) -> (FlowResult, bool) {
+        let mut undo = Undo::new(self.arcs.len());
+        let (result, cut) = self.run_phased(s, t, cancel, &mut undo);
+        let filled = self.arcs.iter().all(|a| a.to as usize != t || a.cap <= 0);
+        if filled || cut {
+            return (result, cut);
+        }
+        undo.restore(&mut self.arcs);
+        self.run(s, t, cancel)
+    }
+
     /// The best valid entry of a hub's heap (dropping arcs that are full, stale, or lead to a
     /// vertex settled this round): (c − π(head), arc position).
     fn hub_top(
@@ -428,7 +669,15 @@ impl Csr {
     }
 
     /// See [`MinCostFlow::solve_fixed_sink`].
-    fn run_phased(&mut self, s: usize, t: usize, cancel: Option<&Cancel>) -> (FlowResult, bool) {
+    /// The blocking flows' changes go to `undo` (each half-arc's capacity before its first
+    /// change), for [`Csr::fixed_sink`] to discard them.
+    fn run_phased(
+        &mut self,
+        s: usize,
+        t: usize,
+        cancel: Option<&Cancel>,
+        undo: &mut Undo,
+    ) -> (FlowResult, bool) {
         let n = self.start.len() - 1;
         let mut potential = vec![0i64; n];
         let mut dist = vec![i64::MAX; n];
@@ -454,7 +703,7 @@ impl Csr {
         let mut deficits = (0..n).filter(|&v| into_t(&self.arcs, v).is_some()).count();
         // Units s can still send; a phase's search may stop once it has settled as many
         // deficits as that (more could not be filled in this phase).
-        let mut supply: i64 = self.out(s).map(|p| self.arcs[p].cap.max(0)).sum();
+        let mut supply: i64 = self.out(s).map(|p| i64::from(self.arcs[p].cap.max(0))).sum();
         // Per-phase stamps: settled (Dijkstra) or dead (blocking flow), on the DFS path, and
         // cursor valid.
         let mut dead = vec![0u32; n];
@@ -591,19 +840,17 @@ impl Csr {
                 for &u in &stack[..stack.len() - 1] {
                     push = push.min(self.arcs[cursor[u as usize] as usize].cap);
                 }
-                for &u in &stack[..stack.len() - 1] {
-                    let p = cursor[u as usize] as usize;
-                    self.arcs[p].cap -= push;
+                let path = stack[..stack.len() - 1].iter().map(|&u| cursor[u as usize] as usize);
+                for p in path.chain([last_arc]) {
                     let twin = self.arcs[p].twin as usize;
+                    undo.save(&self.arcs, p);
+                    undo.save(&self.arcs, twin);
+                    self.arcs[p].cap -= push;
                     self.arcs[twin].cap += push;
-                    result.cost += push * self.arcs[p].cost;
+                    result.cost += i64::from(push) * self.arcs[p].cost;
                 }
-                self.arcs[last_arc].cap -= push;
-                let twin = self.arcs[last_arc].twin as usize;
-                self.arcs[twin].cap += push;
-                result.cost += push * self.arcs[last_arc].cost;
-                result.flow += push;
-                supply -= push;
+                result.flow += i64::from(push);
+                supply -= i64::from(push);
                 if self.arcs[last_arc].cap == 0 {
                     deficits -= 1;
                 }
@@ -755,7 +1002,7 @@ impl Csr {
                 potential[v as usize] += dist[v as usize] - dt;
             }
             // Bottleneck along the path, then push.
-            let mut push = i64::MAX;
+            let mut push = i32::MAX;
             let mut v = t;
             while v != s {
                 let a = self.arcs[via[v] as usize];
@@ -768,10 +1015,10 @@ impl Csr {
                 let a = self.arcs[p];
                 self.arcs[p].cap -= push;
                 self.arcs[a.twin as usize].cap += push;
-                result.cost += push * a.cost;
+                result.cost += i64::from(push) * a.cost;
                 v = self.arcs[a.twin as usize].to as usize;
             }
-            result.flow += push;
+            result.flow += i64::from(push);
             // Hub entries: every settled vertex (whose potential moved, and which includes
             // every vertex of the path, so every arc whose residual came back) is re-keyed in
             // all hubs with an arc into it; an entry popped for a head that stayed unsettled

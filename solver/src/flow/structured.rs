@@ -28,7 +28,7 @@
 //! ends with that side not full. Memory O(tasks · (replicas + listed racks) + nodes + racks).
 //! Time O(F · E log V) in the worst case for the F units left after the greedy seed.
 
-use super::ssp::MinCostFlow;
+use super::ssp::{FlowBuilder, LaidFlow};
 use super::zero_matching::max_matching;
 use crate::cancel::Cancel;
 use crate::csr::Lists;
@@ -99,7 +99,8 @@ struct Front {
 
 impl Front {
     /// Adds the arcs; `at` = (S, first pool vertex, first job vertex, first group vertex).
-    fn build(g: &mut MinCostFlow, q: &Quotas, cap: i64, at: (usize, usize, usize, usize)) -> Self {
+    /// In [`FlowBuilder`]'s counting pass the ids kept are meaningless.
+    fn build(g: &mut FlowBuilder, q: &Quotas, cap: i64, at: (usize, usize, usize, usize)) -> Self {
         let (s, pool_v0, job_v0, group_v0) = at;
         let units = |x: u64| i64::try_from(x).unwrap_or(i64::MAX).min(cap);
         let groups = [0, 1].map(|x| g.add_arc(s, group_v0 + x, units(q.groups[x]), 0));
@@ -129,7 +130,7 @@ impl Front {
     }
 
     /// Pushes one unit from S to job `j` at cost 0 if the quotas have room; false otherwise.
-    fn enter(&self, g: &mut MinCostFlow, j: usize) -> bool {
+    fn enter(&self, g: &mut LaidFlow, j: usize) -> bool {
         let (p, share) = self.share[j];
         let Some(share) = share.filter(|&a| g.residual(a) > 0) else { return false };
         if g.residual(self.must[p]) > 0 {
@@ -160,6 +161,89 @@ struct Head {
     offset: i64,
     base: Option<i64>,
     job: u32,
+}
+
+/// Half-arcs per vertex that the tasks' arcs add, counted by [`seeds_alone`]'s pass over
+/// `arcs_of` for the network's [`FlowBuilder`] (so that `arcs_of` runs at most twice).
+#[derive(Clone, Debug, Default)]
+struct Degrees {
+    /// Per task: its out-arcs kept (listed nodes with a free slot, listed racks with such a
+    /// node, the cluster arc).
+    task_out: Vec<u32>,
+    /// Per task: its job.
+    task_job: Vec<u32>,
+    /// Per node id: task arcs into it.
+    node_in: Vec<u32>,
+    /// Per rack: task arcs into it.
+    rack_in: Vec<u32>,
+    /// Task arcs into the cluster vertex.
+    cluster_in: usize,
+}
+
+impl Degrees {
+    /// Empty counts for `nodes` nodes and `racks` racks.
+    fn new(nodes: usize, racks: usize, count: usize) -> Self {
+        Self {
+            task_out: Vec::with_capacity(count),
+            task_job: Vec::with_capacity(count),
+            node_in: vec![0; nodes],
+            rack_in: vec![0; racks],
+            cluster_in: 0,
+        }
+    }
+
+    /// Counts the next task's arcs, as [`network`] adds them. O(its arcs).
+    fn add(&mut self, task: &TaskArcs, free: &[u32], rack_has_node: &[bool]) {
+        let mut outs = 0u32;
+        for &(n, _) in &task.on_node {
+            if free[n as usize] > 0 {
+                self.node_in[n as usize] += 1;
+                outs += 1;
+            }
+        }
+        for &(q, _) in &task.racks {
+            if rack_has_node[q as usize] {
+                self.rack_in[q as usize] += 1;
+                outs += 1;
+            }
+        }
+        if task.base.is_some() {
+            self.cluster_in += 1;
+            outs += 1;
+        }
+        self.task_out.push(outs);
+        self.task_job.push(task.job);
+    }
+
+    /// The task arcs' half-arcs, into pass 1 of `b` (vertices as [`network`] numbers them).
+    fn count_into(&self, b: &mut FlowBuilder, at: Layout<'_>) {
+        for (i, (&outs, &job)) in self.task_out.iter().zip(&self.task_job).enumerate() {
+            let from = at.job_v0.map_or(at.s, |j0| j0 + job as usize);
+            b.add_degree(from, 1);
+            b.add_degree(at.task_v0 + i, 1 + outs as usize);
+        }
+        for (n, &k) in self.node_in.iter().enumerate() {
+            if k > 0 {
+                b.add_degree(at.node_v[n], k as usize);
+            }
+        }
+        for (q, &k) in self.rack_in.iter().enumerate() {
+            b.add_degree(at.rack_v0 + q, k as usize);
+        }
+        b.add_degree(at.cluster, self.cluster_in);
+    }
+}
+
+/// Where [`network`] numbers its vertices, for [`Degrees::count_into`].
+#[derive(Clone, Copy)]
+struct Layout<'a> {
+    s: usize,
+    cluster: usize,
+    rack_v0: usize,
+    node_v: &'a [usize],
+    task_v0: usize,
+    /// Under quotas: the first job vertex (tasks enter from their job, not from S).
+    job_v0: Option<usize>,
 }
 
 /// The number of vertices V of the network for `tasks` tasks: V = 3 (S, T, the cluster
@@ -276,22 +360,25 @@ pub fn solve_with(
     quotas: Option<&Quotas>,
     cancel: Option<&Cancel>,
 ) -> StructuredSolution {
-    let task_arcs = match seeds_alone(slots, count, &arcs_of, quotas) {
+    let degrees = match seeds_alone(slots, count, &arcs_of, quotas) {
         Ok(answer) => return answer,
-        Err(task_arcs) => task_arcs,
+        Err(degrees) => degrees,
     };
-    network(slots, count, arcs_of, quotas, task_arcs, cancel)
+    network(slots, count, arcs_of, quotas, degrees, cancel)
 }
 
-/// [`solve_with`] on the whole network: `task_arcs` task out-arcs are reserved up front.
+/// [`solve_with`] on the whole network, laid out by a [`FlowBuilder`] whose counting pass
+/// takes the tasks' arcs from `degrees` (so `arcs_of` runs once here). If `arcs_of` gives
+/// other arcs than it gave for `degrees` (outside its contract) the network cannot be laid
+/// out and no task is placed (`time_limited`: valid, not minimal).
 ///
-/// Complexity: as [`solve`].
+/// Complexity: as [`solve`]; 40 bytes per arc.
 fn network(
     slots: Slots<'_>,
     count: usize,
     arcs_of: impl Fn(usize) -> TaskArcs,
     quotas: Option<&Quotas>,
-    task_arcs: usize,
+    degrees: Degrees,
     cancel: Option<&Cancel>,
 ) -> StructuredSolution {
     let free = slots.free;
@@ -315,44 +402,55 @@ fn network(
     let pool_v0 = task_v0 + count;
     let job_v0 = pool_v0 + quotas.map_or(0, |q| q.must.len());
     let group_v0 = job_v0 + quotas.map_or(0, |q| q.job_share.len());
-    let mut g = MinCostFlow::new(vertex_count(slots, count, quotas));
-    // Every arc at once, so that the network never grows by doubling.
-    let front_arcs = quotas.map_or(0, |q| 2 + 2 * q.must.len() + 2 * q.job_share.len());
-    g.reserve(2 * nodes.len() + racks + front_arcs + count + task_arcs);
-    g.set_cancel(cancel.cloned());
-
     let mut rack_has_node = vec![false; racks];
+    for &n in &nodes {
+        rack_has_node[slots.node_rack[n as usize] as usize] = true;
+    }
+    // Two passes over the same arcs: count the half-arcs of each vertex (the tasks' from
+    // `degrees`), then lay them out straight into their rows.
+    let mut b = FlowBuilder::new(vertex_count(slots, count, quotas));
+    let layout =
+        Layout { s, cluster, rack_v0: 3, node_v: &node_v, task_v0, job_v0: quotas.map(|_| job_v0) };
     let mut node_arc = vec![usize::MAX; free.len()];
     let mut rack_node_arc = vec![usize::MAX; free.len()];
     let mut rack_node_arcs: Vec<Vec<(usize, u32)>> = vec![Vec::new(); racks];
-    for &n in &nodes {
-        let q = slots.node_rack[n as usize];
-        rack_has_node[q as usize] = true;
-        node_arc[n as usize] =
-            g.add_arc(node_v[n as usize], t_sink, i64::from(free[n as usize]).min(cap), 0);
-        let a = g.add_arc(rack_v(q), node_v[n as usize], cap, 0);
-        rack_node_arc[n as usize] = a;
-        rack_node_arcs[q as usize].push((a, n));
-    }
     let mut cluster_rack_arc = vec![usize::MAX; racks];
     let mut cluster_rack_arcs: Vec<(usize, u32)> = Vec::new();
-    for q in 0..racks as u32 {
-        if rack_has_node[q as usize] {
-            let a = g.add_arc(cluster, rack_v(q), cap, 0);
-            cluster_rack_arc[q as usize] = a;
-            cluster_rack_arcs.push((a, q));
+    let mut front = None;
+    for pass in 0..2 {
+        if pass == 1 {
+            b.lay_out();
+        }
+        rack_node_arcs.iter_mut().for_each(Vec::clear);
+        cluster_rack_arcs.clear();
+        for &n in &nodes {
+            let q = slots.node_rack[n as usize];
+            node_arc[n as usize] =
+                b.add_arc(node_v[n as usize], t_sink, i64::from(free[n as usize]).min(cap), 0);
+            let a = b.add_arc(rack_v(q), node_v[n as usize], cap, 0);
+            rack_node_arc[n as usize] = a;
+            rack_node_arcs[q as usize].push((a, n));
+        }
+        for q in 0..racks as u32 {
+            if rack_has_node[q as usize] {
+                let a = b.add_arc(cluster, rack_v(q), cap, 0);
+                cluster_rack_arc[q as usize] = a;
+                cluster_rack_arcs.push((a, q));
+            }
+        }
+        front = quotas.map(|q| Front::build(&mut b, q, cap, (s, pool_v0, job_v0, group_v0)));
+        if pass == 0 {
+            degrees.count_into(&mut b, layout);
         }
     }
+    drop(degrees);
     // Cursor over nodes with room, for seeding tasks that cost 0 anywhere.
     let mut anywhere = 0usize;
 
-    let front = quotas.map(|q| Front::build(&mut g, q, cap, (s, pool_v0, job_v0, group_v0)));
-    // Task i's arcs are consecutive: its source arc, then `out_count[i]` out-arcs (nodes,
-    // racks, cluster, in that order); where an out-arc leads is read back from the network.
+    // Task i's row: its source arc's twin, then its out-arcs (nodes, racks, cluster, in that
+    // order); where an out-arc leads is read back from the network.
     let mut heads: Vec<Head> = Vec::with_capacity(count);
-    let mut out_count: Vec<u32> = Vec::with_capacity(count);
     let mut zero_pairs: Lists<u32> = Lists::with_capacity(count, 0);
-    let mut source_arcs = Vec::with_capacity(count);
     for (i, task) in (0..count).map(&arcs_of).enumerate() {
         let v = task_v0 + i;
         let o = task.offset;
@@ -360,12 +458,10 @@ fn network(
             Some(_) => job_v0 + task.job as usize,
             None => s,
         };
-        source_arcs.push(g.add_arc(from, v, 1, o));
-        let mut outs = 0u32;
+        b.add_arc(from, v, 1, o);
         for &(n, units) in &task.on_node {
             if node_v[n as usize] != usize::MAX {
-                g.add_arc(v, node_v[n as usize], 1, units);
-                outs += 1;
+                b.add_arc(v, node_v[n as usize], 1, units);
             }
         }
         zero_pairs.push(task.on_node.iter().filter_map(|&(n, units)| {
@@ -373,24 +469,28 @@ fn network(
         }));
         for &(q, units) in &task.racks {
             if rack_has_node[q as usize] {
-                g.add_arc(v, rack_v(q), 1, units);
-                outs += 1;
+                b.add_arc(v, rack_v(q), 1, units);
             }
         }
         if let Some(base) = task.base {
-            g.add_arc(v, cluster, 1, base);
-            outs += 1;
+            b.add_arc(v, cluster, 1, base);
         }
-        out_count.push(outs);
         heads.push(Head { offset: o, base: task.base, job: task.job });
     }
-    // Task i's out-arcs, and where each leads (its end other than the task's vertex).
-    let out_arcs = |i: usize| {
-        let first = source_arcs[i];
-        (1..=out_count[i] as usize).map(move |k| first + 2 * k)
+    // Only if `arcs_of` gave other arcs the second time (outside its contract): no answer.
+    let Some(mut g) = b.finish() else {
+        return StructuredSolution { node_of_task, status: Status::TimeLimited };
+    };
+    g.set_cancel(cancel.cloned());
+    // Task i's source arc and out-arcs, and where each out-arc leads (its end other than the
+    // task's vertex).
+    let source_arc = |g: &LaidFlow, i: usize| g.twin(g.row(task_v0 + i).start);
+    let out_arcs = |g: &LaidFlow, i: usize| {
+        let row = g.row(task_v0 + i);
+        row.start + 1..row.end
     };
     let rack_end = 3 + racks;
-    let leads = |g: &MinCostFlow, i: usize, a: usize| -> Out {
+    let leads = |g: &LaidFlow, i: usize, a: usize| -> Out {
         let (x, y) = g.ends(a);
         let w = if x == task_v0 + i { y } else { x };
         if w == cluster {
@@ -405,30 +505,30 @@ fn network(
     let seeded =
         max_matching(&zero_pairs, |n| free[n as usize].min(u32::try_from(cap).unwrap_or(u32::MAX)));
     drop(zero_pairs);
-    let enter = |g: &mut MinCostFlow, i: usize| match &front {
+    let enter = |g: &mut LaidFlow, i: usize| match &front {
         Some(f) => f.enter(g, heads[i].job as usize),
         None => true,
     };
     for (i, node) in seeded.iter().enumerate() {
         let Some(n) = *node else { continue };
-        let Some(a) = out_arcs(i).find(|&a| matches!(leads(&g, i, a), Out::Node(m) if m == n))
+        let Some(a) = out_arcs(&g, i).find(|&a| matches!(leads(&g, i, a), Out::Node(m) if m == n))
         else {
             continue;
         };
         if !enter(&mut g, i) {
             continue;
         }
-        g.push(source_arcs[i], 1);
+        g.push(source_arc(&g, i), 1);
         g.push(a, 1);
         g.push(node_arc[n as usize], 1);
     }
     // Seed 2: a task that costs 0 on any node (no preference) takes any slot left.
     for (i, task) in heads.iter().enumerate() {
-        let source_arc = source_arcs[i];
+        let source_arc = source_arc(&g, i);
         if task.offset != 0 || task.base != Some(0) || g.residual(source_arc) == 0 {
             continue;
         }
-        let Some(a) = out_arcs(i).next_back() else { continue };
+        let Some(a) = out_arcs(&g, i).next_back() else { continue };
         while anywhere < nodes.len() && g.residual(node_arc[nodes[anywhere] as usize]) == 0 {
             anywhere += 1;
         }
@@ -479,7 +579,7 @@ fn network(
     }
     let mut cluster_tasks = Vec::new();
     for (i, node) in node_of_task.iter_mut().enumerate() {
-        let Some(a) = out_arcs(i).find(|&a| g.flow(a) > 0) else { continue };
+        let Some(a) = out_arcs(&g, i).find(|&a| g.flow(a) > 0) else { continue };
         match leads(&g, i, a) {
             Out::Node(n) => *node = Some(n),
             Out::Rack(q) => *node = supply[q as usize].pop(),
@@ -498,8 +598,8 @@ fn network(
 /// [`solve_with`]'s shortcut: the zero-cost seeds of [`solve`] run without the task → node
 /// arcs (node rooms as counters, lsap_quota's front as a network of its own few arcs), and
 /// their placement decomposed as [`solve`] decomposes it; or, when they place fewer than
-/// min(tasks, free slots) tasks (the network is needed), the number of task out-arcs the
-/// network will have (an upper bound when there are no tasks or free nodes).
+/// min(tasks, free slots) tasks (the network is needed), the half-arcs the tasks' arcs will
+/// add to each vertex of the network (empty when there are no tasks or free nodes).
 ///
 /// Complexity: O(Σ arcs) time for one pass over `arcs_of`, plus the matching; memory
 /// O(tasks + Σ zero-cost pairs + nodes + racks).
@@ -508,18 +608,18 @@ fn seeds_alone(
     count: usize,
     arcs_of: &impl Fn(usize) -> TaskArcs,
     quotas: Option<&Quotas>,
-) -> Result<StructuredSolution, usize> {
+) -> Result<StructuredSolution, Degrees> {
     let free = slots.free;
     let cap = count as i64;
     let nodes: Vec<u32> = (0..free.len() as u32).filter(|&n| free[n as usize] > 0).collect();
     if count == 0 || nodes.is_empty() {
-        return Err(0);
+        return Err(Degrees::default());
     }
     let mut rack_has_node = vec![false; slots.racks];
     for &n in &nodes {
         rack_has_node[slots.node_rack[n as usize] as usize] = true;
     }
-    let mut task_arcs = 0usize;
+    let mut degrees = Degrees::new(free.len(), slots.racks, count);
     let room_total: i64 = nodes.iter().map(|&n| i64::from(free[n as usize]).min(cap)).sum();
     let target = room_total.min(cap);
     let mut heads: Vec<Head> = Vec::with_capacity(count);
@@ -529,9 +629,7 @@ fn seeds_alone(
             (task.offset == 0 && units == 0 && free[n as usize] > 0).then_some(n)
         }));
         heads.push(Head { offset: task.offset, base: task.base, job: task.job });
-        task_arcs += task.on_node.iter().filter(|&&(n, _)| free[n as usize] > 0).count()
-            + task.racks.iter().filter(|&&(q, _)| rack_has_node[q as usize]).count()
-            + usize::from(task.base.is_some());
+        degrees.add(&task, free, &rack_has_node);
     }
     // Tasks that could be seeded at all; too few means the network is needed.
     let candidates = (0..count)
@@ -541,15 +639,23 @@ fn seeds_alone(
         })
         .count() as i64;
     if candidates < target {
-        return Err(task_arcs);
+        return Err(degrees);
     }
     let racks = slots.racks;
     let task_v0 = 3 + racks + nodes.len();
     let pool_v0 = task_v0 + count;
     let job_v0 = pool_v0 + quotas.map_or(0, |q| q.must.len());
     let group_v0 = job_v0 + quotas.map_or(0, |q| q.job_share.len());
-    let mut g = MinCostFlow::new(vertex_count(slots, count, quotas));
-    let front = quotas.map(|q| Front::build(&mut g, q, cap, (0, pool_v0, job_v0, group_v0)));
+    // lsap_quota's front as a network of its own few arcs (two passes, as in `network`).
+    let mut b = FlowBuilder::new(vertex_count(slots, count, quotas));
+    let mut front = None;
+    for pass in 0..2 {
+        if pass == 1 {
+            b.lay_out();
+        }
+        front = quotas.map(|q| Front::build(&mut b, q, cap, (0, pool_v0, job_v0, group_v0)));
+    }
+    let Some(mut g) = b.finish() else { return Err(degrees) };
     let mut enter = |i: usize| match &front {
         Some(f) => f.enter(&mut g, heads[i].job as usize),
         None => true,
@@ -594,7 +700,7 @@ fn seeds_alone(
         placed += 1;
     }
     if placed < target {
-        return Err(task_arcs);
+        return Err(degrees);
     }
     // Decompose as `solve` does: nodes each rack feeds (node order), racks the cluster feeds.
     let mut supply: Vec<Vec<u32>> = vec![Vec::new(); racks];
@@ -660,7 +766,15 @@ mod tests {
             let slots = Slots { node_rack: &node_rack, free: &free, racks };
             let arcs_of = |i: usize| arcs[i].clone();
             if let Ok(alone) = seeds_alone(slots, tasks, &arcs_of, quotas) {
-                let full = network(slots, tasks, arcs_of, quotas, 0, None);
+                let mut rack_has_node = vec![false; racks];
+                for (n, &f) in free.iter().enumerate() {
+                    rack_has_node[node_rack[n] as usize] |= f > 0;
+                }
+                let mut degrees = Degrees::new(nodes, racks, tasks);
+                for task in &arcs {
+                    degrees.add(task, &free, &rack_has_node);
+                }
+                let full = network(slots, tasks, arcs_of, quotas, degrees, None);
                 proptest::prop_assert_eq!(alone, full);
             }
         }
