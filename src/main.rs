@@ -48,7 +48,7 @@ struct ServeArgs {
     /// Longest wait for a solve slot in ms (then 503 with Retry-After).
     #[arg(long, default_value_t = placer_server::DEFAULT_QUEUE_WAIT_MS)]
     queue_wait_ms: u64,
-    /// Budget in bytes for the estimated memory (16 × body) of the solves running at once.
+    /// Budget in bytes for the estimated memory (12 × body) of the solves running at once.
     /// Default: half the machine's memory (4 GiB if unknown).
     #[arg(long)]
     max_memory: Option<u64>,

@@ -101,7 +101,7 @@ mod tests {
     fn expect_is_refused_for_what_would_be_refused_anyway() {
         let config = ServerConfig {
             body_limit_bytes: 100,
-            max_memory_bytes: 800,
+            max_memory_bytes: 600,
             ..ServerConfig::default()
         };
         let state = AppState::new(&config);

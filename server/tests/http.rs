@@ -172,7 +172,7 @@ fn expect_100_continue_is_refused_without_100_continue() {
     let _ = stream.read_to_end(&mut rest);
     assert!(buf.is_empty() && rest.is_empty(), "{:?}", String::from_utf8_lossy(&rest));
 
-    // Over the memory budget: 16 × 900 > 4000.
+    // Over the memory budget: 12 × 900 > 4000.
     let addr = start(ServerConfig { max_memory_bytes: 4000, ..ServerConfig::default() });
     let head =
         b"POST /place HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 900\r\n\r\n";
