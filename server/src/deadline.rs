@@ -1,14 +1,22 @@
 //! A request's deadline (issue 16 §3; DESIGN.md §Service endpoints): `?deadline_ms=` wins over
 //! the snapshot's `policy.deadline_ms`, which wins over the server's `deadline_ms`. The clock
-//! starts when the body has been read (queue wait and parsing count against it). At the
-//! deadline a timer on the request's HTTP worker calls [`Cancel::cancel`]; the solver, which
+//! starts when the body has been read (queue wait and parsing count against it). A timer on the
+//! request's HTTP worker calls [`Cancel::cancel`] a little before the deadline; the solver, which
 //! reads no clock, then answers with its best valid placement, `status: time_limited`.
+//!
+//! The cut comes early by a reserve for what follows it: completing the placement greedily,
+//! building and serializing the answer, writing it. That tail grows with the snapshot (measured
+//! about 90–100 ms for a 13.4 MB, 40,000-node snapshot on 2 cores: BENCHMARKS.md, issue 16), so
+//! the reserve is 1 ms per 100 KB of body ([`RESERVE_BYTES_PER_MS`]), at most half the deadline.
 //!
 //! Cost per request: one tokio timer entry (a hashed timing wheel, O(1) insert and cancel),
 //! removed as soon as the solve ends.
 
 use placer_solver::Cancel;
 use std::time::{Duration, Instant};
+
+/// Body bytes per millisecond of reserve before the deadline (see the module docs).
+pub(crate) const RESERVE_BYTES_PER_MS: usize = 100_000;
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
 
@@ -18,6 +26,7 @@ pub(crate) struct Deadline {
     query_ms: Option<u64>,
     default_ms: Option<u64>,
     body_read_at: Instant,
+    reserve: Duration,
     cancel: Cancel,
     runtime: Option<Handle>,
 }
@@ -34,9 +43,25 @@ impl Deadline {
             query_ms,
             default_ms,
             body_read_at,
+            reserve: Duration::ZERO,
             cancel: Cancel::new(),
             runtime: Handle::try_current().ok(),
         }
+    }
+
+    /// Cuts the solve early by a reserve for a body of `body_len` bytes: 1 ms per
+    /// [`RESERVE_BYTES_PER_MS`] bytes, at most half the deadline (see the module docs).
+    pub(crate) fn reserving_for(mut self, body_len: usize) -> Self {
+        self.reserve = Duration::from_millis((body_len / RESERVE_BYTES_PER_MS) as u64);
+        self
+    }
+
+    /// When the solve is cut for a deadline of `ms`: the deadline less the reserve, the
+    /// reserve being at most half of `ms`. `None` when too far to represent.
+    pub(crate) fn cut_at(&self, ms: u64) -> Option<Instant> {
+        let deadline = Duration::from_millis(ms);
+        let reserve = self.reserve.min(deadline / 2);
+        self.body_read_at.checked_add(deadline - reserve)
     }
 
     /// The token the solver polls (put it in `PlaceOptions.cancel`).
@@ -54,7 +79,7 @@ impl Deadline {
     /// A deadline already past cancels at once. Callable from any thread.
     pub(crate) fn arm(&self, policy_ms: Option<u64>) -> Armed {
         let Some(ms) = self.effective_ms(policy_ms) else { return Armed(None) };
-        let at = self.body_read_at.checked_add(Duration::from_millis(ms));
+        let at = self.cut_at(ms);
         let now = Instant::now();
         match (at, &self.runtime) {
             (Some(at), _) if at <= now => {
@@ -98,6 +123,19 @@ mod tests {
         assert_eq!(Deadline::new(None, Some(3), now).effective_ms(Some(2)), Some(2));
         assert_eq!(Deadline::new(None, Some(3), now).effective_ms(None), Some(3));
         assert_eq!(Deadline::new(None, None, now).effective_ms(None), None);
+    }
+
+    #[test]
+    fn the_cut_comes_early_by_the_reserve_at_most_half_the_deadline() {
+        let now = Instant::now();
+        let ms = Duration::from_millis;
+        // 13.4 MB → 134 ms of reserve: a 1 s deadline cuts at 866 ms, a 250 ms one at 125 ms.
+        let d = Deadline::new(None, None, now).reserving_for(13_400_000);
+        assert_eq!(d.cut_at(1000), Some(now + ms(866)));
+        assert_eq!(d.cut_at(250), Some(now + ms(125)));
+        // A tiny body keeps the whole deadline.
+        let d = Deadline::new(None, None, now).reserving_for(1_700);
+        assert_eq!(d.cut_at(50), Some(now + ms(50)));
     }
 
     #[test]

@@ -62,7 +62,8 @@ async fn place(
     let body_read_at = Instant::now();
     let weight = estimate_solve_bytes(bytes.len());
     let permit = state.admission.acquire(weight, limits(&config)).await.map_err(refused)?;
-    let deadline = Deadline::new(query.deadline_ms, config.deadline_ms, body_read_at);
+    let deadline = Deadline::new(query.deadline_ms, config.deadline_ms, body_read_at)
+        .reserving_for(bytes.len());
     let opts = PlaceOptions { explain: query.explain, cancel: Some(deadline.cancel()) };
     let solve = state.solve;
     // The permit moves into the closure: the slot stays taken until the solve really ends, even
