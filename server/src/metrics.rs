@@ -190,17 +190,10 @@ pub fn overloaded() {
     counter!(OVERLOADED).increment(1);
 }
 
-/// Sets `placer_solves_in_flight` to `n`. For admission code that changes the count under a
-/// lock and calls this under the same lock; lock-free counters use [`in_flight_changed`]
-/// instead (two unordered `set`s could leave a stale value). Use one of the two, not both.
+/// Sets `placer_solves_in_flight` to `n`. The admission code changes the count under its lock
+/// and calls this under the same lock, so two updates never land out of order.
 pub fn in_flight(n: usize) {
     gauge!(IN_FLIGHT).set(n as f64);
-}
-
-/// Adds `delta` (+1 when a solve permit is taken, −1 when released) to
-/// `placer_solves_in_flight`; atomic, so correct without a lock.
-pub fn in_flight_changed(delta: i8) {
-    gauge!(IN_FLIGHT).increment(f64::from(delta));
 }
 
 /// Sets `placer_queue_length` to `n` (the admission code calls it whenever the queue changes).
