@@ -17,6 +17,7 @@ mod body;
 mod config;
 pub mod config_file;
 mod deadline;
+pub mod epochs;
 mod error;
 mod expect;
 mod http_errors;

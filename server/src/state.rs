@@ -5,6 +5,7 @@
 
 use crate::admission::{Admission, Limits};
 use crate::config::ServerConfig;
+use crate::epochs::Epochs;
 use crate::live_config::LiveConfig;
 use placer_models::{PlaceRequest, PlaceResponse};
 use placer_solver::{PlaceOptions, SolveError};
@@ -24,6 +25,8 @@ pub struct AppState {
     pub(crate) admission: Admission,
     draining: Arc<AtomicBool>,
     pub(crate) solve: SolveFn,
+    /// The last answered epochs (the dashboard's data).
+    pub(crate) epochs: Epochs,
 }
 
 impl AppState {
@@ -45,12 +48,18 @@ impl AppState {
             admission: Admission::default(),
             draining: Arc::new(AtomicBool::new(false)),
             solve,
+            epochs: Epochs::default(),
         }
     }
 
     /// The live settings this state reads.
     pub fn live_config(&self) -> &LiveConfig {
         &self.config
+    }
+
+    /// The ring of the last answered epochs.
+    pub fn epochs(&self) -> &Epochs {
+        &self.epochs
     }
 
     /// Solves running right now (admitted, not finished).
