@@ -732,8 +732,9 @@ impl ResourceAmount {
     }
 }
 
-/// `root.x.y` → `x.y`; `root` → `""`.
-fn under_root(name: &str) -> &str {
+/// A queue name as its path under the root: `root.x.y` → `x.y`, `root` → `""`, `x` → `x`
+/// (YARN: "the root part is optional").
+pub fn under_root(name: &str) -> &str {
     if name == ROOT {
         ""
     } else {
