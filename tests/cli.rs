@@ -210,4 +210,11 @@ fn place_with_allocations_takes_the_pools_from_the_file() {
     assert_eq!(pools, ["sls_queue_1", "sls_queue_2", "sls_queue_3"]);
     assert_eq!(answer["pools"][2]["fair_share"]["map"], 1.0);
     assert_eq!(answer["assignments"].as_array().unwrap().len(), 1);
+    // The idle pools' shares are 0.0 on the wire, never the −0.0 water-filling can leave.
+    for pool in &answer["pools"].as_array().unwrap()[..2] {
+        for kind in ["map", "reduce"] {
+            let share = pool["fair_share"][kind].as_f64().unwrap();
+            assert!(share == 0.0 && share.is_sign_positive(), "{}: {share:?}", pool["id"]);
+        }
+    }
 }
