@@ -46,6 +46,7 @@ import argparse
 import json
 import math
 import os
+import resource
 import shutil
 import struct
 import subprocess
@@ -256,6 +257,21 @@ def ortools_row(problem: str, snap: dict, repeats: int) -> Row:
     return row
 
 
+def ortools_one(snap_file: Path, repeats: int) -> dict:
+    """OR-tools on one snapshot file, in this process: build and solve times (lists over
+    repeats), objective, network size, and this process's peak RSS in KB after loading the
+    JSON and at the end (ru_maxrss is a high-water mark, so the difference is what the graph
+    build and the solve added on top of the parsed snapshot). Used by scaling.py, which runs it
+    as a child process (``peers.py --ortools-one FILE``) to measure each size apart."""
+    with open(snap_file) as f:
+        snap = json.load(f)
+    rss_loaded = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    row = ortools_row(str(snap_file), snap, repeats)
+    return {"build": row.build, "solve": row.solve, "objective": row.objective, "note": row.note,
+            "rss_loaded_kb": rss_loaded,
+            "rss_peak_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
+
+
 def place_row(problem: str, snap_file: Path, engine: str, placer: Path, repeats: int) -> Row:
     row = Row(problem, f"placer place --solver {engine}")
     for _ in range(repeats):
@@ -279,7 +295,12 @@ def main() -> int:
     ap.add_argument("--dense-max-nodes", type=int, default=2500)
     ap.add_argument("--nodes", default=",".join(str(n) for n, _, _ in SNAPSHOTS),
                     help="which snapshots (comma-separated node counts)")
+    ap.add_argument("--ortools-one", type=Path, default=None,
+                    help="only OR-tools on this snapshot file; print JSON (see ortools_one)")
     args = ap.parse_args()
+    if args.ortools_one is not None:
+        print(json.dumps(ortools_one(args.ortools_one, args.repeats)))
+        return 0
     work = args.work or Path(tempfile.mkdtemp(prefix="placer-peers-"))
     work.mkdir(parents=True, exist_ok=True)
     wanted = {int(x) for x in args.nodes.split(",") if x}

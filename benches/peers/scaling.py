@@ -1,0 +1,175 @@
+"""Solve time and peak memory against cluster size, placer against OR-tools (issue 18, item 6).
+
+Not part of the build: it needs the scratch venv of ``peers.py`` (numpy, scipy, lapx, ortools)
+plus matplotlib, and a release build of placer:
+
+    cargo build --release --no-default-features
+    $VENV/bin/python benches/peers/scaling.py [--placer target/release/placer] [--out docs]
+
+For each row of ``SIZES`` (nodes, rack size, idle fraction, pending maps) it generates
+``placer gen snapshot --nodes N --rack-size R --map-slots 4 --idle I --tasks T --replication 3
+--rack-aware --seed 1`` and measures, ``--repeats`` times (3), in one run:
+
+* placer: ``placer place FILE --algorithm lsap --solver flow`` under ``/usr/bin/time -f %M``:
+  ``stats.solve_ms`` (validate, index, costs, network and solve: everything after parsing),
+  and the process's peak RSS (parse included);
+* OR-tools ``SimpleMinCostFlow`` on the same aggregated network, built by ``peers.py``'s
+  ``build_ortools`` (no second copy of the builder) in a child process
+  (``peers.py --ortools-one FILE``): the solve call alone, the graph build, the child's peak
+  RSS, and what the build and solve added to it on top of the parsed JSON.
+
+Timings are the minimum over the repeats; the ratio is OR-tools' solve over placer's
+``solve_ms``, both from the same run. Objectives must agree to 1e-6 relative (exit 1 if not).
+Writes ``scaling.md`` (the table), ``scaling.json`` (the rows), ``scaling.png`` and
+``scaling.svg`` (log-log: time against nodes, and peak RSS against nodes) into ``--out``;
+``--replot`` redraws the figure from ``scaling.json`` alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from peers import RTOL, place_row, placer_cmd  # noqa: E402
+
+# (nodes, rack size, idle fraction, pending maps): the issue's rows (2,500 / 0.5 / 5,000,
+# 12,500 / 0.25 / 20,000, 100,000 in racks of 40 / 0.25 / 150,000) and sizes between them
+# with the same shape (twice the nodes in tasks at half idle, 1.5-1.6 times at a quarter).
+SIZES = [
+    (500, 20, 0.5, 1000),
+    (1000, 20, 0.5, 2000),
+    (2500, 20, 0.5, 5000),
+    (5000, 20, 0.25, 8000),
+    (12500, 20, 0.25, 20000),
+    (25000, 40, 0.25, 40000),
+    (50000, 40, 0.25, 75000),
+    (100000, 40, 0.25, 150000),
+]
+
+
+def ortools_child(snap_file: Path, repeats: int) -> dict:
+    """``peers.py --ortools-one`` in a child process (its own peak RSS)."""
+    here = Path(__file__).resolve().parent
+    out = subprocess.run([sys.executable, str(here / "peers.py"), "--ortools-one", str(snap_file),
+                          "--repeats", str(repeats)], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def plot(rows: list[dict], out: Path) -> None:
+    """The log-log figure: solve time and peak RSS against nodes, as PNG and SVG in ``out``."""
+    xs = [r["nodes"] for r in rows]
+    fig, (ax_t, ax_m) = plt.subplots(1, 2, figsize=(10, 4))
+    ax_t.loglog(xs, [r["placer_solve"] for r in rows], "o-", label="placer place (solve_ms)")
+    ax_t.loglog(xs, [r["ortools_solve"] for r in rows], "s-", label="OR-tools min-cost flow (solve)")
+    ax_t.set_xlabel("nodes")
+    ax_t.set_ylabel("seconds")
+    ax_t.set_title("Solve time (min of runs)")
+    ax_t.grid(True, which="both", alpha=0.3)
+    ax_t.legend()
+    ax_m.loglog(xs, [r["placer_rss_mb"] for r in rows], "o-", label="placer place (whole process)")
+    ax_m.loglog(xs, [r["ortools_rss_mb"] for r in rows], "s-",
+                label="OR-tools child (Python, parsed JSON, graph, solve)")
+    ax_m.set_xlabel("nodes")
+    ax_m.set_ylabel("MB")
+    ax_m.set_title("Peak RSS")
+    ax_m.grid(True, which="both", alpha=0.3)
+    ax_m.legend()
+    fig.suptitle("placer vs OR-tools, lsap, rack-aware replication 3, seed 1")
+    fig.tight_layout()
+    plt.rcParams["svg.hashsalt"] = "placer"
+    fig.savefig(out / "scaling.png", dpi=80)
+    fig.savefig(out / "scaling.svg", metadata={"Date": None})
+
+
+def main() -> int:
+    here = Path(__file__).resolve().parent
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--placer", type=Path, default=here.parent.parent / "target/release/placer")
+    ap.add_argument("--out", type=Path, default=here.parent.parent / "docs")
+    ap.add_argument("--work", type=Path, default=None, help="scratch dir for the snapshots")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--max-nodes", type=int, default=100000)
+    ap.add_argument("--replot", action="store_true",
+                    help="only redraw the figure from OUT/scaling.json")
+    args = ap.parse_args()
+    if args.replot:
+        plot(json.loads((args.out / "scaling.json").read_text()), args.out)
+        return 0
+    work = args.work or Path(tempfile.mkdtemp(prefix="placer-scaling-"))
+    work.mkdir(parents=True, exist_ok=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    load_before = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+    rows = []
+    ok = True
+    for nodes, rack, idle, tasks in SIZES:
+        if nodes > args.max_nodes:
+            continue
+        snap_file = work / f"scale{nodes}.json"
+        if not snap_file.exists():
+            with open(snap_file, "w") as f:
+                subprocess.run(placer_cmd(args.placer, "gen", "snapshot", "--nodes", str(nodes),
+                                          "--rack-size", str(rack), "--map-slots", "4",
+                                          "--idle", str(idle), "--tasks", str(tasks),
+                                          "--replication", "3", "--rack-aware", "--seed", "1"),
+                               stdout=f, check=True)
+        print(f"# {nodes} nodes", file=sys.stderr)
+        p = place_row(str(nodes), snap_file, "flow", args.placer, args.repeats)
+        o = ortools_child(snap_file, args.repeats)
+        diff = abs(o["objective"] - p.objective) / max(abs(p.objective), 1e-300)
+        ok &= diff <= RTOL
+        rows.append({
+            "nodes": nodes, "rack": rack, "idle": idle, "tasks": tasks,
+            "objective": p.objective, "diff": diff,
+            "placer_solve": min(p.solve), "placer_wall": min(p.wall),
+            "placer_rss_mb": max(p.rss) / 1024,
+            "ortools_build": min(o["build"]), "ortools_solve": min(o["solve"]),
+            "ortools_rss_mb": o["rss_peak_kb"] / 1024,
+            "ortools_added_mb": (o["rss_peak_kb"] - o["rss_loaded_kb"]) / 1024,
+            "note": o["note"],
+        })
+    load_after = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+    def ms(x: float) -> str:
+        return f"{x * 1e3:.1f} ms" if x < 1 else f"{x:.2f} s"
+
+    lines = [
+        f"load before: {load_before}  ",
+        f"load after: {load_after}  ",
+        f"min of {args.repeats} runs each; ratio = OR-tools solve / placer solve_ms (same run)",
+        "",
+        "| nodes | rack size | idle | tasks | objective (s) | placer solve_ms | placer wall "
+        "| placer peak RSS | OR-tools build | OR-tools solve | ratio | OR-tools peak RSS "
+        "(+ graph and solve) | network |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['nodes']:,} | {r['rack']} | {r['idle']} | {r['tasks']:,} | {r['objective']:.12g} "
+            f"| {ms(r['placer_solve'])} | {ms(r['placer_wall'])} | {r['placer_rss_mb']:.1f} MB "
+            f"| {ms(r['ortools_build'])} | {ms(r['ortools_solve'])} "
+            f"| {r['ortools_solve'] / r['placer_solve']:.1f}× | {r['ortools_rss_mb']:.0f} MB "
+            f"(+{r['ortools_added_mb']:.0f} MB) | {r['note']} |")
+    table = "\n".join(lines) + "\n"
+    (args.out / "scaling.md").write_text(table)
+    print(table)
+
+    (args.out / "scaling.json").write_text(json.dumps(rows, indent=1) + "\n")
+    plot(rows, args.out)
+    if not ok:
+        print(f"OBJECTIVE MISMATCH above {RTOL:g} relative", file=sys.stderr)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
