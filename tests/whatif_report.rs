@@ -1,10 +1,13 @@
 //! `placer whatif`'s report page (issue 17, "a what-if HTML report"; DESIGN.md §CLI contract):
 //! `index.html` in `--out` for a trace replay, a paper's workload and a sharded sweep (each
 //! shard's page and the merged one), with the summary rows of `summary.csv`, every plot inlined,
-//! and every relative link and source resolving to a file that exists.
+//! and every relative link and source resolving to a file that exists; and the page as headless
+//! Chromium renders it from disk.
 
 use crate::cli::placer;
+use placer_testkit::browser::Browser;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 fn fresh(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
@@ -227,4 +230,61 @@ fn whatif_report_of_a_workload_and_of_a_sharded_sweep() {
         .collect();
     assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
     assert!(html.contains("href=\"shards/0-of-2/index.html\""));
+}
+
+#[test]
+fn whatif_report_renders_in_headless_chromium() {
+    // The page of a small workload run opened from disk: the rendered summary table is
+    // summary.csv, every plot has a size on screen, and a screenshot is kept.
+    let out = fresh("whatif_report_browser");
+    let dir = out.display().to_string();
+    let o = placer(&[
+        "whatif",
+        "--workload",
+        "fair-small-jobs:maps=2,jobs=6",
+        "--policies",
+        "fifo,delay,lsap",
+        "--out",
+        &dir,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let page = printed_page(&o.stdout);
+    let mut browser = Browser::start().expect("headless Chromium (bash scripts/deps installs it)");
+    browser.goto(&format!("file://{}", page.display())).unwrap();
+    let title = browser.wait_text("h1", "placer what-if", Duration::from_secs(20)).unwrap();
+    assert!(title.contains("small-jobs"), "{title}");
+    let cells = browser
+        .script(
+            "return Array.from(document.querySelectorAll('#summary-table tr'))
+                 .map(r => Array.from(r.cells).map(c => c.innerText.trim()));",
+        )
+        .unwrap();
+    let cells: Vec<Vec<String>> = serde_json::from_value(cells).unwrap();
+    assert_eq!(cells, csv_cells(&out.join("summary.csv")));
+    assert_eq!(cells.len(), 4, "a header and three runs");
+    let sizes = browser
+        .script(
+            "return Array.from(document.querySelectorAll('figure.plot svg, figure.plot img'))
+                 .map(e => { const r = e.getBoundingClientRect(); return [r.width, r.height]; });",
+        )
+        .unwrap();
+    let sizes: Vec<(f64, f64)> = serde_json::from_value(sizes).unwrap();
+    assert_eq!(sizes.len(), 5, "{sizes:?}");
+    for (w, h) in &sizes {
+        // 1000 × 600 plots, scaled to the page's width at most: the aspect ratio holds.
+        assert!(*w > 100.0 && *h > 60.0, "{sizes:?}");
+        assert!((w / h - 1000.0 / 600.0).abs() < 0.05, "{sizes:?}");
+    }
+    // The plots drew something: each SVG's content has an extent.
+    let drawn = browser
+        .script(
+            "return Array.from(document.querySelectorAll('figure.plot svg'))
+                 .map(s => { const b = s.getBBox(); return b.width * b.height; });",
+        )
+        .unwrap();
+    let drawn: Vec<f64> = serde_json::from_value(drawn).unwrap();
+    assert!(drawn.iter().all(|a| *a > 0.0), "{drawn:?}");
+    let shot = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots/whatif-report.png");
+    browser.screenshot(&shot).unwrap();
+    assert_eq!(&std::fs::read(&shot).unwrap()[..8], b"\x89PNG\r\n\x1a\n");
 }
