@@ -370,7 +370,8 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
 }
 
 /// What the report page says was run: the workload, its source (trace and format, or the
-/// paper's experiment and keys), topology, policies, sweep, shard, seed and the runs here.
+/// paper's experiment and keys), topology, allocation file, policies, sweep, shard, seed and
+/// the runs here.
 fn about(args: &RunArgs, workload: &str, runs: usize) -> Vec<(String, String)> {
     let mut about = vec![("workload".to_owned(), workload.to_owned())];
     let mut add = |label: &str, value: String| about.push((label.to_owned(), value));
@@ -391,6 +392,9 @@ fn about(args: &RunArgs, workload: &str, runs: usize) -> Vec<(String, String)> {
     }
     if let Some(topology) = &args.topology {
         add("topology", topology.display().to_string());
+    }
+    if let Some(allocations) = &args.allocations {
+        add("allocations", allocations.display().to_string());
     }
     let policies: Vec<&str> = args.policies.iter().map(|p| p.name()).collect();
     add("policies", policies.join(", "));
