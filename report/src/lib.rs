@@ -1,8 +1,9 @@
 //! placer's what-if reports (DESIGN.md §CLI contract, `placer whatif`): the tables, plots and
-//! shard manifests written from [`placer_sim::SimReport`]s.
+//! shard manifests written from [`placer_sim::SimReport`]s, and the `index.html` page over them.
 
 pub mod atomic;
 mod error;
+pub mod index_html;
 pub mod manifest;
 pub mod plots;
 pub mod tables;

@@ -121,6 +121,12 @@ impl Shard {
         self.file("cross_rack_timeseries.csv")
     }
 
+    /// Where this shard's `index.html` goes ([`crate::index_html`]): `index.html` for `0/1`,
+    /// else `shards/i-of-N/index.html`.
+    pub fn index_file(&self) -> String {
+        self.file(crate::index_html::INDEX_FILE)
+    }
+
     /// Where this shard's manifest goes: `manifest.json` for `0/1`, else
     /// `shards/i-of-N/manifest.json`.
     pub fn manifest_file(&self) -> String {
@@ -371,6 +377,7 @@ mod tests {
         assert_eq!(s.to_string(), "2/4");
         assert_eq!(s.summary_file(), "shards/2-of-4/summary.csv");
         assert_eq!(Shard::WHOLE.manifest_file(), "manifest.json");
+        assert_eq!(s.index_file(), "shards/2-of-4/index.html");
         for bad in ["4/4", "1/0", "x/2", "3", "-1/2"] {
             assert!(bad.parse::<Shard>().is_err(), "{bad}");
         }

@@ -10,6 +10,7 @@ use super::workloads::{self, ClusterFlags, Settings, WorkloadArg};
 use crate::error::CliError;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use placer_models::{Algorithm, SwMechanisms};
+use placer_report::index_html;
 use placer_report::manifest::{self, FileEntry, Manifest, Shard, MANIFEST_FILE};
 use placer_report::plots;
 use placer_report::tables::{self, ErrorSummary, SummaryRow, ValidationRow};
@@ -352,8 +353,11 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         done.push((run, report.map_err(|e| CliError::Usage(format!("{}: {e}", run.name)))?));
     }
     std::fs::create_dir_all(out).map_err(|source| CliError::Io { path: out.clone(), source })?;
-    let outputs = Outputs { dir: out, shard, shards, config: &config };
-    outputs.write(&done)?;
+    let title = format!("placer what-if: {}", input.workload.name);
+    let about = about(args, &input.workload.name, done.len());
+    let outputs =
+        Outputs { dir: out, shard, shards, config: &config, title: &title, about: &about };
+    let page = outputs.write(&done)?;
     let rows: Vec<SummaryRow> = done.iter().map(|(_, r)| SummaryRow::from_report(r)).collect();
     print!("{}", table::render(&rows));
     for (_, report) in &done {
@@ -361,7 +365,48 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             println!("{line}");
         }
     }
+    println!("report: {}", page.display());
     Ok(())
+}
+
+/// What the report page says was run: the workload, its source (trace and format, or the
+/// paper's experiment and keys), topology, allocation file, policies, sweep, shard, seed and
+/// the runs here.
+fn about(args: &RunArgs, workload: &str, runs: usize) -> Vec<(String, String)> {
+    let mut about = vec![("workload".to_owned(), workload.to_owned())];
+    let mut add = |label: &str, value: String| about.push((label.to_owned(), value));
+    if let Some(trace) = &args.trace {
+        add("trace", trace.display().to_string());
+    }
+    if let Some(format) = args.format.and_then(|f| clap::ValueEnum::to_possible_value(&f)) {
+        add("format", format.get_name().to_owned());
+    }
+    if let Some(w) = &args.workload {
+        let keys = w.keys.iter().map(|(k, v)| format!("{k}={v}"));
+        let keys: Vec<String> = keys.collect();
+        let spec = match keys.is_empty() {
+            true => w.paper.name().to_owned(),
+            false => format!("{}:{}", w.paper.name(), keys.join(",")),
+        };
+        add("--workload", spec);
+    }
+    if let Some(topology) = &args.topology {
+        add("topology", topology.display().to_string());
+    }
+    if let Some(allocations) = &args.allocations {
+        add("allocations", allocations.display().to_string());
+    }
+    let policies: Vec<&str> = args.policies.iter().map(|p| p.name()).collect();
+    add("policies", policies.join(", "));
+    if let Some(sweep) = &args.sweep {
+        add("sweep", sweep.display().to_string());
+    }
+    if let Some((i, n)) = args.shard {
+        add("shard", format!("{i}/{n}"));
+    }
+    add("seed", args.seed.to_string());
+    add("runs", runs.to_string());
+    about
 }
 
 /// Jobs finished over all runs (`jobs` = runs × jobs per run) on stderr; hidden unless stdout
@@ -389,13 +434,18 @@ struct Outputs<'a> {
     shards: usize,
     /// The sweep's config JSON (hashed into the manifest).
     config: &'a str,
+    /// The report page's title.
+    title: &'a str,
+    /// What the report page says was run (label, value).
+    about: &'a [(String, String)],
 }
 
 impl Outputs<'_> {
     /// Tables per run, then the summary, the validation, ShuffleWatcher's Table 3 by class and
     /// cross-rack time series (beside the summary), plots (the whole run's or this shard's),
-    /// and the manifest last, every file atomically.
-    fn write(&self, done: &[(&Run, SimReport)]) -> Result<(), CliError> {
+    /// the report page over them (`index.html` beside the summary), and the manifest last,
+    /// every file atomically. Returns the page's path.
+    fn write(&self, done: &[(&Run, SimReport)]) -> Result<PathBuf, CliError> {
         let shard = Shard::new(self.shard, self.shards)?;
         let mut files = Vec::new();
         for (run, report) in done {
@@ -421,10 +471,14 @@ impl Outputs<'_> {
                 path.strip_prefix(self.dir).unwrap_or(&path).to_string_lossy().replace('\\', "/");
             files.push(FileEntry::new(rel, "plot", None, &bytes));
         }
-        let names = done.iter().map(|(run, _)| run.name.clone()).collect();
+        let names: Vec<String> = done.iter().map(|(run, _)| run.name.clone()).collect();
+        // The page shows the manifest of every file but itself; the manifest lists the page.
+        let draft = Manifest::new(GIT_REVISION, self.config, shard, names.clone(), files.clone());
+        let page = shard.index_file();
+        files.push(index_html::write_index(self.dir, &page, self.title, self.about, &draft)?);
         let manifest = Manifest::new(GIT_REVISION, self.config, shard, names, files);
         manifest::write_manifest(self.dir, &shard.manifest_file(), &manifest)?;
-        Ok(())
+        Ok(self.dir.join(page))
     }
 }
 
@@ -526,10 +580,20 @@ pub fn summarize(dir: &Path) -> Result<(), CliError> {
     let validation = merged_validation(dir, &shards, &names)?;
     files.extend(tables::write_validation_rows(dir, &Shard::WHOLE.validation_file(), &validation)?);
     let revision = shards[0].0.git_revision.clone();
+    let mut draft = Manifest::new(&revision, "", Shard::WHOLE, names.clone(), files.clone());
+    draft.config_sha256 = hash.clone();
+    let title = format!("placer what-if: {n} shards merged");
+    let about = [
+        ("merged".to_owned(), format!("{n} shards of one sweep (config {hash})")),
+        ("runs".to_owned(), rows.len().to_string()),
+    ];
+    let page = Shard::WHOLE.index_file();
+    files.push(index_html::write_index(dir, &page, &title, &about, &draft)?);
     let mut manifest = Manifest::new(&revision, "", Shard::WHOLE, names, files);
     manifest.config_sha256 = hash;
     manifest::write_manifest(dir, &Shard::WHOLE.manifest_file(), &manifest)?;
     println!("merged {n} shards, {} runs: {}", rows.len(), dir.join("summary.csv").display());
+    println!("report: {}", dir.join(page).display());
     Ok(())
 }
 
@@ -629,7 +693,8 @@ mod tests {
                 partition: vec![("policy".to_owned(), name.to_owned())],
                 config,
             };
-            let outputs = Outputs { dir: &dir, shard: i, shards: 2, config: "{}" };
+            let outputs =
+                Outputs { dir: &dir, shard: i, shards: 2, config: "{}", title: "t", about: &[] };
             outputs.write(&[(&run, report.clone())]).unwrap();
             let shard = Shard::new(i, 2).unwrap();
             assert!(dir.join(shard.validation_file()).is_file());

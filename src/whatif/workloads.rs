@@ -151,6 +151,17 @@ pub enum Value {
     Word(&'static str),
 }
 
+/// As written after `key=` on the command line.
+impl std::fmt::Display for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Int(n) => write!(f, "{n}"),
+            Self::Num(x) => write!(f, "{x}"),
+            Self::Word(w) => f.write_str(w),
+        }
+    }
+}
+
 /// `--workload NAME[:key=value,...]`, checked.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WorkloadArg {
