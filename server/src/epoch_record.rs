@@ -23,7 +23,7 @@ use utoipa::ToSchema;
 pub const MAX_JOBS: usize = 200;
 
 /// Most pools listed in [`EpochRecord::pools`] (and `pool_settings`): the first in the
-/// answer's order (sorted by id).
+/// answer's order.
 pub const MAX_POOLS: usize = 1000;
 
 /// Most preemptions listed in [`EpochRecord::preemptions`]: the first in the answer's order.

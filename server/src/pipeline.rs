@@ -167,4 +167,30 @@ mod tests {
         assert_eq!(err.code(), "internal");
         assert!(err.to_string().contains("boom"));
     }
+
+    #[test]
+    fn an_answer_is_recorded_even_when_the_event_log_fails() {
+        let blocked = std::env::temp_dir().join(format!("placer-pipeline-{}", std::process::id()));
+        std::fs::write(&blocked, b"a file where the log directory should be").unwrap();
+        let recording = Recording {
+            epochs: Epochs::new(4),
+            event_log: Some(EventLog::unopened(&blocked.join("log"), 1 << 20, 1)),
+            request_id: "abc".to_owned(),
+        };
+        let body = include_bytes!("../../examples/snapshot.json");
+        let answer = answer(
+            &body[..],
+            &PlaceOptions::default(),
+            placer_solver::place,
+            &no_deadline(),
+            None,
+            &SolveLog::default(),
+            &recording,
+        );
+        assert!(answer.is_ok());
+        let kept = recording.epochs.all();
+        assert_eq!(kept.len(), 1);
+        assert_eq!((kept[0].seq, kept[0].request_id.as_str()), (1, "abc"));
+        std::fs::remove_file(&blocked).unwrap();
+    }
 }
