@@ -45,10 +45,10 @@
     return el("td", attrs, text);
   }
 
-  // A horizontal bar: demand (faint), running after the answer (solid), fair share (marker),
-  // all on the scale `max` slots.
+  // A horizontal bar: demand (faint, cut at the width), running after the answer (solid), fair
+  // share (marker), all on the scale `max` slots.
   function shareBar(kind, fair, running, demand, max) {
-    var w = 160, h = 14;
+    var w = 110, h = 14;
     var x = function (v) { return max > 0 ? Math.max(0, Math.min(w, (v / max) * w)) : 0; };
     var svg = svgEl("svg", { "class": "bar", width: w, height: h, viewBox: "0 0 " + w + " " + h, "data-kind": kind });
     svg.appendChild(svgEl("rect", { "class": "demand", x: 0, y: 2, width: x(demand), height: h - 4 }));
@@ -78,12 +78,17 @@
     var settings = {};
     (r.pool_settings || []).forEach(function (s) { settings[s.id] = s; });
     var max = { map: 0, reduce: 0 };
+    var maxDemand = { map: 0, reduce: 0 };
     r.pools.forEach(function (p) {
+      maxDemand.map = Math.max(maxDemand.map, p.demand.map);
+      maxDemand.reduce = Math.max(maxDemand.reduce, p.demand.reduce);
       ["map", "reduce"].forEach(function (k) {
         var fair = p.fair_share ? p.fair_share[k] : 0;
-        max[k] = Math.max(max[k], p.demand[k], p.running_after[k], p.running[k], fair);
+        max[k] = Math.max(max[k], p.running_after[k], p.running[k], fair);
       });
     });
+    // Nothing runs and no share: scale on the demand instead.
+    ["map", "reduce"].forEach(function (k) { if (max[k] === 0) { max[k] = maxDemand[k]; } });
     r.pools.forEach(function (p) {
       var s = settings[p.id] || { weight: 1, min_map_share: 0, min_reduce_share: 0 };
       var row = el("tr", { "data-pool": p.id });
@@ -163,7 +168,7 @@
       td.setAttribute("data-locality", l);
       row.appendChild(td);
     });
-    var w = 160, h = 14, x = 0;
+    var w = 140, h = 14, x = 0;
     var svg = svgEl("svg", { "class": "bar", width: w, height: h, viewBox: "0 0 " + w + " " + h });
     LOCALITIES.forEach(function (l) {
       var width = total > 0 ? (counts[l] / total) * w : 0;
