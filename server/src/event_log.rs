@@ -190,7 +190,7 @@ pub fn files(dir: &Path) -> io::Result<Vec<PathBuf>> {
             found.push((i, entry.path()));
         }
     }
-    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found.sort_by_key(|(i, _)| std::cmp::Reverse(*i));
     Ok(found.into_iter().map(|(_, path)| path).collect())
 }
 
