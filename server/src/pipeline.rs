@@ -88,7 +88,7 @@ fn answer_unguarded(
 
 /// Digests the answered epoch ([`EpochRecord::digest`]), pushes it into the ring and appends it
 /// to the event log. A failed write is counted (`placer_event_log_errors_total`) and logged at
-/// `warn`; it never fails the answer.
+/// `warn`; it never fails the answer. With `--epochs 0` and no event log nothing is digested.
 ///
 /// # Complexity
 /// The digest's O(pending + running + |answer|), one `write` for the log line.
@@ -97,6 +97,9 @@ pub(crate) fn record(
     request: &placer_models::PlaceRequest,
     response: &placer_models::PlaceResponse,
 ) {
+    if recording.epochs.capacity() == 0 && recording.event_log.is_none() {
+        return;
+    }
     let digest = EpochRecord::digest(request, response, &recording.request_id, SystemTime::now());
     let record = recording.epochs.push(digest);
     if let Some(event_log) = &recording.event_log {
