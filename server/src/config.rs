@@ -71,6 +71,13 @@ pub struct ServerConfig {
     pub policy_defaults: Option<Map<String, Value>>,
     /// The config file this came from (`--config`), reloaded on SIGHUP or change.
     pub config_path: Option<PathBuf>,
+    /// A YARN fair-scheduler allocation file (`--allocations`): pools and users a snapshot
+    /// does not define are filled from it; reloaded on SIGHUP or change, like the config.
+    pub allocations: Option<PathBuf>,
+    /// The file at `allocations` as read with this config (`None` until loaded, or with no
+    /// file): [`crate::config_file::load`] and [`crate::config_file::from_command_line`]
+    /// read it.
+    pub fair_allocations: Option<crate::allocations::Allocations>,
     /// Answered epochs kept in memory for `GET /v1/epochs` and the dashboard (`--epochs`);
     /// 0 keeps none. Fixed at start.
     pub epochs_kept: usize,
@@ -100,6 +107,8 @@ impl Default for ServerConfig {
             log_format: LogFormat::Pretty,
             policy_defaults: None,
             config_path: None,
+            allocations: None,
+            fair_allocations: None,
             epochs_kept: crate::epochs::DEFAULT_EPOCHS_KEPT,
             event_log: None,
             event_log_max_bytes: crate::event_log::DEFAULT_MAX_BYTES,

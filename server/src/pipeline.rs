@@ -12,16 +12,19 @@ use crate::event_log::EventLog;
 use crate::logging::SolveLog;
 use crate::state::SolveFn;
 use crate::{metrics, policy_defaults};
+use placer_datasets::FairAllocations;
 use placer_solver::PlaceOptions;
 use serde_json::{Map, Value};
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Instant, SystemTime};
 
-/// Where one request's answered epoch goes: the ring of the last epochs and, when configured,
-/// the event log, under the request's id.
+/// Where one request's facts go: its log line, and, once answered, the ring of the last epochs
+/// and (when configured) the event log, under the request's id.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Recording {
+    /// The facts for the request's log line.
+    pub log: SolveLog,
     /// The ring (`GET /v1/epochs`, the dashboard).
     pub epochs: Epochs,
     /// The event log (`--event-log`), if any.
@@ -32,22 +35,23 @@ pub(crate) struct Recording {
 
 /// Answers one snapshot with the response JSON bytes, or the error to send. Takes the body by
 /// value and drops it once parsed, so that it does not sit beside the solve's memory. Keys of
-/// `policy_defaults` fill the snapshot's omitted `policy` keys ([`policy_defaults::apply`]).
-/// The deadline timer starts once the snapshot's `policy.deadline_ms` is known. Records the
-/// body size, the solve and the answer in [`metrics`] and `log`, and the answered epoch in
-/// `recording` ([`record`]). A panic anywhere inside (a bug) is caught, counted and returned as
-/// [`ServerError::Internal`].
+/// `policy_defaults` fill the snapshot's omitted `policy` keys ([`policy_defaults::apply`]);
+/// then `allocations` fills its undefined pools and users
+/// ([`placer_datasets::FairAllocations::fill`]). The deadline timer starts once the snapshot's
+/// `policy.deadline_ms` is known. Records the body size, the solve and the answer in
+/// [`metrics`] and `recording.log`, and the answered epoch in `recording` ([`record`]). A panic
+/// anywhere inside (a bug) is caught, counted and returned as [`ServerError::Internal`].
 pub(crate) fn answer(
     bytes: impl AsRef<[u8]>,
     opts: &PlaceOptions,
     solve: SolveFn,
     deadline: &Deadline,
     policy_defaults: Option<&Map<String, Value>>,
-    log: &SolveLog,
+    allocations: Option<&FairAllocations>,
     recording: &Recording,
 ) -> Result<Vec<u8>, ServerError> {
     catch_unwind(AssertUnwindSafe(move || {
-        answer_unguarded(bytes, opts, solve, deadline, policy_defaults, log, recording)
+        answer_unguarded(bytes, opts, solve, deadline, policy_defaults, allocations, recording)
     }))
     .unwrap_or_else(|payload| {
         metrics::panic_caught();
@@ -61,15 +65,19 @@ fn answer_unguarded(
     solve: SolveFn,
     deadline: &Deadline,
     policy_defaults: Option<&Map<String, Value>>,
-    log: &SolveLog,
+    allocations: Option<&FairAllocations>,
     recording: &Recording,
 ) -> Result<Vec<u8>, ServerError> {
+    let log = &recording.log;
     let body = bytes.as_ref();
     metrics::snapshot_bytes(body.len());
     log.body(body.len());
     let mut request = placer_models::parse_request(body)?;
     if let Some(defaults) = policy_defaults {
         policy_defaults::apply(body, &mut request, defaults)?;
+    }
+    if let Some(allocations) = allocations {
+        allocations.fill(&mut request);
     }
     // The body is not needed past parsing: give its memory back before the solve.
     drop(bytes);
@@ -147,7 +155,7 @@ mod tests {
             placer_solver::place,
             &no_deadline(),
             None,
-            &SolveLog::default(),
+            None,
             &Recording::default(),
         )
         .unwrap_err();
@@ -163,7 +171,7 @@ mod tests {
             panicking,
             &no_deadline(),
             None,
-            &SolveLog::default(),
+            None,
             &Recording::default(),
         )
         .unwrap_err();
@@ -176,6 +184,7 @@ mod tests {
         let blocked = std::env::temp_dir().join(format!("placer-pipeline-{}", std::process::id()));
         std::fs::write(&blocked, b"a file where the log directory should be").unwrap();
         let recording = Recording {
+            log: SolveLog::default(),
             epochs: Epochs::new(4),
             event_log: Some(EventLog::unopened(&blocked.join("log"), 1 << 20, 1)),
             request_id: "abc".to_owned(),
@@ -187,7 +196,7 @@ mod tests {
             placer_solver::place,
             &no_deadline(),
             None,
-            &SolveLog::default(),
+            None,
             &recording,
         );
         assert!(answer.is_ok());

@@ -57,7 +57,7 @@ async fn place(
     let config = state.config.get();
     let log = req.extensions().get::<SolveLog>().cloned().unwrap_or_default();
     let request_id = req.extensions().get::<RequestId>().map(|id| id.as_str().to_owned());
-    let recording = state.recording(request_id.unwrap_or_default());
+    let recording = state.recording(log, request_id.unwrap_or_default());
     let query = PlaceQuery::parse(req.query_string())?;
     let encoding = check_head(&config, req.headers())?;
     let body_timeout = Duration::from_millis(config.body_timeout_ms);
@@ -75,8 +75,9 @@ async fn place(
     // if the client disconnects and this future is dropped.
     let body = web::block(move || {
         let _permit = permit;
+        let allocations = config.fair_allocations.as_ref().map(|a| &*a.0);
         let defaults = config.policy_defaults.as_ref();
-        pipeline::answer(bytes, &opts, solve, &deadline, defaults, &log, &recording)
+        pipeline::answer(bytes, &opts, solve, &deadline, defaults, allocations, &recording)
     })
     .await
     .map_err(|e| ServerError::Internal { message: format!("solver thread failed: {e}") })??;

@@ -8,6 +8,7 @@ use crate::config::ServerConfig;
 use crate::epochs::Epochs;
 use crate::event_log::EventLog;
 use crate::live_config::LiveConfig;
+use crate::logging::SolveLog;
 use crate::pipeline::Recording;
 use placer_models::{PlaceRequest, PlaceResponse};
 use placer_solver::{PlaceOptions, SolveError};
@@ -82,9 +83,11 @@ impl AppState {
         Ok(Self::new(config))
     }
 
-    /// Where an answer to the request `request_id` is recorded.
-    pub(crate) fn recording(&self, request_id: String) -> Recording {
-        Recording { epochs: self.epochs.clone(), event_log: self.event_log.clone(), request_id }
+    /// Where the facts of the request `request_id` go: `log` for its log line, the ring and the
+    /// event log for its answer.
+    pub(crate) fn recording(&self, log: SolveLog, request_id: String) -> Recording {
+        let (epochs, event_log) = (self.epochs.clone(), self.event_log.clone());
+        Recording { log, epochs, event_log, request_id }
     }
 
     /// The live settings this state reads.
