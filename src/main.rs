@@ -2,6 +2,7 @@
 //! LSAP solve (lsap-sched §3.2), the lsap paper's synthetic snapshots (§4) and their cost matrix.
 
 mod error;
+mod events;
 mod lsap_file;
 mod whatif;
 
@@ -79,6 +80,19 @@ struct ServeArgs {
     /// does not define come from its queues and users. Reloaded on SIGHUP or change.
     #[arg(long, value_name = "FILE")]
     allocations: Option<PathBuf>,
+    /// Answered epochs kept in memory for GET /v1/epochs and the dashboard at GET /.
+    #[arg(long, default_value_t = placer_server::epochs::DEFAULT_EPOCHS_KEPT)]
+    epochs: usize,
+    /// Write one JSON line per answered epoch to DIR/events.jsonl (created if needed).
+    #[arg(long, value_name = "DIR")]
+    event_log: Option<PathBuf>,
+    /// Rotate events.jsonl into events.1.jsonl ... once it would exceed this many bytes.
+    #[arg(long, default_value_t = placer_server::event_log::DEFAULT_MAX_BYTES,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    event_log_max_bytes: u64,
+    /// Rotated event log files kept (events.1.jsonl newest ... events.K.jsonl oldest).
+    #[arg(long, default_value_t = placer_server::event_log::DEFAULT_KEEP)]
+    event_log_keep: usize,
 }
 
 impl ServeArgs {
@@ -101,13 +115,18 @@ impl ServeArgs {
             config_path: self.config,
             allocations: self.allocations,
             fair_allocations: None,
+            epochs_kept: self.epochs,
+            event_log: self.event_log,
+            event_log_max_bytes: self.event_log_max_bytes,
+            event_log_keep: self.event_log_keep,
         }
     }
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Serve POST /place, GET /healthz, /readyz and /metrics; SIGTERM drains and exits 0.
+    /// Serve POST /place, GET /healthz, /readyz, /metrics, /v1/epochs and the dashboard at /;
+    /// SIGTERM drains and exits 0.
     Serve(Box<ServeArgs>),
     /// Place one snapshot (a v1 JSON file, `-` for stdin) and print the response JSON.
     Place {
@@ -143,6 +162,11 @@ enum Command {
     /// Replay a trace, or a paper's own experiment (--workload), through several policies side by
     /// side on a simulated cluster.
     Whatif(Box<WhatifCommand>),
+    /// Read the event log that `serve --event-log DIR` writes.
+    Events {
+        #[command(subcommand)]
+        action: EventsAction,
+    },
     /// Write a snapshot's dense pending-task × free-slot locality cost matrix as `.lsap`.
     ExportMatrix {
         /// The snapshot.
@@ -170,6 +194,16 @@ enum WhatifAction {
     /// Merge the shards of a sweep written under DIR into DIR/summary.csv.
     Summarize {
         /// The `--out` directory the shards wrote to.
+        dir: PathBuf,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum EventsAction {
+    /// Per-pool share over time as CSV on stdout: time, unix_ms, seq, request_id, algorithm,
+    /// pool, weight, min shares, then fair share, running, running after and demand per kind.
+    Summarize {
+        /// The event log directory (events.jsonl and its rotated files).
         dir: PathBuf,
     },
 }
@@ -355,6 +389,9 @@ fn run(command: Command, given: std::collections::BTreeSet<String>) -> Result<()
             }
             WhatifCommand { action: None, run } => whatif::run(&run),
         },
+        Command::Events { action: EventsAction::Summarize { dir } } => {
+            events::summarize(&dir, std::io::stdout().lock())
+        }
         Command::ExportMatrix { file, out, kind } => {
             let req = placer_models::parse_request(&read_input(&file)?)?;
             let kind = match kind {

@@ -10,6 +10,7 @@ mod api;
 mod browser;
 mod cli;
 mod conformance;
+mod dashboard;
 mod fair_policies;
 mod fair_properties;
 mod placement;

@@ -78,6 +78,16 @@ pub struct ServerConfig {
     /// file): [`crate::config_file::load`] and [`crate::config_file::from_command_line`]
     /// read it.
     pub fair_allocations: Option<crate::allocations::Allocations>,
+    /// Answered epochs kept in memory for `GET /v1/epochs` and the dashboard (`--epochs`);
+    /// 0 keeps none. Fixed at start.
+    pub epochs_kept: usize,
+    /// Directory of the event log (`--event-log`): one JSON line per answered epoch; `None`
+    /// = no event log. Fixed at start.
+    pub event_log: Option<PathBuf>,
+    /// Size in bytes at which `events.jsonl` is rotated (`--event-log-max-bytes`).
+    pub event_log_max_bytes: u64,
+    /// Rotated event log files kept (`--event-log-keep`); 0 deletes the old lines.
+    pub event_log_keep: usize,
 }
 
 impl Default for ServerConfig {
@@ -99,6 +109,10 @@ impl Default for ServerConfig {
             config_path: None,
             allocations: None,
             fair_allocations: None,
+            epochs_kept: crate::epochs::DEFAULT_EPOCHS_KEPT,
+            event_log: None,
+            event_log_max_bytes: crate::event_log::DEFAULT_MAX_BYTES,
+            event_log_keep: crate::event_log::DEFAULT_KEEP,
         }
     }
 }
@@ -145,6 +159,8 @@ mod tests {
         assert_eq!((c.header_timeout_ms, c.body_timeout_ms), (5_000, 10_000));
         assert_eq!(c.shutdown_grace_ms, 30_000);
         assert_eq!(c.workers, None);
+        assert_eq!((c.epochs_kept, c.event_log.as_deref()), (120, None));
+        assert_eq!((c.event_log_max_bytes, c.event_log_keep), (64 << 20, 10));
     }
 
     #[test]

@@ -47,6 +47,14 @@ pub struct FileConfig {
     /// `--allocations`: a YARN fair-scheduler allocation file; a relative path is taken from
     /// the config file's directory.
     pub allocations: Option<PathBuf>,
+    /// `--epochs`: answered epochs kept for `GET /v1/epochs` and the dashboard.
+    pub epochs: Option<usize>,
+    /// `--event-log`: the event log's directory.
+    pub event_log: Option<PathBuf>,
+    /// `--event-log-max-bytes`: rotation size of `events.jsonl` (≥ 1).
+    pub event_log_max_bytes: Option<u64>,
+    /// `--event-log-keep`: rotated event log files kept.
+    pub event_log_keep: Option<usize>,
 }
 
 /// The `[policy]` table alone, read again with its spans for precise error lines.
@@ -170,6 +178,12 @@ pub fn resolve(file: &FileConfig, cli: &CommandLine) -> ServerConfig {
     if !cli.wins("allocations") && file.allocations.is_some() {
         c.allocations.clone_from(&file.allocations);
     }
+    set(cli, "epochs", &file.epochs, &mut c.epochs_kept);
+    if !cli.wins("event_log") && file.event_log.is_some() {
+        c.event_log.clone_from(&file.event_log);
+    }
+    set(cli, "event_log_max_bytes", &file.event_log_max_bytes, &mut c.event_log_max_bytes);
+    set(cli, "event_log_keep", &file.event_log_keep, &mut c.event_log_keep);
     c
 }
 
@@ -219,6 +233,7 @@ fn check_values(file: &FileConfig) -> Result<(), (&'static str, String)> {
         ("max_memory", file.max_memory),
         ("deadline_ms", file.deadline_ms),
         ("workers", file.workers.map(|v| v as u64)),
+        ("event_log_max_bytes", file.event_log_max_bytes),
     ];
     for (key, value) in at_least_one {
         if value == Some(0) {
@@ -319,6 +334,10 @@ body_timeout_ms = 30000
 shutdown_grace_ms = 10000
 workers = 2
 log_format = "json"
+epochs = 30
+event_log = "var/events"
+event_log_max_bytes = 1048576
+event_log_keep = 3
 
 [policy]
 algorithm = "dl_sched"
@@ -334,6 +353,9 @@ shuffle_watcher = { nass = false }
         assert_eq!(config.body_limit_bytes, 1000);
         assert_eq!(config.max_in_flight, 3);
         assert_eq!(config.workers, Some(2));
+        assert_eq!((config.epochs_kept, config.event_log_keep), (30, 3));
+        assert_eq!(config.event_log.as_deref(), Some(Path::new("var/events")));
+        assert_eq!(config.event_log_max_bytes, 1 << 20);
         let policy = config.policy_defaults.unwrap();
         assert_eq!(policy["algorithm"], "dl_sched");
         assert_eq!(policy["shuffle_watcher"]["nass"], false);

@@ -75,7 +75,7 @@ pub enum ServerError {
     #[error("server is shutting down; retry on another instance")]
     Draining,
     /// No route for this path (404).
-    #[error("no route for {method} {path}; routes: POST /place, GET /healthz, GET /readyz, GET /metrics, GET /openapi.json, GET /docs")]
+    #[error("no route for {method} {path}; routes: POST /place, GET /healthz, GET /readyz, GET /metrics, GET /openapi.json, GET /docs, GET /, GET /v1/epochs")]
     NotFound {
         /// The request method.
         method: String,

@@ -21,6 +21,7 @@
 //! | `placer_config_reloads_total` | counter | `result` (ok/error) |
 //! | `placer_config_last_reload_timestamp_seconds` | gauge | — |
 //! | `placer_config_generation` | gauge | — |
+//! | `placer_event_log_errors_total` | counter | — (event log writes that failed) |
 
 use metrics::{counter, describe_counter, describe_gauge, describe_histogram, gauge, histogram};
 use metrics::{SetRecorderError, Unit};
@@ -71,6 +72,7 @@ const POOLS: &str = "placer_last_answer_pools";
 const RELOADS: &str = "placer_config_reloads_total";
 const RELOAD_TIME: &str = "placer_config_last_reload_timestamp_seconds";
 const GENERATION: &str = "placer_config_generation";
+const EVENT_LOG_ERRORS: &str = "placer_event_log_errors_total";
 
 /// How often the background thread folds histogram samples into their buckets, so that an
 /// unscraped process does not accumulate samples.
@@ -158,12 +160,17 @@ pub fn describe() {
         "Unix time the config in force was loaded (start or last good reload)"
     );
     describe_gauge!(GENERATION, "Config generation: 1 at start, +1 per applied reload");
+    describe_counter!(
+        EVENT_LOG_ERRORS,
+        "Event log lines that could not be written (--event-log; the answers were sent)"
+    );
     gauge!(IN_FLIGHT).set(0.0);
     gauge!(QUEUE).set(0.0);
     gauge!(POOLS).set(0.0);
     counter!(OVERLOADED).absolute(0);
     counter!(TIME_LIMITED).absolute(0);
     counter!(PANICS).absolute(0);
+    counter!(EVENT_LOG_ERRORS).absolute(0);
 }
 
 /// The `/metrics` page: every series of the global recorder followed by the last answer's pool
@@ -232,6 +239,11 @@ pub fn config_generation(generation: u64) {
     gauge!(GENERATION).set(generation as f64);
     let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
     gauge!(RELOAD_TIME).set(now);
+}
+
+/// One event log line that could not be written.
+pub fn event_log_error() {
+    counter!(EVENT_LOG_ERRORS).increment(1);
 }
 
 /// Everything one successful answer tells: the solve time histogram, the placed-task

@@ -306,6 +306,45 @@ mod operations {
         )
     )]
     fn docs() {}
+
+    /// The last answered epochs, oldest first: a bounded digest of each answer (pools, waiting
+    /// jobs and reasons, placements by locality, preemptions, solve time), the data of the
+    /// dashboard at `GET /` and of the event log's lines. The server keeps the last
+    /// `--epochs` (default 120); poll with `?since=` the previous answer's `last_seq`.
+    #[utoipa::path(
+        get,
+        path = "/v1/epochs",
+        tag = "operations",
+        operation_id = "epochs",
+        params(
+            ("since" = Option<u64>, Query,
+             description = "Only records with `seq` greater than this. Default 0 (all kept)."),
+            ("limit" = Option<u64>, Query,
+             description = "At most this many records, the newest. Default: all."),
+        ),
+        responses(
+            (status = 200, description = "The kept records.", body = crate::dashboard::EpochsPage,
+             content_type = "application/json"),
+            (status = 400, description = "A bad `?since` or `?limit`.", body = ErrorResponse,
+             content_type = "application/json"),
+        )
+    )]
+    fn epochs() {}
+
+    /// The live dashboard: pools (weight, min share, fair share, running, demand), waiting jobs
+    /// and why, placements by locality, preemptions and solve time, refreshed every 2 s from
+    /// `GET /v1/epochs`. One HTML page served from the binary (works offline).
+    #[utoipa::path(
+        get,
+        path = "/",
+        tag = "operations",
+        operation_id = "dashboard",
+        responses(
+            (status = 200, description = "The dashboard page.", body = String,
+             content_type = "text/html"),
+        )
+    )]
+    fn dashboard() {}
 }
 
 /// The document: operations from [`operations`], schemas from the models' `ToSchema`.
@@ -327,12 +366,14 @@ mod operations {
         operations::openapi,
         operations::docs_redirect,
         operations::docs,
+        operations::epochs,
+        operations::dashboard,
     ),
     components(schemas(ErrorResponse, ErrorDetail, ErrorCode)),
     modifiers(&ErrorLists, &Examples),
     tags(
         (name = "placement", description = "One scheduling epoch."),
-        (name = "operations", description = "Probes and metrics."),
+        (name = "operations", description = "Probes, metrics, the dashboard and its data."),
         (name = "documentation", description = "This document and its UI."),
     )
 )]

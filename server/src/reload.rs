@@ -20,8 +20,17 @@ use std::time::{Duration, SystemTime};
 pub const POLL_EVERY: Duration = Duration::from_secs(1);
 
 /// Keys that take effect only when the server starts: a reload keeps their old values.
-pub const RESTART_KEYS: [&str; 5] =
-    ["addr", "workers", "header_timeout_ms", "shutdown_grace_ms", "log_format"];
+pub const RESTART_KEYS: [&str; 9] = [
+    "addr",
+    "workers",
+    "header_timeout_ms",
+    "shutdown_grace_ms",
+    "log_format",
+    "epochs",
+    "event_log",
+    "event_log_max_bytes",
+    "event_log_keep",
+];
 
 /// What one reload did.
 #[derive(Debug, PartialEq)]
@@ -158,6 +167,10 @@ fn merge(
     new.header_timeout_ms = old.header_timeout_ms;
     new.shutdown_grace_ms = old.shutdown_grace_ms;
     new.log_format = old.log_format;
+    new.epochs_kept = old.epochs_kept;
+    new.event_log.clone_from(&old.event_log);
+    new.event_log_max_bytes = old.event_log_max_bytes;
+    new.event_log_keep = old.event_log_keep;
     (new, applied, restart)
 }
 
@@ -186,6 +199,10 @@ fn changed_keys(a: &ServerConfig, b: &ServerConfig) -> Vec<&'static str> {
         a.allocations != b.allocations || a.fair_allocations != b.fair_allocations,
         "allocations",
     );
+    check(a.epochs_kept != b.epochs_kept, "epochs");
+    check(a.event_log != b.event_log, "event_log");
+    check(a.event_log_max_bytes != b.event_log_max_bytes, "event_log_max_bytes");
+    check(a.event_log_keep != b.event_log_keep, "event_log_keep");
     keys
 }
 

@@ -1,5 +1,6 @@
 //! The HTTP surface (DESIGN.md §Wire schema v1, §Errors; issue 16 §1, §8): `POST /place`,
-//! `GET /healthz`, `GET /readyz`, and JSON 404/405 answers for everything else. Handlers stay
+//! `GET /healthz`, `GET /readyz`, the dashboard's routes ([`crate::dashboard`]), and JSON
+//! 404/405 answers for everything else. Handlers stay
 //! thin: limits and I/O here, the work in [`crate::pipeline`] on the blocking pool.
 
 use crate::admission::{estimate_solve_bytes, Refusal};
@@ -9,6 +10,7 @@ use crate::error::ServerError;
 use crate::expect::{check_head, check_room};
 use crate::logging::SolveLog;
 use crate::query::PlaceQuery;
+use crate::request_id::RequestId;
 use crate::state::{limits, AppState};
 use crate::{metrics, pipeline};
 use actix_web::http::header::ContentType;
@@ -39,6 +41,7 @@ pub(crate) fn register(cfg: &mut web::ServiceConfig, state: AppState) {
                 .route(web::get().to(metrics_page))
                 .default_service(method_not_allowed("GET")),
         )
+        .configure(crate::dashboard::register)
         .configure(crate::openapi::register)
         .default_service(web::to(not_found));
 }
@@ -53,6 +56,8 @@ async fn place(
 ) -> Result<HttpResponse, ServerError> {
     let config = state.config.get();
     let log = req.extensions().get::<SolveLog>().cloned().unwrap_or_default();
+    let request_id = req.extensions().get::<RequestId>().map(|id| id.as_str().to_owned());
+    let recording = state.recording(log, request_id.unwrap_or_default());
     let query = PlaceQuery::parse(req.query_string())?;
     let encoding = check_head(&config, req.headers())?;
     let body_timeout = Duration::from_millis(config.body_timeout_ms);
@@ -72,7 +77,7 @@ async fn place(
         let _permit = permit;
         let allocations = config.fair_allocations.as_ref().map(|a| &*a.0);
         let defaults = config.policy_defaults.as_ref();
-        pipeline::answer(bytes, &opts, solve, &deadline, defaults, allocations, &log)
+        pipeline::answer(bytes, &opts, solve, &deadline, defaults, allocations, &recording)
     })
     .await
     .map_err(|e| ServerError::Internal { message: format!("solver thread failed: {e}") })??;

@@ -32,9 +32,9 @@ use tokio::net::TcpStream;
 /// asked for port 0). Must run inside an actix runtime (`actix_web::rt::System`).
 ///
 /// # Errors
-/// Binding or signal registration failed.
+/// Binding or signal registration failed, or the event log cannot be opened.
 pub async fn run(config: ServerConfig) -> io::Result<()> {
-    let state = AppState::new(&config);
+    let state = AppState::try_new(&config)?;
     run_with(config, state, |addr| eprintln!("placer listening on http://{addr}")).await
 }
 
@@ -43,9 +43,9 @@ pub async fn run(config: ServerConfig) -> io::Result<()> {
 /// flags keep winning.
 ///
 /// # Errors
-/// Binding or signal registration failed.
+/// Binding or signal registration failed, or the event log cannot be opened.
 pub async fn run_reloading(config: ServerConfig, cli: CommandLine) -> io::Result<()> {
-    let state = AppState::new(&config);
+    let state = AppState::try_new(&config)?;
     let live = state.live_config().clone();
     match (config.config_path.clone(), &config.allocations) {
         (Some(path), _) => reload::spawn(Reloader::new(path, cli, live)),

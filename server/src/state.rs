@@ -6,7 +6,10 @@
 use crate::admission::{Admission, Limits};
 use crate::config::ServerConfig;
 use crate::epochs::Epochs;
+use crate::event_log::EventLog;
 use crate::live_config::LiveConfig;
+use crate::logging::SolveLog;
+use crate::pipeline::Recording;
 use placer_models::{PlaceRequest, PlaceResponse};
 use placer_solver::{PlaceOptions, SolveError};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,6 +30,8 @@ pub struct AppState {
     pub(crate) solve: SolveFn,
     /// The last answered epochs (the dashboard's data).
     pub(crate) epochs: Epochs,
+    /// The event log (`--event-log`), if any.
+    pub(crate) event_log: Option<EventLog>,
 }
 
 impl AppState {
@@ -41,15 +46,48 @@ impl AppState {
     }
 
     /// State reading its settings from `config` at the start of every request (a reload that
-    /// replaces it applies to the next request).
+    /// replaces it applies to the next request). The ring's size and the event log are taken
+    /// from `config` now; an event log directory that cannot be opened is logged at `warn`,
+    /// counted, and retried at each answer (use [`AppState::try_new`] to refuse to start).
     pub fn with_live_config(config: LiveConfig, solve: SolveFn) -> Self {
+        let settings = config.get();
+        let event_log = settings.event_log.as_ref().map(|dir| {
+            EventLog::open(dir, settings.event_log_max_bytes, settings.event_log_keep)
+                .unwrap_or_else(|e| {
+                    crate::metrics::event_log_error();
+                    tracing::warn!(error = %e, dir = %dir.display(), "event log: cannot open");
+                    EventLog::unopened(dir, settings.event_log_max_bytes, settings.event_log_keep)
+                })
+        });
         Self {
             config,
             admission: Admission::default(),
             draining: Arc::new(AtomicBool::new(false)),
             solve,
-            epochs: Epochs::default(),
+            epochs: Epochs::new(settings.epochs_kept),
+            event_log,
         }
+    }
+
+    /// [`AppState::new`], but an event log directory that cannot be created or opened is an
+    /// error (what `placer serve` uses).
+    ///
+    /// # Errors
+    /// `config.event_log` is set and its `events.jsonl` cannot be opened for appending.
+    pub fn try_new(config: &ServerConfig) -> std::io::Result<Self> {
+        if let Some(dir) = &config.event_log {
+            EventLog::open(dir, config.event_log_max_bytes, config.event_log_keep).map_err(
+                |e| std::io::Error::new(e.kind(), format!("event log {}: {e}", dir.display())),
+            )?;
+        }
+        Ok(Self::new(config))
+    }
+
+    /// Where the facts of the request `request_id` go: `log` for its log line, the ring and the
+    /// event log for its answer.
+    pub(crate) fn recording(&self, log: SolveLog, request_id: String) -> Recording {
+        let (epochs, event_log) = (self.epochs.clone(), self.event_log.clone());
+        Recording { log, epochs, event_log, request_id }
     }
 
     /// The live settings this state reads.

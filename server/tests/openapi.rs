@@ -80,6 +80,8 @@ fn the_document_is_openapi_3_1_with_every_route() {
         ("/openapi.json", "get"),
         ("/docs", "get"),
         ("/docs/", "get"),
+        ("/v1/epochs", "get"),
+        ("/", "get"),
     ] {
         assert!(doc["paths"][path][method].is_object(), "{method} {path} missing");
     }
