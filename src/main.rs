@@ -75,6 +75,10 @@ struct ServeArgs {
     /// filters them (default info).
     #[arg(long, default_value = "pretty", value_parser = parse_log_format)]
     log_format: placer_server::LogFormat,
+    /// Node label whose value is the node's rack, for the Kubernetes scheduler extender
+    /// (POST /k8s/v1/filter, /k8s/v1/prioritize).
+    #[arg(long, default_value = placer_server::DEFAULT_K8S_RACK_LABEL, value_parser = parse_rack_label)]
+    k8s_rack_label: String,
 }
 
 impl ServeArgs {
@@ -95,6 +99,7 @@ impl ServeArgs {
             log_format: self.log_format,
             policy_defaults: None,
             config_path: self.config,
+            k8s_rack_label: self.k8s_rack_label,
         }
     }
 }
@@ -222,6 +227,10 @@ fn parse_engine(s: &str) -> Result<SolverEngine, String> {
 
 fn parse_log_format(s: &str) -> Result<placer_server::LogFormat, String> {
     s.parse()
+}
+
+fn parse_rack_label(s: &str) -> Result<String, String> {
+    placer_server::check_k8s_rack_label(s).map(|()| s.to_owned())
 }
 
 fn main() -> ExitCode {

@@ -32,6 +32,9 @@ pub const DEFAULT_BODY_TIMEOUT_MS: u64 = 10_000;
 /// Time in-flight requests get to finish after SIGTERM when none is configured: 30 s.
 pub const DEFAULT_SHUTDOWN_GRACE_MS: u64 = 30_000;
 
+/// The node label read as a node's rack by the scheduler extender when none is configured.
+pub const DEFAULT_K8S_RACK_LABEL: &str = "topology.kubernetes.io/rack";
+
 /// Settings of one server instance. `ServerConfig::default()` works with no config file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServerConfig {
@@ -71,6 +74,9 @@ pub struct ServerConfig {
     pub policy_defaults: Option<Map<String, Value>>,
     /// The config file this came from (`--config`), reloaded on SIGHUP or change.
     pub config_path: Option<PathBuf>,
+    /// The node label whose value is a node's rack for the scheduler extender
+    /// (`--k8s-rack-label`); default `topology.kubernetes.io/rack`.
+    pub k8s_rack_label: String,
 }
 
 impl Default for ServerConfig {
@@ -90,6 +96,7 @@ impl Default for ServerConfig {
             log_format: LogFormat::Pretty,
             policy_defaults: None,
             config_path: None,
+            k8s_rack_label: DEFAULT_K8S_RACK_LABEL.to_owned(),
         }
     }
 }

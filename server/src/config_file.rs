@@ -44,6 +44,8 @@ pub struct FileConfig {
     /// `[policy]`: defaults for omitted snapshot `policy` keys, checked as a
     /// `placer_models::Policy`.
     pub policy: Option<Map<String, Value>>,
+    /// `--k8s-rack-label`: the node label read as a node's rack by the scheduler extender.
+    pub k8s_rack_label: Option<String>,
 }
 
 /// The `[policy]` table alone, read again with its spans for precise error lines.
@@ -143,6 +145,7 @@ pub fn resolve(file: &FileConfig, cli: &CommandLine) -> ServerConfig {
         c.workers = file.workers;
     }
     c.policy_defaults = file.policy.clone().filter(|p| !p.is_empty());
+    set(cli, "k8s_rack_label", &file.k8s_rack_label, &mut c.k8s_rack_label);
     c
 }
 
@@ -197,6 +200,9 @@ fn check_values(file: &FileConfig) -> Result<(), (&'static str, String)> {
         if value == Some(0) {
             return Err((key, "must be at least 1".to_owned()));
         }
+    }
+    if let Some(label) = &file.k8s_rack_label {
+        crate::k8s::check_label_key(label).map_err(|e| ("k8s_rack_label", e))?;
     }
     Ok(())
 }
@@ -352,6 +358,8 @@ shuffle_watcher = { nass = false }
         assert_eq!((p.key.as_deref(), p.line), (Some("policy.alpha"), Some(2)));
         let p = problem("[policy]\nsaturation_threshold = 2.0\n");
         assert_eq!(p.key.as_deref(), Some("policy.saturation_threshold"));
+        let p = problem("workers = 2\nk8s_rack_label = \"not a label\"\n");
+        assert_eq!((p.key.as_deref(), p.line), (Some("k8s_rack_label"), Some(2)));
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub mod epochs;
 mod error;
 mod expect;
 mod http_errors;
+mod k8s;
 mod live_config;
 pub mod logging;
 pub mod metrics;
@@ -41,8 +42,10 @@ pub use config::{
     default_max_in_flight, default_max_memory_bytes, ServerConfig, DEFAULT_ADDR,
     DEFAULT_BODY_LIMIT_BYTES, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_HEADER_TIMEOUT_MS,
     DEFAULT_QUEUE_LEN, DEFAULT_QUEUE_WAIT_MS, DEFAULT_SHUTDOWN_GRACE_MS, FALLBACK_MAX_MEMORY_BYTES,
+    DEFAULT_K8S_RACK_LABEL,
 };
 pub use error::ServerError;
+pub use k8s::check_label_key as check_k8s_rack_label;
 pub use live_config::LiveConfig;
 pub use logging::LogFormat;
 pub use observe::observe;

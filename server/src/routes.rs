@@ -39,6 +39,7 @@ pub(crate) fn register(cfg: &mut web::ServiceConfig, state: AppState) {
                 .route(web::get().to(metrics_page))
                 .default_service(method_not_allowed("GET")),
         )
+        .configure(crate::k8s::register)
         .configure(crate::openapi::register)
         .default_service(web::to(not_found));
 }

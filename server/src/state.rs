@@ -27,6 +27,8 @@ pub struct AppState {
     pub(crate) solve: SolveFn,
     /// The last answered epochs (the dashboard's data).
     pub(crate) epochs: Epochs,
+    /// Node racks learned by the scheduler extender.
+    pub(crate) k8s_racks: crate::k8s::RackMap,
 }
 
 impl AppState {
@@ -49,6 +51,7 @@ impl AppState {
             draining: Arc::new(AtomicBool::new(false)),
             solve,
             epochs: Epochs::default(),
+            k8s_racks: crate::k8s::RackMap::default(),
         }
     }
 
