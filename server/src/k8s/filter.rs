@@ -96,13 +96,11 @@ pub fn filter<'v>(args: &'v Args<'v>, latest: Option<&EpochRecord>) -> FilterRes
         Candidates::Nodes { list, nodes } => {
             let mut items = Vec::new();
             for node in nodes {
-                let reasons: Vec<String> = [
-                    misfit(args.pod.requests, node.allocatable),
-                    pool_reason.clone(),
-                ]
-                .into_iter()
-                .flatten()
-                .collect();
+                let reasons: Vec<String> =
+                    [misfit(args.pod.requests, node.allocatable), pool_reason.clone()]
+                        .into_iter()
+                        .flatten()
+                        .collect();
                 if fail(node.name, reasons) {
                     items.push(node.raw);
                 }
@@ -128,18 +126,20 @@ mod tests {
     use super::*;
     use placer_models::{PoolReport, SlotCounts, StarvationState};
 
+    // `EpochRecord` grows fields of its own: only `pools` is set here.
+    #[allow(clippy::field_reassign_with_default)]
     fn record(fair: f64, running: f64, demand: f64) -> EpochRecord {
         let counts = |map| SlotCounts { map, reduce: 0.0 };
-        EpochRecord {
-            pools: vec![PoolReport {
-                id: "etl".into(),
-                fair_share: Some(counts(fair)),
-                running: counts(running),
-                demand: counts(demand),
-                running_after: counts(running),
-                starvation: StarvationState::default(),
-            }],
-        }
+        let mut record = EpochRecord::default();
+        record.pools = vec![PoolReport {
+            id: "etl".into(),
+            fair_share: Some(counts(fair)),
+            running: counts(running),
+            demand: counts(demand),
+            running_after: counts(running),
+            starvation: StarvationState::default(),
+        }];
+        record
     }
 
     /// HFS §3: a pool that wants more than its share and runs at least its share waits.
@@ -161,7 +161,10 @@ mod tests {
         let node = Amounts { cpu_milli: 2000, memory_bytes: 1 << 30 };
         assert_eq!(misfit(node, node), None);
         let cpu = misfit(Amounts { cpu_milli: 2001, memory_bytes: 0 }, node).unwrap();
-        assert_eq!(cpu, "Insufficient cpu: the pod requests 2001m, the node's allocatable is 2000m");
+        assert_eq!(
+            cpu,
+            "Insufficient cpu: the pod requests 2001m, the node's allocatable is 2000m"
+        );
         let both = misfit(Amounts { cpu_milli: 2001, memory_bytes: 1 << 31 }, node).unwrap();
         assert!(both.contains("cpu") && both.contains("; Insufficient memory"), "{both}");
     }

@@ -66,9 +66,7 @@ pub(crate) fn folds_to(key: &str, name: &str) -> bool {
     key.len() <= 4 * name.len()
         && key.chars().count() == name.chars().count()
         && key.chars().zip(name.chars()).all(|(a, b)| {
-            a == b
-                || a.to_lowercase().eq(b.to_lowercase())
-                || a.to_uppercase().eq(b.to_uppercase())
+            a == b || a.to_lowercase().eq(b.to_lowercase()) || a.to_uppercase().eq(b.to_uppercase())
         })
 }
 
@@ -78,7 +76,7 @@ pub(crate) fn folds_to(key: &str, name: &str) -> bool {
 /// # Complexity
 /// O(keys of `object` · len(name)).
 pub(crate) fn field<'v>(object: &'v Map<String, Value>, name: &str) -> Option<&'v Value> {
-    object.iter().filter(|(k, _)| folds_to(k, name)).last().map(|(_, v)| v).filter(|v| !v.is_null())
+    object.iter().rev().find(|(k, _)| folds_to(k, name)).map(|(_, v)| v).filter(|v| !v.is_null())
 }
 
 /// What a JSON value is, for "expected an object, found a string".
@@ -101,7 +99,9 @@ pub(crate) fn object<'v>(
     value: &'v Value,
     path: &Path<'_>,
 ) -> Result<&'v Map<String, Value>, ServerError> {
-    value.as_object().ok_or_else(|| path.error(format!("expected an object, found {}", kind(value))))
+    value
+        .as_object()
+        .ok_or_else(|| path.error(format!("expected an object, found {}", kind(value))))
 }
 
 /// `value` as an array (Go slice).
@@ -175,9 +175,7 @@ pub(crate) fn string_map_field<'v>(
     let here = path.field(name);
     for (key, value) in map {
         if !(value.is_string() || value.is_null()) {
-            return Err(here
-                .key(key)
-                .error(format!("expected a string, found {}", kind(value))));
+            return Err(here.key(key).error(format!("expected a string, found {}", kind(value))));
         }
     }
     Ok(Some(map))

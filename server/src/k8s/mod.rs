@@ -40,9 +40,7 @@ pub const PRIORITIZE_PATH: &str = "/k8s/v1/prioritize";
 /// Registers both verbs on `cfg` (the shared state is registered by `crate::routes`).
 pub(crate) fn register(cfg: &mut web::ServiceConfig) {
     cfg.service(
-        web::resource(FILTER_PATH)
-            .route(web::post().to(filter_route))
-            .default_service(post_only()),
+        web::resource(FILTER_PATH).route(web::post().to(filter_route)).default_service(post_only()),
     )
     .service(
         web::resource(PRIORITIZE_PATH)

@@ -74,10 +74,14 @@ pub fn check_label_key(key: &str) -> Result<(), String> {
         None => (None, key),
     };
     if let Some(prefix) = prefix {
-        let ok_char = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.';
-        let ends = |s: &str| s.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
-            && s.chars().last().is_some_and(|c| c.is_ascii_alphanumeric());
-        if prefix.is_empty() || prefix.len() > 253 || !prefix.chars().all(ok_char) || !ends(prefix) {
+        let ok_char =
+            |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.';
+        let ends = |s: &str| {
+            s.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+                && s.chars().last().is_some_and(|c| c.is_ascii_alphanumeric())
+        };
+        if prefix.is_empty() || prefix.len() > 253 || !prefix.chars().all(ok_char) || !ends(prefix)
+        {
             return Err(format!("{key:?}: the prefix before '/' must be a DNS subdomain"));
         }
     }

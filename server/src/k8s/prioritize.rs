@@ -9,13 +9,15 @@
 //! label of `Nodes`, else from the racks learned from earlier `Nodes` calls
 //! ([`super::racks`]); a node of unknown rack is a rack of its own.
 //!
-//! Mapping (min–max over the candidates): score(n) = round(10 · (max − cost(n)) / (max −
-//! min)), half away from zero; every candidate scores 10 when all costs are equal (a pod
-//! without replicas, or every node alike). With the default bandwidths a replica node scores
-//! 10, a node in a replica's rack round(10 · (10.737 − 1.074) / 10.737) = 9, another rack 0;
-//! when no candidate holds a replica, the replicas' racks score 10 and the others 0.
-//! kube-scheduler multiplies the score by the extender's `weight` and by 100 / 10
-//! (MaxNodeScore / MaxExtenderPriority) and adds it to its plugins' scores.
+//! Mapping: score(n) = round(10 · (1 − cost(n) / worst)), half away from zero, where `worst`
+//! is the pod's cost on a node of a rack holding none of its replicas (the largest cost of its
+//! row, [`placer_solver::cost::CostRow::max`], with such a rack always in the snapshot); every
+//! node scores 10 when `worst` is 0 (no replicas, or no input bytes). The score is affine in
+//! the seconds of transfer a node saves, the same for every call: with the default bandwidths
+//! a replica node scores 10, a node in a replica's rack round(10 · (1 − 1.074 / 10.737)) = 9,
+//! another rack 0, whichever nodes kube-scheduler offers. kube-scheduler multiplies the score
+//! by the extender's `weight` and by 100 / 10 (MaxNodeScore / MaxExtenderPriority) and adds it
+//! to its plugins' scores, so only differences between nodes matter.
 
 use super::args::{Args, Candidates};
 use super::racks::RackMap;
@@ -38,7 +40,12 @@ fn rack_id(node: &str, rack: Option<&str>) -> String {
     }
 }
 
-/// The locality cost of the pod on each candidate, in seconds, in candidate order.
+/// A node id that no Kubernetes node can have (names are DNS subdomains: no ':'), in a rack
+/// of its own: the node of a rack without replicas, whose cost is the pod's worst.
+const ELSEWHERE: &str = "placer:elsewhere";
+
+/// The locality cost of the pod on each candidate, in seconds, in candidate order, and its
+/// cost on a node of a rack holding none of its replicas (`worst`).
 ///
 /// # Complexity
 /// O((candidates + replicas) · log) to build and index the one-task snapshot, O(replicas) per
@@ -46,10 +53,16 @@ fn rack_id(node: &str, rack: Option<&str>) -> String {
 ///
 /// # Errors
 /// `internal` (500) if the snapshot built here were invalid (a bug).
-pub fn costs(args: &Args<'_>, racks: &RackMap, label: &str) -> Result<Vec<f64>, ServerError> {
+pub fn costs(
+    args: &Args<'_>,
+    racks: &RackMap,
+    label: &str,
+) -> Result<(Vec<f64>, f64), ServerError> {
     let names = args.candidates.names();
     let known: Vec<Option<String>> = match &args.candidates {
-        Candidates::Nodes { nodes, .. } => nodes.iter().map(|n| n.rack.map(str::to_owned)).collect(),
+        Candidates::Nodes { nodes, .. } => {
+            nodes.iter().map(|n| n.rack.map(str::to_owned)).collect()
+        }
         Candidates::Names(names) => racks.racks_of(label, names),
     };
     let mut rack_of: HashMap<&str, Option<String>> = HashMap::new();
@@ -60,17 +73,13 @@ pub fn costs(args: &Args<'_>, racks: &RackMap, label: &str) -> Result<Vec<f64>, 
             order.push(name);
         }
     }
-    let elsewhere: Vec<&str> = args
-        .pod
-        .replicas
-        .iter()
-        .map(String::as_str)
-        .filter(|r| !rack_of.contains_key(r))
-        .collect();
+    let elsewhere: Vec<&str> =
+        args.pod.replicas.iter().map(String::as_str).filter(|r| !rack_of.contains_key(r)).collect();
     for (name, rack) in elsewhere.iter().zip(racks.racks_of(label, &elsewhere)) {
         rack_of.insert(name, rack);
         order.push(name);
     }
+    order.push(ELSEWHERE);
     let rack_ids: Vec<String> =
         order.iter().map(|n| rack_id(n, rack_of.get(n).and_then(|r| r.as_deref()))).collect();
     let distinct: BTreeSet<&str> = rack_ids.iter().map(String::as_str).collect();
@@ -93,22 +102,20 @@ pub fn costs(args: &Args<'_>, racks: &RackMap, label: &str) -> Result<Vec<f64>, 
     let ix = Indexed::new(&req);
     let model = LocalityCost::new(&ix);
     let index: HashMap<&str, u32> = order.iter().enumerate().map(|(i, n)| (*n, i as u32)).collect();
-    Ok(names.iter().map(|n| index.get(n).map_or(0.0, |&i| model.cost(0, i))).collect())
+    let costs = names.iter().map(|n| index.get(n).map_or(0.0, |&i| model.cost(0, i))).collect();
+    Ok((costs, model.row(0).max()))
 }
 
-/// Scores 0..=10 from costs (see the module docs for the formula).
+/// Scores 0..=10 from costs and the pod's `worst` cost (see the module docs).
 ///
 /// # Complexity
 /// O(costs).
-pub fn scores(costs: &[f64]) -> Vec<i64> {
-    let min = costs.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = costs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let spread = max - min;
+pub fn scores(costs: &[f64], worst: f64) -> Vec<i64> {
     costs
         .iter()
         .map(|&c| {
-            if spread > 0.0 && spread.is_finite() {
-                ((MAX_SCORE as f64 * (max - c) / spread).round() as i64).clamp(0, MAX_SCORE)
+            if worst > 0.0 && worst.is_finite() {
+                ((MAX_SCORE as f64 * (1.0 - c / worst)).round() as i64).clamp(0, MAX_SCORE)
             } else {
                 MAX_SCORE
             }
@@ -125,9 +132,10 @@ pub fn prioritize<'v>(
     racks: &RackMap,
     label: &str,
 ) -> Result<Vec<HostPriority<'v>>, ServerError> {
-    let costs = costs(args, racks, label)?;
+    let (costs, worst) = costs(args, racks, label)?;
     let names = args.candidates.names();
-    Ok(names.into_iter().zip(scores(&costs)).map(|(host, score)| HostPriority { host, score }).collect())
+    let scores = scores(&costs, worst);
+    Ok(names.into_iter().zip(scores).map(|(host, score)| HostPriority { host, score }).collect())
 }
 
 #[cfg(test)]
@@ -135,13 +143,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn min_max_mapping() {
+    fn affine_mapping() {
         let (node, rack, remote) = (0.0, 1.073_741_824, 10.737_418_24);
-        assert_eq!(scores(&[node, rack, remote]), [10, 9, 0]);
-        assert_eq!(scores(&[rack, remote]), [10, 0]);
-        assert_eq!(scores(&[3.0, 3.0]), [10, 10]);
-        assert_eq!(scores(&[]), Vec::<i64>::new());
-        assert_eq!(scores(&[0.0, 0.5, 0.95, 1.0]), [10, 5, 1, 0]); // 0.5 rounds away from 0
-        assert_eq!(scores(&[0.0, 0.25, 1.0]), [10, 8, 0]); // 7.5 → 8
+        assert_eq!(scores(&[node, rack, remote], remote), [10, 9, 0]);
+        assert_eq!(scores(&[rack, remote], remote), [9, 0]);
+        assert_eq!(scores(&[rack, rack], remote), [9, 9]);
+        assert_eq!(scores(&[0.0, 0.0], 0.0), [10, 10]);
+        assert_eq!(scores(&[], 1.0), Vec::<i64>::new());
+        assert_eq!(scores(&[0.5, 0.25, 0.95, 1.0], 1.0), [5, 8, 1, 0]); // halves away from 0
     }
 }

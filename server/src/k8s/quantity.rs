@@ -85,12 +85,9 @@ impl Quantity {
             exp10 += 1;
         }
         if significant.len() > MAX_DIGITS {
-            return Err(format!(
-                "quantity {text:?} has more than {MAX_DIGITS} significant digits"
-            ));
+            return Err(format!("quantity {text:?} has more than {MAX_DIGITS} significant digits"));
         }
-        let significand =
-            significant.iter().fold(0u64, |acc, &d| acc * 10 + u64::from(d - b'0'));
+        let significand = significant.iter().fold(0u64, |acc, &d| acc * 10 + u64::from(d - b'0'));
         if significand == 0 {
             return Ok(Quantity { negative: false, significand: 0, exp10: 0, exp2: 0 });
         }
@@ -143,7 +140,7 @@ impl Quantity {
             Some(1) // 0 < n / 10^-k < 1: rounds up to 1
         } else {
             let p = 10u128.pow((-k) as u32);
-            Some(n / p + u128::from(n % p != 0))
+            Some(n / p + u128::from(!n.is_multiple_of(p)))
         };
         exact.and_then(|v| i64::try_from(v).ok()).unwrap_or(i64::MAX)
     }
@@ -321,9 +318,31 @@ mod tests {
     #[test]
     fn malformed_quantities_are_refused() {
         for bad in [
-            "", "1e", "1E+", "1K", "1ki", "1KI", "1Gb", "1 Gi", " 1", "1 ", "1.5.5", "abc", "1Mi3",
-            "1e3m", "1mm", "1e1.5", "1e--3", "--1", "1,5", "0x10", "1_000", "1i", "1e99999999999",
-            "12345678901234567891", "1.2345678901234567891",
+            "",
+            "1e",
+            "1E+",
+            "1K",
+            "1ki",
+            "1KI",
+            "1Gb",
+            "1 Gi",
+            " 1",
+            "1 ",
+            "1.5.5",
+            "abc",
+            "1Mi3",
+            "1e3m",
+            "1mm",
+            "1e1.5",
+            "1e--3",
+            "--1",
+            "1,5",
+            "0x10",
+            "1_000",
+            "1i",
+            "1e99999999999",
+            "12345678901234567891",
+            "1.2345678901234567891",
         ] {
             assert!(Quantity::parse(bad).is_err(), "{bad:?} parsed");
         }

@@ -35,7 +35,11 @@ impl RackMap {
     ///
     /// # Complexity
     /// O(nodes) expected.
-    pub fn learn<'a>(&self, label: &str, nodes: impl IntoIterator<Item = (&'a str, Option<&'a str>)>) {
+    pub fn learn<'a>(
+        &self,
+        label: &str,
+        nodes: impl IntoIterator<Item = (&'a str, Option<&'a str>)>,
+    ) {
         let mut learned = self.inner.write().unwrap_or_else(PoisonError::into_inner);
         if learned.label != label {
             learned.racks.clear();
