@@ -359,3 +359,31 @@ async fn the_example_kube_scheduler_configuration_points_at_the_routes() {
         assert_eq!(status, 200, "{route}: {json}");
     }
 }
+
+/// Real answers validate against the OpenAPI document's schemas (what serde writes is what
+/// the document says), and the example bodies against `ExtenderArgs`.
+#[actix_web::test]
+async fn answers_validate_against_the_openapi_document() {
+    let doc = serde_json::to_value(placer_server::openapi_document()).unwrap();
+    let validator = |schema: Value| {
+        let root = json!({"$schema": "https://json-schema.org/draft/2020-12/schema",
+                          "components": doc["components"], "allOf": [schema]});
+        jsonschema::validator_for(&root).unwrap()
+    };
+    let reference = |name: &str| json!({"$ref": format!("#/components/schemas/{name}")});
+    let filter_result = validator(reference("ExtenderFilterResult"));
+    let priorities = validator(json!({"type": "array", "items": reference("HostPriority")}));
+    let args = validator(reference("ExtenderArgs"));
+    let svc = Service::new();
+    for body in [nodes_args(pod(), cluster()), names_args(pod(), &["n1", "n2"])] {
+        assert!(args.is_valid(&body));
+        let result = svc.ok("filter", &body).await;
+        assert!(filter_result.is_valid(&result), "{result}");
+        let list = svc.ok("prioritize", &body).await;
+        assert!(priorities.is_valid(&list), "{list}");
+    }
+    assert!(!priorities.is_valid(&json!([{"Host": "n1", "Score": 11}])));
+    for path in ["/k8s/v1/filter", "/k8s/v1/prioritize"] {
+        assert!(doc["paths"][path]["post"].is_object(), "{path}");
+    }
+}

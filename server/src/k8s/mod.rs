@@ -15,6 +15,7 @@ mod args;
 mod filter;
 mod go_json;
 mod node;
+pub(crate) mod openapi;
 mod pod;
 mod prioritize;
 mod quantity;
