@@ -387,3 +387,29 @@ async fn answers_validate_against_the_openapi_document() {
         assert!(doc["paths"][path]["post"].is_object(), "{path}");
     }
 }
+
+/// The README's curl example, byte for byte: n1 holds the block, n2 shares its rack.
+#[actix_web::test]
+async fn the_readme_example() {
+    let body = r#"{
+  "Pod": {"metadata": {"name": "m-0", "namespace": "etl",
+          "annotations": {"placer.io/replicas": "n1", "placer.io/input-bytes": "128Mi"}}},
+  "Nodes": {"items": [
+    {"metadata": {"name": "n1", "labels": {"topology.kubernetes.io/rack": "r1"}}},
+    {"metadata": {"name": "n2", "labels": {"topology.kubernetes.io/rack": "r1"}}},
+    {"metadata": {"name": "n3", "labels": {"topology.kubernetes.io/rack": "r2"}}}]}}"#;
+    let srv = test::init_service(app(Service::new().state)).await;
+    // curl -d sends a form content type: accepted like any other.
+    let req = TestRequest::post()
+        .uri("/k8s/v1/prioritize")
+        .insert_header((header::CONTENT_TYPE, "application/x-www-form-urlencoded"))
+        .set_payload(body)
+        .to_request();
+    let res = test::call_service(&srv, req).await;
+    assert_eq!(res.status().as_u16(), 200);
+    let bytes = test::read_body(res).await;
+    assert_eq!(
+        std::str::from_utf8(&bytes).unwrap(),
+        r#"[{"Host":"n1","Score":10},{"Host":"n2","Score":9},{"Host":"n3","Score":0}]"#
+    );
+}
