@@ -247,6 +247,18 @@ async fn keys_match_case_insensitively_like_go() {
     assert_eq!(result["Nodes"]["items"].as_array().unwrap().len(), 2);
 }
 
+/// Odd but well-formed names never break the one-task snapshot: a candidate named like
+/// placer's phantom node, replicas that are no candidate, repeated candidates.
+#[actix_web::test]
+async fn odd_names_are_scored_not_refused() {
+    let svc = Service::new();
+    let mut p = pod();
+    p["metadata"]["annotations"]["placer.io/replicas"] = json!("n1, gone, ,n1");
+    let args = names_args(p, &["n1", "placer,elsewhere", "n1", "node:n1"]);
+    let scores = svc.scores(&args).await;
+    assert_eq!(scores, pairs(&[("n1", 10), ("placer,elsewhere", 0), ("n1", 10), ("node:n1", 0)]));
+}
+
 /// `--k8s-rack-label`: racks from another label. Under `example.com/rack` no node has one, so
 /// each is its own rack: n1 10, the rest 0.
 #[actix_web::test]

@@ -77,13 +77,13 @@ pub fn misfit(requests: Amounts, allocatable: Amounts) -> Option<String> {
 pub fn filter<'v>(args: &'v Args<'v>, latest: Option<&EpochRecord>) -> FilterResult<'v> {
     let pool_reason = over_fair_share(&args.pod.pool, latest);
     let mut unresolvable = BTreeMap::new();
-    let mut fail = |name: &'v str, reasons: Vec<String>| {
-        let passes = reasons.is_empty();
-        if !passes {
-            let entry: &mut String = unresolvable.entry(name).or_default();
-            *entry = reasons.join("; ");
+    // Records why `name` fails, if it does; whether it passes.
+    let mut passes = |name: &'v str, reasons: Vec<String>| {
+        if reasons.is_empty() {
+            return true;
         }
-        passes
+        unresolvable.insert(name, reasons.join("; "));
+        false
     };
     let mut result = FilterResult {
         nodes: None,
@@ -101,7 +101,7 @@ pub fn filter<'v>(args: &'v Args<'v>, latest: Option<&EpochRecord>) -> FilterRes
                         .into_iter()
                         .flatten()
                         .collect();
-                if fail(node.name, reasons) {
+                if passes(node.name, reasons) {
                     items.push(node.raw);
                 }
             }
@@ -111,7 +111,7 @@ pub fn filter<'v>(args: &'v Args<'v>, latest: Option<&EpochRecord>) -> FilterRes
             let kept = names
                 .iter()
                 .copied()
-                .filter(|&name| fail(name, pool_reason.iter().cloned().collect()))
+                .filter(|&name| passes(name, pool_reason.iter().cloned().collect()))
                 .collect();
             result.node_names = Some(kept);
         }

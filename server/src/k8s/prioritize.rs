@@ -40,9 +40,10 @@ fn rack_id(node: &str, rack: Option<&str>) -> String {
     }
 }
 
-/// A node id that no Kubernetes node can have (names are DNS subdomains: no ':'), in a rack
-/// of its own: the node of a rack without replicas, whose cost is the pod's worst.
-const ELSEWHERE: &str = "placer:elsewhere";
+/// A node id that no Kubernetes node name nor `placer.io/replicas` entry can be (it holds a
+/// comma), in a rack of its own: the node of a rack without replicas, whose cost is the pod's
+/// worst. (A candidate sent with this name is such a node already.)
+const ELSEWHERE: &str = "placer,elsewhere";
 
 /// The locality cost of the pod on each candidate, in seconds, in candidate order, and its
 /// cost on a node of a rack holding none of its replicas (`worst`).
@@ -79,7 +80,9 @@ pub fn costs(
         rack_of.insert(name, rack);
         order.push(name);
     }
-    order.push(ELSEWHERE);
+    if !rack_of.contains_key(ELSEWHERE) {
+        order.push(ELSEWHERE);
+    }
     let rack_ids: Vec<String> =
         order.iter().map(|n| rack_id(n, rack_of.get(n).and_then(|r| r.as_deref()))).collect();
     let distinct: BTreeSet<&str> = rack_ids.iter().map(String::as_str).collect();
