@@ -75,6 +75,10 @@ struct ServeArgs {
     /// filters them (default info).
     #[arg(long, default_value = "pretty", value_parser = parse_log_format)]
     log_format: placer_server::LogFormat,
+    /// A YARN fair-scheduler allocation file (fair-scheduler.xml): pools and users a snapshot
+    /// does not define come from its queues and users. Reloaded on SIGHUP or change.
+    #[arg(long, value_name = "FILE")]
+    allocations: Option<PathBuf>,
     /// Node label whose value is the node's rack, for the Kubernetes scheduler extender
     /// (POST /k8s/v1/filter, /k8s/v1/prioritize).
     #[arg(long, default_value = placer_server::DEFAULT_K8S_RACK_LABEL, value_parser = parse_rack_label)]
@@ -99,6 +103,8 @@ impl ServeArgs {
             log_format: self.log_format,
             policy_defaults: None,
             config_path: self.config,
+            allocations: self.allocations,
+            fair_allocations: None,
             k8s_rack_label: self.k8s_rack_label,
         }
     }
@@ -121,6 +127,10 @@ enum Command {
         /// Override `policy.solver` (auto, flow, jv, hungarian; mip under ras and lsap_ras).
         #[arg(long, value_parser = parse_engine)]
         solver: Option<SolverEngine>,
+        /// A YARN fair-scheduler allocation file: pools and users the snapshot does not
+        /// define come from its queues and users.
+        #[arg(long, value_name = "FILE")]
+        allocations: Option<PathBuf>,
     },
     /// Solve one dense `.lsap` matrix and print {"rows","cols","objective","assignment","seconds"}.
     Lsap {
@@ -270,7 +280,7 @@ fn run(command: Command, given: std::collections::BTreeSet<String>) -> Result<()
             let cli = placer_server::config_file::CommandLine { config: args.into_config(), given };
             let server_config = match &cli.config.config_path {
                 Some(path) => placer_server::config_file::load(path, &cli)?,
-                None => cli.config.clone(),
+                None => placer_server::config_file::from_command_line(&cli)?,
             };
             placer_server::logging::init(server_config.log_format);
             let runtime = actix_web::rt::System::new();
@@ -280,9 +290,12 @@ fn run(command: Command, given: std::collections::BTreeSet<String>) -> Result<()
             // outlived the grace period.
             std::process::exit(0)
         }
-        Command::Place { file, explain, algorithm, solver } => {
+        Command::Place { file, explain, algorithm, solver, allocations } => {
             // The body is dropped once parsed: only the request is held during the solve.
             let mut req = placer_models::parse_request(&read_input(&file)?)?;
+            if let Some(path) = allocations {
+                placer_datasets::read_fair_allocations(&path)?.fill(&mut req);
+            }
             if let Some(a) = algorithm {
                 req.policy.algorithm = a;
             }

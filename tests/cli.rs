@@ -184,3 +184,37 @@ fn serve_refuses_an_invalid_config_file_naming_the_key_and_line() {
         assert!(stderr.contains(expected), "{name}: {stderr}");
     }
 }
+
+#[test]
+fn place_with_allocations_takes_the_pools_from_the_file() {
+    // A snapshot whose job names sls_queue_3 and lists no pools: invalid alone; with the
+    // hadoop-sls sample allocation file its pools are the file's three queues, and the min
+    // share of 1 slot shows in the fair share of the only active pool.
+    let snapshot = scratch("alloc_snapshot.json");
+    let body = serde_json::json!({
+        "schema_version": 1,
+        "cluster": {"racks": [{"id": "r0"}], "nodes": [{"id": "n0", "rack": "r0", "map_slots": 2}]},
+        "jobs": [{"id": "j1", "pool": "sls_queue_3", "user": "jenkins"}],
+        "pending": [{"id": "t1", "job": "j1", "kind": "map"}],
+    });
+    std::fs::write(&snapshot, body.to_string()).unwrap();
+    let file = snapshot.display().to_string();
+    let alone = placer(&["place", &file]);
+    assert!(!alone.status.success());
+    assert!(String::from_utf8_lossy(&alone.stderr).contains("jobs[0].pool"));
+
+    let sample = placer_testkit::data("sls-sample-fair-scheduler.xml").display().to_string();
+    let answer = ok_json(&["place", &file, "--allocations", &sample]);
+    let pools: Vec<&str> =
+        answer["pools"].as_array().unwrap().iter().map(|p| p["id"].as_str().unwrap()).collect();
+    assert_eq!(pools, ["sls_queue_1", "sls_queue_2", "sls_queue_3"]);
+    assert_eq!(answer["pools"][2]["fair_share"]["map"], 1.0);
+    assert_eq!(answer["assignments"].as_array().unwrap().len(), 1);
+    // The idle pools' shares are 0.0 on the wire, never the −0.0 water-filling can leave.
+    for pool in &answer["pools"].as_array().unwrap()[..2] {
+        for kind in ["map", "reduce"] {
+            let share = pool["fair_share"][kind].as_f64().unwrap();
+            assert!(share == 0.0 && share.is_sign_positive(), "{}: {share:?}", pool["id"]);
+        }
+    }
+}

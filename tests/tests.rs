@@ -7,6 +7,7 @@
 
 mod anytime;
 mod api;
+mod browser;
 mod cli;
 mod conformance;
 mod fair_policies;

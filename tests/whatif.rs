@@ -659,3 +659,40 @@ fn ras_table_1_goals_of_experiment_2_in_the_outputs() {
     let jobs = rows(&out.join("jobs/policy=ras/part-0.csv"));
     assert!(jobs.iter().all(|j| j["goal_s"].is_empty() && j["goal_met"].is_empty()));
 }
+
+#[test]
+fn allocations_file_queues_apply_to_the_trace_jobs() {
+    // inputsls.json's jobs are in sls_queue_1 and sls_queue_2. With the hadoop-sls sample file
+    // (weights, 1-slot min shares, 2 s min-share timeouts) nothing competes: every run
+    // completes. A file limiting sls_queue_2 to 0 running apps leaves job_2 waiting: the run
+    // stalls with one job finished.
+    let sample = data("sls-sample-fair-scheduler.xml");
+    let out = fresh("whatif_allocations");
+    let o = sls(&out, &["--policies", "fair,lsap_quota", "--allocations", &sample]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for row in rows(&out.join("summary.csv")) {
+        assert_eq!((row["stop"].as_str(), row["jobs_finished"].as_str()), ("completed", "2"));
+    }
+
+    let dir = fresh("whatif_allocations_limit");
+    std::fs::create_dir_all(&dir).unwrap();
+    let limit = dir.join("limit.xml");
+    let text = "<allocations>\n  <queue name=\"sls_queue_2\">\n    \
+                <maxRunningApps>0</maxRunningApps>\n  </queue>\n</allocations>\n";
+    std::fs::write(&limit, text).unwrap();
+    let out = dir.join("out");
+    let o = sls(&out, &["--policies", "fair", "--allocations", &limit.display().to_string()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary = rows(&out.join("summary.csv"));
+    assert_eq!(
+        (summary[0]["stop"].as_str(), summary[0]["jobs_finished"].as_str()),
+        ("stalled", "1")
+    );
+
+    // An invalid file is an error naming the element and its line.
+    std::fs::write(&limit, text.replace(">0<", ">none<")).unwrap();
+    let o = sls(&dir.join("bad"), &["--allocations", &limit.display().to_string()]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("line 3: <maxRunningApps>"), "{err}");
+}

@@ -33,4 +33,17 @@ pub enum DatasetError {
         /// What is wrong.
         message: String,
     },
+    /// An invalid fair-scheduler allocation file (`fair-scheduler.xml`): the element (its tag
+    /// name, or `xml` for a syntax error) and its 1-based line.
+    #[error("{file}: line {line}: <{element}>: {message}")]
+    Allocations {
+        /// The file as given.
+        file: String,
+        /// 1-based line of the element's start tag.
+        line: u32,
+        /// The element's tag name.
+        element: String,
+        /// What is wrong.
+        message: String,
+    },
 }

@@ -1,10 +1,11 @@
 //! placer's workload sources (DESIGN.md §Datasets): seeded generators of the papers' own setups
 //! and readers for the shipped traces (SWIM, Rumen, SLS, Alibaba), all yielding one
-//! [`Workload`] model. Every generator takes its seed as input and yields the same bytes for the
-//! same seed.
+//! [`Workload`] model; and the YARN fair-scheduler allocation file ([`fair_allocations`]).
+//! Every generator takes its seed as input and yields the same bytes for the same seed.
 
 pub mod alibaba;
 mod error;
+pub mod fair_allocations;
 mod fair_bm;
 mod fig9_snapshot;
 mod lsap_snapshot;
@@ -21,6 +22,7 @@ mod topology;
 pub mod workload;
 
 pub use error::DatasetError;
+pub use fair_allocations::{parse_fair_allocations, read_fair_allocations, FairAllocations};
 pub use fair_bm::{fair_bm, BmBin, FairBmSpec, FAIR_TABLE2};
 pub use fig9_snapshot::{fig9_snapshot, Fig9Spec};
 pub use lsap_snapshot::{lsap_snapshot, LsapSnapshotSpec};

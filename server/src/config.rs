@@ -74,6 +74,13 @@ pub struct ServerConfig {
     pub policy_defaults: Option<Map<String, Value>>,
     /// The config file this came from (`--config`), reloaded on SIGHUP or change.
     pub config_path: Option<PathBuf>,
+    /// A YARN fair-scheduler allocation file (`--allocations`): pools and users a snapshot
+    /// does not define are filled from it; reloaded on SIGHUP or change, like the config.
+    pub allocations: Option<PathBuf>,
+    /// The file at `allocations` as read with this config (`None` until loaded, or with no
+    /// file): [`crate::config_file::load`] and [`crate::config_file::from_command_line`]
+    /// read it.
+    pub fair_allocations: Option<crate::allocations::Allocations>,
     /// The node label whose value is a node's rack for the scheduler extender
     /// (`--k8s-rack-label`); default `topology.kubernetes.io/rack`.
     pub k8s_rack_label: String,
@@ -96,6 +103,8 @@ impl Default for ServerConfig {
             log_format: LogFormat::Pretty,
             policy_defaults: None,
             config_path: None,
+            allocations: None,
+            fair_allocations: None,
             k8s_rack_label: DEFAULT_K8S_RACK_LABEL.to_owned(),
         }
     }

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Every key of the file, each optional (an absent key leaves the flag's value).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
@@ -44,6 +44,9 @@ pub struct FileConfig {
     /// `[policy]`: defaults for omitted snapshot `policy` keys, checked as a
     /// `placer_models::Policy`.
     pub policy: Option<Map<String, Value>>,
+    /// `--allocations`: a YARN fair-scheduler allocation file; a relative path is taken from
+    /// the config file's directory.
+    pub allocations: Option<PathBuf>,
     /// `--k8s-rack-label`: the node label read as a node's rack by the scheduler extender.
     pub k8s_rack_label: Option<String>,
 }
@@ -87,6 +90,27 @@ pub fn load(path: &Path, cli: &CommandLine) -> Result<ServerConfig, ServerError>
     let file = parse(&text).map_err(|e| e.into_error(path))?;
     let mut config = resolve(&file, cli);
     config.config_path = Some(path.to_path_buf());
+    if let (false, Some(allocations)) = (cli.wins("allocations"), &file.allocations) {
+        let dir = path.parent().unwrap_or(Path::new(""));
+        config.allocations = Some(dir.join(allocations));
+    }
+    load_allocations(config)
+}
+
+/// The command line's settings alone (no config file), with its allocation file read.
+///
+/// # Errors
+/// [`ServerError::Config`] for an unreadable or invalid allocation file.
+pub fn from_command_line(cli: &CommandLine) -> Result<ServerConfig, ServerError> {
+    load_allocations(cli.config.clone())
+}
+
+/// `config` with `fair_allocations` read from `config.allocations` (`None` without one).
+fn load_allocations(mut config: ServerConfig) -> Result<ServerConfig, ServerError> {
+    config.fair_allocations = match &config.allocations {
+        Some(path) => Some(crate::allocations::load(path)?),
+        None => None,
+    };
     Ok(config)
 }
 
@@ -145,6 +169,9 @@ pub fn resolve(file: &FileConfig, cli: &CommandLine) -> ServerConfig {
         c.workers = file.workers;
     }
     c.policy_defaults = file.policy.clone().filter(|p| !p.is_empty());
+    if !cli.wins("allocations") && file.allocations.is_some() {
+        c.allocations.clone_from(&file.allocations);
+    }
     set(cli, "k8s_rack_label", &file.k8s_rack_label, &mut c.k8s_rack_label);
     c
 }

@@ -12,6 +12,7 @@
 //! ```
 
 mod admission;
+pub mod allocations;
 mod app;
 mod body;
 mod config;

@@ -8,6 +8,7 @@ use crate::error::ServerError;
 use crate::logging::SolveLog;
 use crate::state::SolveFn;
 use crate::{metrics, policy_defaults};
+use placer_datasets::FairAllocations;
 use placer_solver::PlaceOptions;
 use serde_json::{Map, Value};
 use std::any::Any;
@@ -16,8 +17,9 @@ use std::time::Instant;
 
 /// Answers one snapshot with the response JSON bytes, or the error to send. Takes the body by
 /// value and drops it once parsed, so that it does not sit beside the solve's memory. Keys of
-/// `policy_defaults` fill the snapshot's omitted `policy` keys ([`policy_defaults::apply`]).
-/// The deadline timer starts once the snapshot's `policy.deadline_ms` is known. Records the
+/// `policy_defaults` fill the snapshot's omitted `policy` keys ([`policy_defaults::apply`]);
+/// then `allocations` fills its undefined pools and users
+/// ([`placer_datasets::FairAllocations::fill`]). The deadline timer starts once the snapshot's `policy.deadline_ms` is known. Records the
 /// body size, the solve and the answer in [`metrics`] and `log`. A panic anywhere inside (a
 /// bug) is caught, counted and returned as [`ServerError::Internal`].
 pub(crate) fn answer(
@@ -26,10 +28,11 @@ pub(crate) fn answer(
     solve: SolveFn,
     deadline: &Deadline,
     policy_defaults: Option<&Map<String, Value>>,
+    allocations: Option<&FairAllocations>,
     log: &SolveLog,
 ) -> Result<Vec<u8>, ServerError> {
     catch_unwind(AssertUnwindSafe(move || {
-        answer_unguarded(bytes, opts, solve, deadline, policy_defaults, log)
+        answer_unguarded(bytes, opts, solve, deadline, policy_defaults, allocations, log)
     }))
     .unwrap_or_else(|payload| {
         metrics::panic_caught();
@@ -43,6 +46,7 @@ fn answer_unguarded(
     solve: SolveFn,
     deadline: &Deadline,
     policy_defaults: Option<&Map<String, Value>>,
+    allocations: Option<&FairAllocations>,
     log: &SolveLog,
 ) -> Result<Vec<u8>, ServerError> {
     let body = bytes.as_ref();
@@ -51,6 +55,9 @@ fn answer_unguarded(
     let mut request = placer_models::parse_request(body)?;
     if let Some(defaults) = policy_defaults {
         policy_defaults::apply(body, &mut request, defaults)?;
+    }
+    if let Some(allocations) = allocations {
+        allocations.fill(&mut request);
     }
     // The body is not needed past parsing: give its memory back before the solve.
     drop(bytes);
@@ -98,6 +105,7 @@ mod tests {
             placer_solver::place,
             &no_deadline(),
             None,
+            None,
             &SolveLog::default(),
         )
         .unwrap_err();
@@ -112,6 +120,7 @@ mod tests {
             &PlaceOptions::default(),
             panicking,
             &no_deadline(),
+            None,
             None,
             &SolveLog::default(),
         )

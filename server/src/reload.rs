@@ -2,6 +2,11 @@
 //! the old config and logs why. The reload is visible in `/metrics`"): re-read the file, check
 //! it as at start, and swap the whole [`ServerConfig`] in the [`LiveConfig`] that requests read.
 //! Settings fixed when the server starts are kept and logged as "restart needed".
+//!
+//! The fair-scheduler allocation file (`--allocations`, issue 17 item 3) is part of the config:
+//! a change of either file reloads both, and an invalid allocation file is rejected (logged,
+//! counted in `placer_config_reloads_total{result="error"}`) like an invalid config, keeping
+//! the old allocations. Without `--config`, only the allocation file is watched.
 
 use crate::config::ServerConfig;
 use crate::config_file::{self, CommandLine};
@@ -33,14 +38,17 @@ pub enum ReloadOutcome {
     Rejected(String),
 }
 
-/// Reloads one config file into one [`LiveConfig`].
+/// Reloads one config file (and the allocation file it names) into one [`LiveConfig`].
 #[derive(Debug)]
 pub struct Reloader {
-    path: PathBuf,
+    /// The config file; `None`: the command line alone (an allocation file to watch).
+    path: Option<PathBuf>,
     cli: CommandLine,
     live: LiveConfig,
     generation: u64,
     stamp: Option<Stamp>,
+    /// The stamp of the allocation file in force at the last reload.
+    allocations_stamp: Option<Stamp>,
 }
 
 /// What [`Reloader::poll`] compares: modification time and length.
@@ -50,9 +58,20 @@ impl Reloader {
     /// A reloader of `path` over `cli` into `live`, which holds generation 1 (the config loaded
     /// at start). Sets `placer_config_generation` and the reload timestamp.
     pub fn new(path: PathBuf, cli: CommandLine, live: LiveConfig) -> Self {
-        let stamp = stamp(&path);
+        Self::watching(Some(path), cli, live)
+    }
+
+    /// A reloader of the command line's settings alone, re-reading the allocation file they
+    /// name (`placer serve --allocations` without `--config`).
+    pub fn without_config_file(cli: CommandLine, live: LiveConfig) -> Self {
+        Self::watching(None, cli, live)
+    }
+
+    fn watching(path: Option<PathBuf>, cli: CommandLine, live: LiveConfig) -> Self {
+        let stamp = path.as_deref().and_then(stamp);
+        let allocations_stamp = allocations_stamp(&live.get());
         metrics::config_generation(1);
-        Self { path, cli, live, generation: 1, stamp }
+        Self { path, cli, live, generation: 1, stamp, allocations_stamp }
     }
 
     /// The generation in force: 1 at start, +1 per applied reload.
@@ -65,16 +84,22 @@ impl Reloader {
     /// keeps the old config and logs why at `error`. Counts the attempt in
     /// `placer_config_reloads_total`. Reads the file synchronously (a small file).
     pub fn reload_once(&mut self) -> ReloadOutcome {
-        self.stamp = stamp(&self.path);
-        let new = match config_file::load(&self.path, &self.cli) {
+        self.stamp = self.path.as_deref().and_then(stamp);
+        self.allocations_stamp = allocations_stamp(&self.live.get());
+        let loaded = match &self.path {
+            Some(path) => config_file::load(path, &self.cli),
+            None => config_file::from_command_line(&self.cli),
+        };
+        let file = self.file();
+        let new = match loaded {
             Ok(c) => c,
             Err(e) => {
                 metrics::config_reloaded(false);
-                let file = self.path.display();
                 tracing::error!(%file, error = %e, "config reload rejected; old config stays");
                 return ReloadOutcome::Rejected(e.to_string());
             }
         };
+        self.allocations_stamp = allocations_stamp(&new);
         let old = self.live.get();
         let (config, changed, restart_needed) = merge(&old, new);
         self.live.replace(config);
@@ -82,7 +107,7 @@ impl Reloader {
         metrics::config_reloaded(true);
         metrics::config_generation(self.generation);
         tracing::info!(
-            file = %self.path.display(),
+            %file,
             generation = self.generation,
             changed = changed.join(","),
             "config reloaded"
@@ -96,11 +121,27 @@ impl Reloader {
         ReloadOutcome::Applied { changed, restart_needed }
     }
 
-    /// Reloads if the file's modification time or length differs from the last load's
-    /// (also when it appeared or disappeared); `None` when unchanged.
+    /// Reloads if the config file's or the allocation file's modification time or length
+    /// differs from the last load's (also when it appeared or disappeared); `None` when
+    /// unchanged.
     pub fn poll(&mut self) -> Option<ReloadOutcome> {
-        (stamp(&self.path) != self.stamp).then(|| self.reload_once())
+        let changed = self.path.as_deref().and_then(stamp) != self.stamp
+            || allocations_stamp(&self.live.get()) != self.allocations_stamp;
+        changed.then(|| self.reload_once())
     }
+
+    /// The watched files for logs: the config file, else the allocation file.
+    fn file(&self) -> String {
+        match (&self.path, &self.live.get().allocations) {
+            (Some(p), _) | (None, Some(p)) => p.display().to_string(),
+            (None, None) => "(command line)".to_owned(),
+        }
+    }
+}
+
+/// The stamp of `config`'s allocation file, if it names one.
+fn allocations_stamp(config: &ServerConfig) -> Option<Stamp> {
+    config.allocations.as_deref().and_then(stamp)
 }
 
 /// `new` with the restart keys taken from `old`, and the keys that differ: those applied and
@@ -141,6 +182,10 @@ fn changed_keys(a: &ServerConfig, b: &ServerConfig) -> Vec<&'static str> {
     check(a.workers != b.workers, "workers");
     check(a.log_format != b.log_format, "log_format");
     check(a.policy_defaults != b.policy_defaults, "policy");
+    check(
+        a.allocations != b.allocations || a.fair_allocations != b.fair_allocations,
+        "allocations",
+    );
     keys
 }
 

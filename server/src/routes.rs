@@ -71,7 +71,9 @@ async fn place(
     // if the client disconnects and this future is dropped.
     let body = web::block(move || {
         let _permit = permit;
-        pipeline::answer(bytes, &opts, solve, &deadline, config.policy_defaults.as_ref(), &log)
+        let allocations = config.fair_allocations.as_ref().map(|a| &*a.0);
+        let defaults = config.policy_defaults.as_ref();
+        pipeline::answer(bytes, &opts, solve, &deadline, defaults, allocations, &log)
     })
     .await
     .map_err(|e| ServerError::Internal { message: format!("solver thread failed: {e}") })??;

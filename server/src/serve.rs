@@ -38,15 +38,19 @@ pub async fn run(config: ServerConfig) -> io::Result<()> {
     run_with(config, state, |addr| eprintln!("placer listening on http://{addr}")).await
 }
 
-/// [`run`], also reloading `config.config_path` (if set) on SIGHUP and when the file changes
-/// ([`crate::reload`]), over the command line `cli`, whose given flags keep winning.
+/// [`run`], also reloading `config.config_path` and `config.allocations` (if set) on SIGHUP
+/// and when either file changes ([`crate::reload`]), over the command line `cli`, whose given
+/// flags keep winning.
 ///
 /// # Errors
 /// Binding or signal registration failed.
 pub async fn run_reloading(config: ServerConfig, cli: CommandLine) -> io::Result<()> {
     let state = AppState::new(&config);
-    if let Some(path) = config.config_path.clone() {
-        reload::spawn(Reloader::new(path, cli, state.live_config().clone()));
+    let live = state.live_config().clone();
+    match (config.config_path.clone(), &config.allocations) {
+        (Some(path), _) => reload::spawn(Reloader::new(path, cli, live)),
+        (None, Some(_)) => reload::spawn(Reloader::without_config_file(cli, live)),
+        (None, None) => {}
     }
     run_with(config, state, |addr| eprintln!("placer listening on http://{addr}")).await
 }

@@ -202,6 +202,16 @@ pub struct SimConfig {
     /// §5.4's deadlock); default [`Victim::LatestSubmitted`].
     #[serde(default)]
     pub victim: Victim,
+    /// Pool settings by pool name (`id`), e.g. from a YARN fair-scheduler allocation file
+    /// (`placer whatif --allocations`): a workload pool of that name gets this weight, min
+    /// shares, mode, running-job limit and timeouts (a timeout it leaves unset falls back to
+    /// `min_share_timeout_s` / `fair_share_timeout_s`). Default none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pools: Vec<placer_models::Pool>,
+    /// Users with running-job limits, listed in every snapshot in place of the workload's
+    /// unlimited entry of the same id. Default none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub users: Vec<placer_models::User>,
 }
 
 fn default_slowstart() -> f64 {
@@ -319,6 +329,8 @@ impl Default for SimConfig {
             contention: Contention::default(),
             intermediate_gb: None,
             victim: Victim::default(),
+            pools: Vec::new(),
+            users: Vec::new(),
         }
     }
 }
@@ -409,7 +421,12 @@ impl SimConfig {
     /// skipped without calling the solver (its answer would be empty).
     pub fn may_preempt(&self) -> bool {
         self.policy.algorithm.policy().is_some_and(|p| p.preempts())
-            && (self.min_share_timeout_s.is_some() || self.fair_share_timeout_s.is_some())
+            && (self.min_share_timeout_s.is_some()
+                || self.fair_share_timeout_s.is_some()
+                || self
+                    .pools
+                    .iter()
+                    .any(|p| p.min_share_timeout_s.is_some() || p.fair_share_timeout_s.is_some()))
     }
 
     /// Whether slots are offered node by node on heartbeats (and then whether every free slot

@@ -22,7 +22,10 @@
 //!   pending tasks are only a bounded subset).
 //! - `jobs[].shuffle_watcher`: the previous answer's, echoed like `delay`.
 //! - `users`: every user id of the workload (sorted, no weight) when its jobs name users, so
-//!   that the ShuffleWatcher policies, which take users as the fairness unit, know each job's.
+//!   that the ShuffleWatcher policies, which take users as the fairness unit, know each job's;
+//!   a user of `SimConfig::users` comes with its running-job limit.
+//! - `pools`: a pool named in `SimConfig::pools` takes its settings from there (an allocation
+//!   file's, `placer whatif --allocations`).
 //!
 //! RAS's and DRF's inputs (`resources.rs` for the units):
 //! - `nodes[].resources` = {cpu, mem, io}, each node's capacity in the demands' units, and
@@ -111,12 +114,16 @@ pub(crate) fn shuffle_input_ratio(input: u128, output: u128) -> f64 {
     }
 }
 
-/// The workload's users, sorted, when its jobs name any (`users` of every snapshot).
-fn workload_users(workload: &Workload) -> Vec<User> {
+/// The workload's users, sorted, when its jobs name any (`users` of every snapshot), each
+/// with its entry of `limits` (`SimConfig::users`) if it has one.
+fn workload_users(workload: &Workload, limits: &[User]) -> Vec<User> {
     let ids: BTreeSet<&str> =
         workload.jobs.iter().map(|j| j.user.as_str()).filter(|u| !u.is_empty()).collect();
     ids.into_iter()
-        .map(|id| User { id: UserId(id.to_owned()), max_running_jobs: None, weight: None })
+        .map(|id| match limits.iter().find(|u| u.id.as_str() == id) {
+            Some(user) => user.clone(),
+            None => User { id: UserId(id.to_owned()), max_running_jobs: None, weight: None },
+        })
         .collect()
 }
 
@@ -133,17 +140,26 @@ pub(crate) fn base_request(
             .pools
             .iter()
             .enumerate()
-            .map(|(i, p)| Pool {
-                id: PoolId(format!("p{i}")),
-                weight: p.weight,
-                min_map_share: p.min_map_share,
-                min_reduce_share: p.min_reduce_share,
-                min_share_timeout_s: cfg.min_share_timeout_s,
-                fair_share_timeout_s: cfg.fair_share_timeout_s,
-                ..Pool::default()
+            .map(|(i, p)| match cfg.pools.iter().find(|o| o.id.as_str() == p.name) {
+                Some(o) => Pool {
+                    id: PoolId(format!("p{i}")),
+                    min_share_timeout_s: o.min_share_timeout_s.or(cfg.min_share_timeout_s),
+                    fair_share_timeout_s: o.fair_share_timeout_s.or(cfg.fair_share_timeout_s),
+                    starvation: None,
+                    ..o.clone()
+                },
+                None => Pool {
+                    id: PoolId(format!("p{i}")),
+                    weight: p.weight,
+                    min_map_share: p.min_map_share,
+                    min_reduce_share: p.min_reduce_share,
+                    min_share_timeout_s: cfg.min_share_timeout_s,
+                    fair_share_timeout_s: cfg.fair_share_timeout_s,
+                    ..Pool::default()
+                },
             })
             .collect(),
-        users: workload_users(workload),
+        users: workload_users(workload, &cfg.users),
         policy: cfg.policy.clone(),
         ..PlaceRequest::default()
     }
@@ -683,13 +699,13 @@ mod tests {
         jobs[1].user = "ann".to_owned();
         jobs[2].user = "zoe".to_owned();
         let mut w = Workload { jobs, ..Workload::default() };
-        let ids: Vec<String> = workload_users(&w).into_iter().map(|u| u.id.0).collect();
+        let ids: Vec<String> = workload_users(&w, &[]).into_iter().map(|u| u.id.0).collect();
         assert_eq!(ids, ["ann", "zoe"]);
-        assert!(workload_users(&w).iter().all(|u| u.weight.is_none()));
+        assert!(workload_users(&w, &[]).iter().all(|u| u.weight.is_none()));
         for j in &mut w.jobs {
             j.user.clear();
         }
-        assert!(workload_users(&w).is_empty());
+        assert!(workload_users(&w, &[]).is_empty());
     }
 
     #[test]

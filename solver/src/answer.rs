@@ -208,7 +208,8 @@ fn reports(ix: &Indexed<'_>, outcome: &Outcome<'_>) -> (Vec<PoolReport>, Vec<Job
         map: a.map + b.map,
         reduce: a.reduce + b.reduce,
     };
-    let slots = |s: [f64; 2]| SlotCounts { map: s[0], reduce: s[1] };
+    // `+ 0.0` turns a −0.0 left by water-filling's subtractions into 0.0 on the wire.
+    let slots = |s: [f64; 2]| SlotCounts { map: s[0] + 0.0, reduce: s[1] + 0.0 };
 
     let mut after = outcome.running_after.to_vec();
     for v in outcome.victims {

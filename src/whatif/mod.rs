@@ -5,6 +5,7 @@
 //! `placer whatif summarize DIR` merges the shards of a sweep. `--workload` runs a paper's own
 //! experiment instead of a trace (`workloads.rs`).
 
+mod allocations;
 pub mod load;
 mod replay;
 pub mod sw_flags;

@@ -137,6 +137,10 @@ pub struct RunArgs {
     /// first [default: 600].
     #[arg(long, value_name = "X", value_parser = sw_flags::parse_starvation_window_s)]
     pub starvation_window_s: Option<f64>,
+    /// A YARN fair-scheduler allocation file (fair-scheduler.xml): the pools jobs name take its
+    /// queues' weights, min shares, modes, limits and timeouts; its users their limits.
+    #[arg(long, value_name = "FILE")]
+    pub allocations: Option<PathBuf>,
 }
 
 /// `--heartbeat`: how free slots reach the policy ([`Offers`]).
@@ -317,7 +321,10 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         }
         None => Sweep::default(),
     };
-    let base = base_config(args, &input, &settings);
+    let mut base = base_config(args, &input, &settings);
+    if let Some(path) = &args.allocations {
+        super::allocations::apply(path, &input, &mut base)?;
+    }
     let (shard, shards) = args.shard.unwrap_or((0, 1));
     let all = runs(args, &base, &sweep.points());
     // The sweep's identity, the same for every shard: the arguments but the shard, and every

@@ -19,6 +19,7 @@
 //! # Ok::<(), placer_models::ModelError>(())
 //! ```
 
+pub mod browser;
 mod snapshot;
 pub mod workload;
 
