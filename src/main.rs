@@ -93,6 +93,10 @@ struct ServeArgs {
     /// Rotated event log files kept (events.1.jsonl newest ... events.K.jsonl oldest).
     #[arg(long, default_value_t = placer_server::event_log::DEFAULT_KEEP)]
     event_log_keep: usize,
+    /// Node label whose value is the node's rack, for the Kubernetes scheduler extender
+    /// (POST /k8s/v1/filter, /k8s/v1/prioritize).
+    #[arg(long, default_value = placer_server::DEFAULT_K8S_RACK_LABEL, value_parser = parse_rack_label)]
+    k8s_rack_label: String,
 }
 
 impl ServeArgs {
@@ -119,6 +123,7 @@ impl ServeArgs {
             event_log: self.event_log,
             event_log_max_bytes: self.event_log_max_bytes,
             event_log_keep: self.event_log_keep,
+            k8s_rack_label: self.k8s_rack_label,
         }
     }
 }
@@ -266,6 +271,10 @@ fn parse_engine(s: &str) -> Result<SolverEngine, String> {
 
 fn parse_log_format(s: &str) -> Result<placer_server::LogFormat, String> {
     s.parse()
+}
+
+fn parse_rack_label(s: &str) -> Result<String, String> {
+    placer_server::check_k8s_rack_label(s).map(|()| s.to_owned())
 }
 
 fn main() -> ExitCode {

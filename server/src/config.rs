@@ -32,6 +32,9 @@ pub const DEFAULT_BODY_TIMEOUT_MS: u64 = 10_000;
 /// Time in-flight requests get to finish after SIGTERM when none is configured: 30 s.
 pub const DEFAULT_SHUTDOWN_GRACE_MS: u64 = 30_000;
 
+/// The node label read as a node's rack by the scheduler extender when none is configured.
+pub const DEFAULT_K8S_RACK_LABEL: &str = "topology.kubernetes.io/rack";
+
 /// Settings of one server instance. `ServerConfig::default()` works with no config file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServerConfig {
@@ -88,6 +91,9 @@ pub struct ServerConfig {
     pub event_log_max_bytes: u64,
     /// Rotated event log files kept (`--event-log-keep`); 0 deletes the old lines.
     pub event_log_keep: usize,
+    /// The node label whose value is a node's rack for the scheduler extender
+    /// (`--k8s-rack-label`); default `topology.kubernetes.io/rack`.
+    pub k8s_rack_label: String,
 }
 
 impl Default for ServerConfig {
@@ -113,6 +119,7 @@ impl Default for ServerConfig {
             event_log: None,
             event_log_max_bytes: crate::event_log::DEFAULT_MAX_BYTES,
             event_log_keep: crate::event_log::DEFAULT_KEEP,
+            k8s_rack_label: DEFAULT_K8S_RACK_LABEL.to_owned(),
         }
     }
 }

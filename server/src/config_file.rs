@@ -55,6 +55,8 @@ pub struct FileConfig {
     pub event_log_max_bytes: Option<u64>,
     /// `--event-log-keep`: rotated event log files kept.
     pub event_log_keep: Option<usize>,
+    /// `--k8s-rack-label`: the node label read as a node's rack by the scheduler extender.
+    pub k8s_rack_label: Option<String>,
 }
 
 /// The `[policy]` table alone, read again with its spans for precise error lines.
@@ -184,6 +186,7 @@ pub fn resolve(file: &FileConfig, cli: &CommandLine) -> ServerConfig {
     }
     set(cli, "event_log_max_bytes", &file.event_log_max_bytes, &mut c.event_log_max_bytes);
     set(cli, "event_log_keep", &file.event_log_keep, &mut c.event_log_keep);
+    set(cli, "k8s_rack_label", &file.k8s_rack_label, &mut c.k8s_rack_label);
     c
 }
 
@@ -239,6 +242,9 @@ fn check_values(file: &FileConfig) -> Result<(), (&'static str, String)> {
         if value == Some(0) {
             return Err((key, "must be at least 1".to_owned()));
         }
+    }
+    if let Some(label) = &file.k8s_rack_label {
+        crate::k8s::check_label_key(label).map_err(|e| ("k8s_rack_label", e))?;
     }
     Ok(())
 }
@@ -401,6 +407,8 @@ shuffle_watcher = { nass = false }
         assert_eq!((p.key.as_deref(), p.line), (Some("policy.alpha"), Some(2)));
         let p = problem("[policy]\nsaturation_threshold = 2.0\n");
         assert_eq!(p.key.as_deref(), Some("policy.saturation_threshold"));
+        let p = problem("workers = 2\nk8s_rack_label = \"not a label\"\n");
+        assert_eq!((p.key.as_deref(), p.line), (Some("k8s_rack_label"), Some(2)));
     }
 
     #[test]

@@ -75,7 +75,7 @@ pub enum ServerError {
     #[error("server is shutting down; retry on another instance")]
     Draining,
     /// No route for this path (404).
-    #[error("no route for {method} {path}; routes: POST /place, GET /healthz, GET /readyz, GET /metrics, GET /openapi.json, GET /docs, GET /, GET /v1/epochs")]
+    #[error("no route for {method} {path}; routes: POST /place, GET /healthz, GET /readyz, GET /metrics, GET /openapi.json, GET /docs, GET /, GET /v1/epochs, POST /k8s/v1/filter, POST /k8s/v1/prioritize")]
     NotFound {
         /// The request method.
         method: String,
@@ -105,6 +105,22 @@ pub enum ServerError {
         /// What is wrong.
         message: String,
     },
+    /// A scheduler-extender body (`/k8s/v1/...`) that is not JSON (400 `malformed_json`).
+    #[error("the scheduler-extender body is not JSON: {message}")]
+    ExtenderJson {
+        /// The parser's description, with line and column.
+        message: String,
+    },
+    /// Well-formed JSON that is not the `ExtenderArgs` kube-scheduler sends: a wrong type, no
+    /// `Pod`, neither `Nodes` nor `NodeNames`, a nameless node, a malformed quantity or
+    /// `placer.io/input-bytes` annotation (400 `invalid_field`).
+    #[error("invalid ExtenderArgs at {path}: {message}")]
+    ExtenderArgs {
+        /// Where, with the Go field names: `Pod.spec.containers[0].resources.requests["cpu"]`.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
     /// A bug: the solver panicked or its thread pool failed (500).
     #[error("internal error (a bug in placer): {message}")]
     Internal {
@@ -131,6 +147,8 @@ impl ServerError {
             Self::MethodNotAllowed { .. } => "method_not_allowed",
             Self::Config { .. } => "invalid_config",
             Self::Internal { .. } => "internal",
+            Self::ExtenderJson { .. } => "malformed_json",
+            Self::ExtenderArgs { .. } => "invalid_field",
         }
     }
 
@@ -140,6 +158,7 @@ impl ServerError {
             Self::Model(e) => e.path(),
             Self::Solve(e) => e.path(),
             Self::InvalidQuery { param, .. } => param,
+            Self::ExtenderArgs { path, .. } => path,
             _ => "$",
         }
     }
@@ -181,9 +200,11 @@ pub(crate) fn error_json(code: &str, path: &str, message: String) -> Vec<u8> {
 impl ResponseError for ServerError {
     fn status_code(&self) -> StatusCode {
         match self {
-            Self::Model(_) | Self::Payload { .. } | Self::InvalidQuery { .. } => {
-                StatusCode::BAD_REQUEST
-            }
+            Self::Model(_)
+            | Self::Payload { .. }
+            | Self::InvalidQuery { .. }
+            | Self::ExtenderJson { .. }
+            | Self::ExtenderArgs { .. } => StatusCode::BAD_REQUEST,
             Self::Solve(e) if e.is_invalid_input() => StatusCode::BAD_REQUEST,
             Self::Solve(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Self::PayloadTooLarge { .. } | Self::OverMemoryBudget { .. } => {

@@ -25,6 +25,7 @@ mod error;
 pub mod event_log;
 mod expect;
 mod http_errors;
+mod k8s;
 mod live_config;
 pub mod logging;
 pub mod metrics;
@@ -44,9 +45,11 @@ pub use app::{app, configure};
 pub use config::{
     default_max_in_flight, default_max_memory_bytes, ServerConfig, DEFAULT_ADDR,
     DEFAULT_BODY_LIMIT_BYTES, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_HEADER_TIMEOUT_MS,
-    DEFAULT_QUEUE_LEN, DEFAULT_QUEUE_WAIT_MS, DEFAULT_SHUTDOWN_GRACE_MS, FALLBACK_MAX_MEMORY_BYTES,
+    DEFAULT_K8S_RACK_LABEL, DEFAULT_QUEUE_LEN, DEFAULT_QUEUE_WAIT_MS, DEFAULT_SHUTDOWN_GRACE_MS,
+    FALLBACK_MAX_MEMORY_BYTES,
 };
 pub use error::ServerError;
+pub use k8s::check_label_key as check_k8s_rack_label;
 pub use live_config::LiveConfig;
 pub use logging::LogFormat;
 pub use observe::observe;

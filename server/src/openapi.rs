@@ -148,7 +148,7 @@ struct ErrorDetail {
 /// The body of every error answer, whatever its status (DESIGN.md §Errors).
 #[derive(ToSchema)]
 #[allow(dead_code)] // documentation only: `crate::error` writes the body
-struct ErrorResponse {
+pub(crate) struct ErrorResponse {
     /// The error.
     error: ErrorDetail,
 }
@@ -370,11 +370,13 @@ mod operations {
         operations::dashboard,
     ),
     components(schemas(ErrorResponse, ErrorDetail, ErrorCode)),
+    nest((path = "/k8s/v1", api = crate::k8s::openapi::ExtenderApi)),
     modifiers(&ErrorLists, &Examples),
     tags(
         (name = "placement", description = "One scheduling epoch."),
         (name = "operations", description = "Probes, metrics, the dashboard and its data."),
         (name = "documentation", description = "This document and its UI."),
+        (name = "kubernetes", description = "The kube-scheduler extender (k8s.io/kube-scheduler/extender/v1)."),
     )
 )]
 struct ApiDoc;

@@ -42,6 +42,7 @@ pub(crate) fn register(cfg: &mut web::ServiceConfig, state: AppState) {
                 .default_service(method_not_allowed("GET")),
         )
         .configure(crate::dashboard::register)
+        .configure(crate::k8s::register)
         .configure(crate::openapi::register)
         .default_service(web::to(not_found));
 }

@@ -32,6 +32,8 @@ pub struct AppState {
     pub(crate) epochs: Epochs,
     /// The event log (`--event-log`), if any.
     pub(crate) event_log: Option<EventLog>,
+    /// Node racks learned by the scheduler extender.
+    pub(crate) k8s_racks: crate::k8s::RackMap,
 }
 
 impl AppState {
@@ -66,6 +68,7 @@ impl AppState {
             solve,
             epochs: Epochs::new(settings.epochs_kept),
             event_log,
+            k8s_racks: crate::k8s::RackMap::default(),
         }
     }
 

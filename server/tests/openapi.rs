@@ -82,6 +82,8 @@ fn the_document_is_openapi_3_1_with_every_route() {
         ("/docs/", "get"),
         ("/v1/epochs", "get"),
         ("/", "get"),
+        ("/k8s/v1/filter", "post"),
+        ("/k8s/v1/prioritize", "post"),
     ] {
         assert!(doc["paths"][path][method].is_object(), "{method} {path} missing");
     }
@@ -310,6 +312,8 @@ fn every_error_code_is_listed_with_its_status() {
         ServerError::NotFound { method: p(), path: p() },
         ServerError::MethodNotAllowed { method: p(), path: p(), allowed: "GET" },
         ServerError::Internal { message: p() },
+        ServerError::ExtenderJson { message: p() },
+        ServerError::ExtenderArgs { path: p(), message: p() },
     ];
     for e in &samples {
         let listed = ERROR_CODES.iter().find(|c| c.code == e.code());
@@ -339,6 +343,9 @@ async fn real_error_bodies_validate_against_error_response() {
         (TestRequest::get().uri("/nowhere"), 404),
         (TestRequest::get().uri("/docs/nowhere.js"), 404),
         (TestRequest::post().uri("/openapi.json"), 405),
+        (TestRequest::post().uri("/k8s/v1/filter").set_payload("{"), 400),
+        (TestRequest::post().uri("/k8s/v1/prioritize").set_payload(r#"{"Pod": 1}"#), 400),
+        (TestRequest::get().uri("/k8s/v1/prioritize"), 405),
     ] {
         let res = test::call_service(&srv, req.to_request()).await;
         assert_eq!(res.status().as_u16(), status);

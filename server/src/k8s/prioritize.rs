@@ -1,0 +1,158 @@
+//! `POST /k8s/v1/prioritize` (issue 17 item 5): each candidate node scored 0..10 by placer's
+//! bandwidth-aware locality cost, best = 10.
+//!
+//! The pod is one map task reading `input_bytes` from its replica nodes; its cost on node n
+//! is `placer_solver::cost::LocalityCost::cost` of a one-task snapshot built from the call
+//! (lsap-sched eq. 1, DESIGN.md §Costs): 0 on a replica node, `input_bytes · 8 / (10⁶ ·
+//! 1000 Mbit/s)` seconds when a replica is in n's rack, `input_bytes · 8 / (10⁶ · 100 Mbit/s)`
+//! across racks (the snapshot defaults of `cluster.network`, α = 1). Racks come from the rack
+//! label of `Nodes`, else from the racks learned from earlier `Nodes` calls
+//! ([`super::racks`]); a node of unknown rack is a rack of its own.
+//!
+//! Mapping: score(n) = round(10 · (1 − cost(n) / worst)), half away from zero, where `worst`
+//! is the pod's cost on a node of a rack holding none of its replicas (the largest cost of its
+//! row, [`placer_solver::cost::CostRow::max`], with such a rack always in the snapshot); every
+//! node scores 10 when `worst` is 0 (no replicas, or no input bytes). The score is affine in
+//! the seconds of transfer a node saves, the same for every call: with the default bandwidths
+//! a replica node scores 10, a node in a replica's rack round(10 · (1 − 1.074 / 10.737)) = 9,
+//! another rack 0, whichever nodes kube-scheduler offers. kube-scheduler multiplies the score
+//! by the extender's `weight` and by 100 / 10 (MaxNodeScore / MaxExtenderPriority) and adds it
+//! to its plugins' scores, so only differences between nodes matter.
+
+use super::args::{Args, Candidates};
+use super::racks::RackMap;
+use super::wire::HostPriority;
+use crate::error::ServerError;
+use placer_solver::cost::LocalityCost;
+use placer_solver::index::Indexed;
+use serde_json::json;
+use std::collections::{BTreeSet, HashMap};
+
+/// The highest score (`extenderv1.MaxExtenderPriority`).
+pub const MAX_SCORE: i64 = 10;
+
+/// The rack id of a node: its label value, or the node alone. Label values cannot hold ':',
+/// so the two kinds never collide.
+fn rack_id(node: &str, rack: Option<&str>) -> String {
+    match rack {
+        Some(rack) => format!("rack:{rack}"),
+        None => format!("node:{node}"),
+    }
+}
+
+/// A node id that no Kubernetes node name nor `placer.io/replicas` entry can be (it holds a
+/// comma), in a rack of its own: the node of a rack without replicas, whose cost is the pod's
+/// worst. (A candidate sent with this name is such a node already.)
+const ELSEWHERE: &str = "placer,elsewhere";
+
+/// The locality cost of the pod on each candidate, in seconds, in candidate order, and its
+/// cost on a node of a rack holding none of its replicas (`worst`).
+///
+/// # Complexity
+/// O((candidates + replicas) · log) to build and index the one-task snapshot, O(replicas) per
+/// candidate for its cost.
+///
+/// # Errors
+/// `internal` (500) if the snapshot built here were invalid (a bug).
+pub fn costs(
+    args: &Args<'_>,
+    racks: &RackMap,
+    label: &str,
+) -> Result<(Vec<f64>, f64), ServerError> {
+    let names = args.candidates.names();
+    let known: Vec<Option<String>> = match &args.candidates {
+        Candidates::Nodes { nodes, .. } => {
+            nodes.iter().map(|n| n.rack.map(str::to_owned)).collect()
+        }
+        Candidates::Names(names) => racks.racks_of(label, names),
+    };
+    let mut rack_of: HashMap<&str, Option<String>> = HashMap::new();
+    let mut order: Vec<&str> = Vec::new();
+    for (name, rack) in names.iter().zip(known) {
+        if !rack_of.contains_key(name) {
+            rack_of.insert(name, rack);
+            order.push(name);
+        }
+    }
+    let elsewhere: Vec<&str> =
+        args.pod.replicas.iter().map(String::as_str).filter(|r| !rack_of.contains_key(r)).collect();
+    for (name, rack) in elsewhere.iter().zip(racks.racks_of(label, &elsewhere)) {
+        rack_of.insert(name, rack);
+        order.push(name);
+    }
+    if !rack_of.contains_key(ELSEWHERE) {
+        order.push(ELSEWHERE);
+    }
+    let rack_ids: Vec<String> =
+        order.iter().map(|n| rack_id(n, rack_of.get(n).and_then(|r| r.as_deref()))).collect();
+    let distinct: BTreeSet<&str> = rack_ids.iter().map(String::as_str).collect();
+    let snapshot = json!({
+        "schema_version": 1,
+        "cluster": {
+            "racks": distinct.iter().map(|r| json!({"id": r})).collect::<Vec<_>>(),
+            "nodes": order.iter().zip(&rack_ids)
+                .map(|(n, r)| json!({"id": n, "rack": r})).collect::<Vec<_>>(),
+        },
+        "pools": [{"id": "pool"}],
+        "jobs": [{"id": "job", "pool": "pool"}],
+        "pending": [{"id": "pod", "job": "job", "kind": "map",
+                     "input_bytes": args.pod.input_bytes, "replicas": args.pod.replicas}],
+    });
+    let bug = |e: String| ServerError::Internal { message: format!("extender snapshot: {e}") };
+    let bytes = serde_json::to_vec(&snapshot).map_err(|e| bug(e.to_string()))?;
+    let req = placer_models::parse_request(&bytes).map_err(|e| bug(e.to_string()))?;
+    placer_models::validate(&req).map_err(|e| bug(e.to_string()))?;
+    let ix = Indexed::new(&req);
+    let model = LocalityCost::new(&ix);
+    let index: HashMap<&str, u32> = order.iter().enumerate().map(|(i, n)| (*n, i as u32)).collect();
+    let costs = names.iter().map(|n| index.get(n).map_or(0.0, |&i| model.cost(0, i))).collect();
+    Ok((costs, model.row(0).max()))
+}
+
+/// Scores 0..=10 from costs and the pod's `worst` cost (see the module docs).
+///
+/// # Complexity
+/// O(costs).
+pub fn scores(costs: &[f64], worst: f64) -> Vec<i64> {
+    costs
+        .iter()
+        .map(|&c| {
+            if worst > 0.0 && worst.is_finite() {
+                ((MAX_SCORE as f64 * (1.0 - c / worst)).round() as i64).clamp(0, MAX_SCORE)
+            } else {
+                MAX_SCORE
+            }
+        })
+        .collect()
+}
+
+/// The `HostPriorityList` for `args`, in candidate order.
+///
+/// # Errors
+/// As [`costs`].
+pub fn prioritize<'v>(
+    args: &'v Args<'v>,
+    racks: &RackMap,
+    label: &str,
+) -> Result<Vec<HostPriority<'v>>, ServerError> {
+    let (costs, worst) = costs(args, racks, label)?;
+    let names = args.candidates.names();
+    let scores = scores(&costs, worst);
+    Ok(names.into_iter().zip(scores).map(|(host, score)| HostPriority { host, score }).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn affine_mapping() {
+        let (node, rack, remote) = (0.0, 1.073_741_824, 10.737_418_24);
+        assert_eq!(scores(&[node, rack, remote], remote), [10, 9, 0]);
+        assert_eq!(scores(&[rack, remote], remote), [9, 0]);
+        assert_eq!(scores(&[rack, rack], remote), [9, 9]);
+        assert_eq!(scores(&[0.0, 0.0], 0.0), [10, 10]);
+        assert_eq!(scores(&[], 1.0), Vec::<i64>::new());
+        assert_eq!(scores(&[0.5, 0.25, 0.95, 1.0], 1.0), [5, 8, 1, 0]); // halves away from 0
+    }
+}
