@@ -205,6 +205,8 @@ pub(crate) struct Engine<'a> {
     pub now: f64,
     /// Reused snapshot buffer.
     pub req: PlaceRequest,
+    /// Snapshot entries kept for reuse (`snapshot.rs`).
+    pub spare: crate::snapshot::Spare,
     /// Free map slots per rack in the snapshot being built (`snapshot.rs`).
     pub rack_free: Vec<u32>,
     /// Per kind, the pending tasks per job a heartbeat's snapshot carries (`snapshot.rs`).
@@ -339,6 +341,7 @@ impl<'a> Engine<'a> {
             stall: 0,
             now: 0.0,
             req,
+            spare: crate::snapshot::Spare::default(),
             rack_free: Vec::new(),
             beat_bound: [u64::MAX; 2],
             metrics,

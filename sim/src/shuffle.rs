@@ -41,23 +41,34 @@ pub(crate) fn due(bytes: u64, c: u128, w: u128) -> u64 {
 /// `bytes` split over sources in proportion to their weights: `⌊bytes · w_s / Σ w⌋`, the
 /// rounding remainder on the last source, so that the parts sum to `bytes`. Example: 10 bytes
 /// over weights (n1: 1, n4: 2) → (n1, 3), (n4, 7). No weight → nothing.
+#[cfg(test)]
 pub(crate) fn shuffle_split(
     bytes: u64,
-    sources: impl ExactSizeIterator<Item = (usize, u128)>,
+    sources: impl ExactSizeIterator<Item = (usize, u128)> + Clone,
 ) -> Vec<(usize, u64)> {
-    let sources: Vec<(usize, u128)> = sources.collect();
-    let total: u128 = sources.iter().map(|&(_, w)| w).sum();
+    let mut out = Vec::new();
+    shuffle_split_into(bytes, sources, &mut out);
+    out
+}
+
+/// [`shuffle_split`] into `out` (cleared first), reusing its allocation. O(sources).
+pub(crate) fn shuffle_split_into(
+    bytes: u64,
+    sources: impl ExactSizeIterator<Item = (usize, u128)> + Clone,
+    out: &mut Vec<(usize, u64)>,
+) {
+    out.clear();
+    let total: u128 = sources.clone().map(|(_, w)| w).sum();
     if total == 0 {
-        return Vec::new();
+        return;
     }
     let mut left = bytes;
-    let mut out = Vec::with_capacity(sources.len());
-    for (i, &(n, w)) in sources.iter().enumerate() {
-        let part = if i + 1 == sources.len() { left } else { due(bytes, w, total) };
+    let last = sources.len().saturating_sub(1);
+    for (i, (n, w)) in sources.enumerate() {
+        let part = if i == last { left } else { due(bytes, w, total) };
         left -= part.min(left);
         out.push((n, part));
     }
-    out
 }
 
 impl Engine<'_> {
@@ -68,7 +79,18 @@ impl Engine<'_> {
         let j = task.job as usize;
         let (spec, job) = (&self.ix.jobs[j], &self.jobs[j]);
         let known = due(task.bytes, job.weight_done, spec.weight_total);
-        shuffle_split(known, job.map_output.iter().map(|(&n, &w)| (n, w)))
+        let mut out = Vec::new();
+        shuffle_split_into(known, job.map_output.iter().map(|(&n, &w)| (n, w)), &mut out);
+        out
+    }
+
+    /// [`Self::known_shuffle`] into `out`, reusing its allocation.
+    pub(crate) fn known_shuffle_into(&self, t: usize, out: &mut Vec<(usize, u64)>) {
+        let task = &self.ix.tasks[t];
+        let j = task.job as usize;
+        let (spec, job) = (&self.ix.jobs[j], &self.jobs[j]);
+        let known = due(task.bytes, job.weight_done, spec.weight_total);
+        shuffle_split_into(known, job.map_output.iter().map(|(&n, &w)| (n, w)), out);
     }
 
     /// Reduce `t` just started: it fetches what is known, and waits for the rest.
