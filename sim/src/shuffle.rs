@@ -72,19 +72,8 @@ pub(crate) fn shuffle_split_into(
 }
 
 impl Engine<'_> {
-    /// Reduce `t`'s shuffle bytes known so far, per source node (node order): what a snapshot
-    /// shows as its `shuffle`.
-    pub(crate) fn known_shuffle(&self, t: usize) -> Vec<(usize, u64)> {
-        let task = &self.ix.tasks[t];
-        let j = task.job as usize;
-        let (spec, job) = (&self.ix.jobs[j], &self.jobs[j]);
-        let known = due(task.bytes, job.weight_done, spec.weight_total);
-        let mut out = Vec::new();
-        shuffle_split_into(known, job.map_output.iter().map(|(&n, &w)| (n, w)), &mut out);
-        out
-    }
-
-    /// [`Self::known_shuffle`] into `out`, reusing its allocation.
+    /// Reduce `t`'s shuffle bytes known so far, per source node (node order), into `out`
+    /// (its allocation reused): what a snapshot shows as its `shuffle`.
     pub(crate) fn known_shuffle_into(&self, t: usize, out: &mut Vec<(usize, u64)>) {
         let task = &self.ix.tasks[t];
         let j = task.job as usize;
@@ -98,9 +87,12 @@ impl Engine<'_> {
         let j = self.ix.tasks[t].job as usize;
         self.tasks[t].copying = true;
         self.jobs[j].copying.insert(t);
-        for (src, bytes) in self.known_shuffle(t) {
+        let mut known = std::mem::take(&mut self.scratch_parts);
+        self.known_shuffle_into(t, &mut known);
+        for &(src, bytes) in &known {
             self.owe(t, src, bytes);
         }
+        self.scratch_parts = known;
         self.fetch_owed(t);
         self.copy_maybe_done(t);
     }
@@ -135,11 +127,14 @@ impl Engine<'_> {
     /// Job `j`'s copying reduces poll for finished maps: they fetch what they are owed.
     pub(crate) fn fetch_poll(&mut self, j: usize) {
         self.jobs[j].poll_scheduled = false;
-        let copying: Vec<usize> = self.jobs[j].copying.iter().copied().collect();
-        for r in copying {
+        let mut copying = std::mem::take(&mut self.scratch_tasks);
+        copying.clear();
+        copying.extend(self.jobs[j].copying.iter().copied());
+        for &r in &copying {
             self.fetch_owed(r);
             self.copy_maybe_done(r);
         }
+        self.scratch_tasks = copying;
     }
 
     /// `bytes` from node `src` are owed to reduce `t`: read from disk if local, else queued

@@ -407,7 +407,7 @@ impl Engine<'_> {
     }
 
     /// Pending task `t`'s snapshot entry, written into `slot` (its strings and lists reused).
-    /// A reduce's shuffle sources are its known bytes per source node (`known_shuffle`),
+    /// A reduce's shuffle sources are its known bytes per source node (`known_shuffle_into`),
     /// those of 0 bytes left out; `parts` keeps the last split, which the next reduce of the
     /// same job and size shares.
     fn fill_pending(&self, t: usize, slot: &mut PendingTask, parts: &mut ShuffleParts) {
