@@ -44,18 +44,25 @@ struct Link {
     flows: Vec<u32>,
 }
 
+/// What a re-rating reads of every flow on a touched link, apart from the rest of the flow so
+/// that a link's flows are scanned in few cache lines (32 bytes each).
+#[derive(Clone, Copy, Debug)]
+struct Hot {
+    /// Bytes/s.
+    rate: f64,
+    /// The last `rebalance` that visited it.
+    stamp: u32,
+    nlinks: u8,
+    links: [u32; 4],
+}
+
 #[derive(Clone, Debug)]
 struct Flow {
     remaining: f64,
-    /// Bytes/s.
-    rate: f64,
     last: f64,
     /// When its current finish event fires (it may fire early: see `rebalance`).
     due: f64,
-    stamp: u64,
-    links: [u32; 4],
     version: u32,
-    nlinks: u8,
     active: bool,
     cross_rack: bool,
     /// A reduce's shuffle (else a map's input read).
@@ -94,8 +101,10 @@ pub(crate) struct Network {
     /// Per rack: (uplink, downlink), created on first use when `uplink_capacity` is set.
     uplinks: Vec<(u32, u32)>,
     flows: Vec<Flow>,
+    /// Per flow slot, its rate and links (`Hot`).
+    hot: Vec<Hot>,
     free: Vec<usize>,
-    stamp: u64,
+    stamp: u32,
     cross_capacity: f64,
     /// Bytes/s of each rack's uplink and downlink; `None`: no rack limit.
     uplink_capacity: Option<f64>,
@@ -122,6 +131,7 @@ impl Network {
             pair: vec![NONE; racks * racks],
             uplinks: vec![(NONE, NONE); racks],
             flows: Vec::new(),
+            hot: Vec::new(),
             free: Vec::new(),
             stamp: 0,
             cross_capacity: cross_rack_mbps * MBPS_TO_BYTES,
@@ -211,7 +221,6 @@ impl Network {
             task,
             bytes,
             remaining: bytes as f64,
-            rate: 0.0,
             last: now,
             due: f64::INFINITY,
             version: 0,
@@ -219,18 +228,18 @@ impl Network {
             cross_rack,
             shuffle,
             racks: (src_rack, dst_rack),
-            links,
-            nlinks: nlinks as u8,
-            stamp: 0,
         };
+        let hot = Hot { rate: 0.0, stamp: 0, nlinks: nlinks as u8, links };
         let id = match self.free.pop() {
             Some(id) => {
                 let version = self.flows[id].version.wrapping_add(1);
                 self.flows[id] = Flow { version, ..flow };
+                self.hot[id] = hot;
                 id
             }
             None => {
                 self.flows.push(flow);
+                self.hot.push(hot);
                 self.flows.len() - 1
             }
         };
@@ -260,10 +269,11 @@ impl Network {
         if !f.active || f.version != version {
             return None;
         }
-        settle(f, now);
+        let rate = self.hot[flow].rate;
+        settle(f, rate, now);
         if f.remaining > DONE_BYTES {
             // Scheduled before the flow slowed down: fire again when it really ends.
-            f.due = now + f.remaining / f.rate;
+            f.due = now + f.remaining / rate;
             queue.push(f.due, EventKind::FlowDone { flow, version });
             return None;
         }
@@ -291,7 +301,7 @@ impl Network {
         if !f.active || f.task != task {
             return None;
         }
-        settle(f, now);
+        settle(f, self.hot[flow].rate, now);
         let end = FlowEnd {
             task: f.task,
             moved: (f.bytes as f64 - f.remaining).max(0.0),
@@ -306,14 +316,15 @@ impl Network {
     fn remove(&mut self, flow: usize, now: f64, queue: &mut EventQueue) {
         let (links, nlinks) = {
             let f = &mut self.flows[flow];
+            let h = &mut self.hot[flow];
             f.active = false;
             f.remaining = 0.0;
             f.version = f.version.wrapping_add(1);
             if f.cross_rack {
-                self.meter.rate_changed(now, f.racks, f.shuffle, -f.rate, -1);
+                self.meter.rate_changed(now, f.racks, f.shuffle, -h.rate, -1);
             }
-            f.rate = 0.0;
-            (f.links, usize::from(f.nlinks))
+            h.rate = 0.0;
+            (h.links, usize::from(h.nlinks))
         };
         for &l in &links[..nlinks] {
             let on = &mut self.links[l as usize].flows;
@@ -332,28 +343,34 @@ impl Network {
     /// which fires early and is then pushed to the true end (`finish`): a slowdown costs no
     /// heap entry, so the heap holds O(flows) entries rather than one per rate change.
     fn rebalance(&mut self, now: f64, links: [u32; 4], nlinks: usize, queue: &mut EventQueue) {
+        if self.stamp == u32::MAX {
+            self.hot.iter_mut().for_each(|h| h.stamp = 0);
+            self.stamp = 0;
+        }
         self.stamp += 1;
         let stamp = self.stamp;
         let share = &self.share;
         for &l in &links[..nlinks] {
             for &g in &self.links[l as usize].flows {
-                let f = &mut self.flows[g as usize];
-                if f.stamp == stamp {
+                let h = &mut self.hot[g as usize];
+                if h.stamp == stamp {
                     continue;
                 }
-                f.stamp = stamp;
-                let rate = f.links[..usize::from(f.nlinks)]
+                h.stamp = stamp;
+                let rate = h.links[..usize::from(h.nlinks)]
                     .iter()
                     .map(|&k| share[k as usize])
                     .fold(f64::INFINITY, f64::min);
-                if rate == f.rate {
+                if rate == h.rate {
                     continue;
                 }
-                settle(f, now);
+                let old = h.rate;
+                h.rate = rate;
+                let f = &mut self.flows[g as usize];
+                settle(f, old, now);
                 if f.cross_rack {
-                    self.meter.rate_changed(now, f.racks, f.shuffle, rate - f.rate, 0);
+                    self.meter.rate_changed(now, f.racks, f.shuffle, rate - old, 0);
                 }
-                f.rate = rate;
                 let at = now + f.remaining / rate;
                 if at < f.due {
                     f.version = f.version.wrapping_add(1);
@@ -365,9 +382,9 @@ impl Network {
     }
 }
 
-/// Counts the bytes moved since the flow's last change at its current rate.
-fn settle(f: &mut Flow, now: f64) {
-    f.remaining = (f.remaining - f.rate * (now - f.last)).max(0.0);
+/// Counts the bytes moved since the flow's last change at its current `rate`.
+fn settle(f: &mut Flow, rate: f64, now: f64) {
+    f.remaining = (f.remaining - rate * (now - f.last)).max(0.0);
     f.last = now;
 }
 
