@@ -50,7 +50,9 @@
 //! (a multi-resource policy) bounds by the cluster's room for the job's tasks instead, a node's
 //! free room standing for its free map slots (`resources.rs`). The selection scans the job's
 //! pending set without allocating strings, so a snapshot costs O(active jobs + Σ pending scanned) integer
-//! work but only O(offered + running) strings. `All` offers every pending task.
+//! work but only O(offered + running) strings, written into the previous snapshot's entries
+//! (their ids, replica lists and shuffle sources keep their allocations). `All` offers every
+//! pending task.
 
 use crate::cluster::{parse_node_id, SimCluster};
 use crate::config::{NodeOrder, PendingBound, SimConfig};
