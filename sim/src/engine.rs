@@ -205,6 +205,12 @@ pub(crate) struct Engine<'a> {
     pub now: f64,
     /// Reused snapshot buffer.
     pub req: PlaceRequest,
+    /// Snapshot entries kept for reuse (`snapshot.rs`).
+    pub spare: crate::snapshot::Spare,
+    /// Scratch lists reused across events (no allocation per event).
+    pub scratch_tasks: Vec<usize>,
+    /// See `scratch_tasks`.
+    pub scratch_parts: Vec<(usize, u64)>,
     /// Free map slots per rack in the snapshot being built (`snapshot.rs`).
     pub rack_free: Vec<u32>,
     /// Per kind, the pending tasks per job a heartbeat's snapshot carries (`snapshot.rs`).
@@ -339,6 +345,9 @@ impl<'a> Engine<'a> {
             stall: 0,
             now: 0.0,
             req,
+            spare: crate::snapshot::Spare::default(),
+            scratch_tasks: Vec::new(),
+            scratch_parts: Vec::new(),
             rack_free: Vec::new(),
             beat_bound: [u64::MAX; 2],
             metrics,

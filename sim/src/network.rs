@@ -28,27 +28,37 @@
 
 use crate::queue::{EventKind, EventQueue};
 use crate::traffic::TrafficMeter;
-use std::collections::HashMap;
 
 const MBPS_TO_BYTES: f64 = 1e6 / 8.0;
 
 /// Bytes left below which a flow counts as finished (rounding of rate × time).
 const DONE_BYTES: f64 = 1e-3;
 
+/// No link yet (in `Network::pair` and `Network::uplinks`).
+const NONE: u32 = u32::MAX;
+
 #[derive(Clone, Debug)]
 struct Link {
     /// Bytes/s.
     capacity: f64,
-    flows: Vec<usize>,
+    flows: Vec<u32>,
+}
+
+/// What a re-rating reads of every flow on a touched link, apart from the rest of the flow so
+/// that a link's flows are scanned in few cache lines (32 bytes each).
+#[derive(Clone, Copy, Debug)]
+struct Hot {
+    /// Bytes/s.
+    rate: f64,
+    /// The last `rebalance` that visited it.
+    stamp: u32,
+    nlinks: u8,
+    links: [u32; 4],
 }
 
 #[derive(Clone, Debug)]
 struct Flow {
-    task: usize,
-    bytes: u64,
     remaining: f64,
-    /// Bytes/s.
-    rate: f64,
     last: f64,
     /// When its current finish event fires (it may fire early: see `rebalance`).
     due: f64,
@@ -57,11 +67,10 @@ struct Flow {
     cross_rack: bool,
     /// A reduce's shuffle (else a map's input read).
     shuffle: bool,
+    task: usize,
+    bytes: u64,
     /// (source rack, destination rack).
     racks: (usize, usize),
-    links: [usize; 4],
-    nlinks: usize,
-    stamp: u64,
 }
 
 /// A finished or cancelled flow.
@@ -83,12 +92,19 @@ pub(crate) struct FlowEnd {
 #[derive(Clone, Debug)]
 pub(crate) struct Network {
     links: Vec<Link>,
-    pair: HashMap<(usize, usize), usize>,
+    /// Per link, each flow's share of it: capacity / flows on it (+∞ when none), kept up to
+    /// date as flows come and go, so that a re-rating reads one number per link.
+    share: Vec<f64>,
+    racks: usize,
+    /// The cross-rack link of each ordered rack pair (`src · racks + dst`), `NONE` until used.
+    pair: Vec<u32>,
     /// Per rack: (uplink, downlink), created on first use when `uplink_capacity` is set.
-    uplinks: HashMap<usize, (usize, usize)>,
+    uplinks: Vec<(u32, u32)>,
     flows: Vec<Flow>,
+    /// Per flow slot, its rate and links (`Hot`).
+    hot: Vec<Hot>,
     free: Vec<usize>,
-    stamp: u64,
+    stamp: u32,
     cross_capacity: f64,
     /// Bytes/s of each rack's uplink and downlink; `None`: no rack limit.
     uplink_capacity: Option<f64>,
@@ -107,13 +123,15 @@ impl Network {
         cross_rack_mbps: f64,
         uplink_mbps: Option<f64>,
     ) -> Self {
+        let capacity = rack_mbps * MBPS_TO_BYTES;
         Self {
-            links: (0..nodes)
-                .map(|_| Link { capacity: rack_mbps * MBPS_TO_BYTES, flows: Vec::new() })
-                .collect(),
-            pair: HashMap::new(),
-            uplinks: HashMap::new(),
+            links: (0..nodes).map(|_| Link { capacity, flows: Vec::new() }).collect(),
+            share: vec![f64::INFINITY; nodes],
+            racks,
+            pair: vec![NONE; racks * racks],
+            uplinks: vec![(NONE, NONE); racks],
             flows: Vec::new(),
+            hot: Vec::new(),
             free: Vec::new(),
             stamp: 0,
             cross_capacity: cross_rack_mbps * MBPS_TO_BYTES,
@@ -124,20 +142,27 @@ impl Network {
     }
 
     /// A new link of `capacity` bytes/s; returns its id.
-    fn add_link(&mut self, capacity: f64) -> usize {
+    fn add_link(&mut self, capacity: f64) -> u32 {
         self.links.push(Link { capacity, flows: Vec::new() });
-        self.links.len() - 1
+        self.share.push(f64::INFINITY);
+        (self.links.len() - 1) as u32
     }
 
     /// Rack `rack`'s (uplink, downlink), created on first use; `None` without a rack limit.
-    fn rack_links(&mut self, rack: usize) -> Option<(usize, usize)> {
+    fn rack_links(&mut self, rack: usize) -> Option<(u32, u32)> {
         let capacity = self.uplink_capacity?;
-        if let Some(&pair) = self.uplinks.get(&rack) {
-            return Some(pair);
+        if self.uplinks[rack].0 != NONE {
+            return Some(self.uplinks[rack]);
         }
         let pair = (self.add_link(capacity), self.add_link(capacity));
-        self.uplinks.insert(rack, pair);
+        self.uplinks[rack] = pair;
         Some(pair)
+    }
+
+    /// Link `l`'s share after its flow count changed.
+    fn reshare(&mut self, l: usize) {
+        let link = &self.links[l];
+        self.share[l] = link.capacity / link.flows.len() as f64;
     }
 
     /// Flows in progress.
@@ -147,7 +172,10 @@ impl Network {
 
     /// Flows currently on the cross-rack link `src_rack → dst_rack` (0 if never used).
     pub fn cross_load(&self, src_rack: usize, dst_rack: usize) -> usize {
-        self.pair.get(&(src_rack, dst_rack)).map_or(0, |&l| self.links[l].flows.len())
+        match self.pair[src_rack * self.racks + dst_rack] {
+            NONE => 0,
+            l => self.links[l as usize].flows.len(),
+        }
     }
 
     /// Starts moving `bytes` (> 0) from node `src` to node `dst` (distinct) for `task` (a
@@ -166,17 +194,18 @@ impl Network {
     ) -> usize {
         let (_, src_rack) = src;
         let (dst_node, dst_rack) = dst;
-        let mut links = [dst_node, 0, 0, 0];
+        let mut links = [dst_node as u32, 0, 0, 0];
         let mut nlinks = 1;
         let cross_rack = src_rack != dst_rack;
         if cross_rack {
-            let l = match self.pair.get(&(src_rack, dst_rack)) {
-                Some(&l) => l,
-                None => {
+            let at = src_rack * self.racks + dst_rack;
+            let l = match self.pair[at] {
+                NONE => {
                     let l = self.add_link(self.cross_capacity);
-                    self.pair.insert((src_rack, dst_rack), l);
+                    self.pair[at] = l;
                     l
                 }
+                l => l,
             };
             links[1] = l;
             nlinks = 2;
@@ -192,7 +221,6 @@ impl Network {
             task,
             bytes,
             remaining: bytes as f64,
-            rate: 0.0,
             last: now,
             due: f64::INFINITY,
             version: 0,
@@ -200,23 +228,24 @@ impl Network {
             cross_rack,
             shuffle,
             racks: (src_rack, dst_rack),
-            links,
-            nlinks,
-            stamp: 0,
         };
+        let hot = Hot { rate: 0.0, stamp: 0, nlinks: nlinks as u8, links };
         let id = match self.free.pop() {
             Some(id) => {
                 let version = self.flows[id].version.wrapping_add(1);
                 self.flows[id] = Flow { version, ..flow };
+                self.hot[id] = hot;
                 id
             }
             None => {
                 self.flows.push(flow);
+                self.hot.push(hot);
                 self.flows.len() - 1
             }
         };
         for &l in &links[..nlinks] {
-            self.links[l].flows.push(id);
+            self.links[l as usize].flows.push(id as u32);
+            self.reshare(l as usize);
         }
         self.active += 1;
         if cross_rack {
@@ -240,10 +269,11 @@ impl Network {
         if !f.active || f.version != version {
             return None;
         }
-        settle(f, now);
+        let rate = self.hot[flow].rate;
+        settle(f, rate, now);
         if f.remaining > DONE_BYTES {
             // Scheduled before the flow slowed down: fire again when it really ends.
-            f.due = now + f.remaining / f.rate;
+            f.due = now + f.remaining / rate;
             queue.push(f.due, EventKind::FlowDone { flow, version });
             return None;
         }
@@ -271,7 +301,7 @@ impl Network {
         if !f.active || f.task != task {
             return None;
         }
-        settle(f, now);
+        settle(f, self.hot[flow].rate, now);
         let end = FlowEnd {
             task: f.task,
             moved: (f.bytes as f64 - f.remaining).max(0.0),
@@ -286,20 +316,22 @@ impl Network {
     fn remove(&mut self, flow: usize, now: f64, queue: &mut EventQueue) {
         let (links, nlinks) = {
             let f = &mut self.flows[flow];
+            let h = &mut self.hot[flow];
             f.active = false;
             f.remaining = 0.0;
             f.version = f.version.wrapping_add(1);
             if f.cross_rack {
-                self.meter.rate_changed(now, f.racks, f.shuffle, -f.rate, -1);
+                self.meter.rate_changed(now, f.racks, f.shuffle, -h.rate, -1);
             }
-            f.rate = 0.0;
-            (f.links, f.nlinks)
+            h.rate = 0.0;
+            (h.links, usize::from(h.nlinks))
         };
         for &l in &links[..nlinks] {
-            let on = &mut self.links[l].flows;
-            if let Some(pos) = on.iter().position(|&g| g == flow) {
+            let on = &mut self.links[l as usize].flows;
+            if let Some(pos) = on.iter().position(|&g| g as usize == flow) {
                 on.swap_remove(pos);
             }
+            self.reshare(l as usize);
         }
         self.free.push(flow);
         self.active -= 1;
@@ -310,46 +342,49 @@ impl Network {
     /// scheduled event gets a new version and event; one that ends later keeps its event,
     /// which fires early and is then pushed to the true end (`finish`): a slowdown costs no
     /// heap entry, so the heap holds O(flows) entries rather than one per rate change.
-    fn rebalance(&mut self, now: f64, links: [usize; 4], nlinks: usize, queue: &mut EventQueue) {
+    fn rebalance(&mut self, now: f64, links: [u32; 4], nlinks: usize, queue: &mut EventQueue) {
+        if self.stamp == u32::MAX {
+            self.hot.iter_mut().for_each(|h| h.stamp = 0);
+            self.stamp = 0;
+        }
         self.stamp += 1;
         let stamp = self.stamp;
+        let share = &self.share;
         for &l in &links[..nlinks] {
-            for i in 0..self.links[l].flows.len() {
-                let g = self.links[l].flows[i];
-                let rate = {
-                    let f = &self.flows[g];
-                    if f.stamp == stamp {
-                        continue;
-                    }
-                    f.links[..f.nlinks]
-                        .iter()
-                        .map(|&k| self.links[k].capacity / self.links[k].flows.len() as f64)
-                        .fold(f64::INFINITY, f64::min)
-                };
-                let f = &mut self.flows[g];
-                f.stamp = stamp;
-                if rate == f.rate {
+            for &g in &self.links[l as usize].flows {
+                let h = &mut self.hot[g as usize];
+                if h.stamp == stamp {
                     continue;
                 }
-                settle(f, now);
-                if f.cross_rack {
-                    self.meter.rate_changed(now, f.racks, f.shuffle, rate - f.rate, 0);
+                h.stamp = stamp;
+                let rate = h.links[..usize::from(h.nlinks)]
+                    .iter()
+                    .map(|&k| share[k as usize])
+                    .fold(f64::INFINITY, f64::min);
+                if rate == h.rate {
+                    continue;
                 }
-                f.rate = rate;
+                let old = h.rate;
+                h.rate = rate;
+                let f = &mut self.flows[g as usize];
+                settle(f, old, now);
+                if f.cross_rack {
+                    self.meter.rate_changed(now, f.racks, f.shuffle, rate - old, 0);
+                }
                 let at = now + f.remaining / rate;
                 if at < f.due {
                     f.version = f.version.wrapping_add(1);
                     f.due = at;
-                    queue.push(at, EventKind::FlowDone { flow: g, version: f.version });
+                    queue.push(at, EventKind::FlowDone { flow: g as usize, version: f.version });
                 }
             }
         }
     }
 }
 
-/// Counts the bytes moved since the flow's last change at its current rate.
-fn settle(f: &mut Flow, now: f64) {
-    f.remaining = (f.remaining - f.rate * (now - f.last)).max(0.0);
+/// Counts the bytes moved since the flow's last change at its current `rate`.
+fn settle(f: &mut Flow, rate: f64, now: f64) {
+    f.remaining = (f.remaining - rate * (now - f.last)).max(0.0);
     f.last = now;
 }
 

@@ -54,7 +54,8 @@ impl EventKind {
 pub(crate) struct Event {
     /// Simulated time, s.
     pub time: f64,
-    seq: u64,
+    /// rank · 2⁶³ + sequence number: the tie-break after the time, in one comparison.
+    order: u64,
     /// What happens.
     pub kind: EventKind,
 }
@@ -76,11 +77,7 @@ impl PartialOrd for Event {
 impl Ord for Event {
     /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest event first.
     fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .time
-            .total_cmp(&self.time)
-            .then_with(|| other.kind.rank().cmp(&self.kind.rank()))
-            .then_with(|| other.seq.cmp(&self.seq))
+        other.time.total_cmp(&self.time).then(other.order.cmp(&self.order))
     }
 }
 
@@ -96,7 +93,9 @@ impl EventQueue {
     pub fn push(&mut self, time: f64, kind: EventKind) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Event { time, seq, kind });
+        // Fewer than 2⁶³ pushes: the sequence number never reaches the rank bit.
+        let order = (u64::from(kind.rank()) << 63) | seq;
+        self.heap.push(Event { time, order, kind });
     }
 
     /// The earliest event.

@@ -41,34 +41,45 @@ pub(crate) fn due(bytes: u64, c: u128, w: u128) -> u64 {
 /// `bytes` split over sources in proportion to their weights: `⌊bytes · w_s / Σ w⌋`, the
 /// rounding remainder on the last source, so that the parts sum to `bytes`. Example: 10 bytes
 /// over weights (n1: 1, n4: 2) → (n1, 3), (n4, 7). No weight → nothing.
+#[cfg(test)]
 pub(crate) fn shuffle_split(
     bytes: u64,
-    sources: impl ExactSizeIterator<Item = (usize, u128)>,
+    sources: impl ExactSizeIterator<Item = (usize, u128)> + Clone,
 ) -> Vec<(usize, u64)> {
-    let sources: Vec<(usize, u128)> = sources.collect();
-    let total: u128 = sources.iter().map(|&(_, w)| w).sum();
-    if total == 0 {
-        return Vec::new();
-    }
-    let mut left = bytes;
-    let mut out = Vec::with_capacity(sources.len());
-    for (i, &(n, w)) in sources.iter().enumerate() {
-        let part = if i + 1 == sources.len() { left } else { due(bytes, w, total) };
-        left -= part.min(left);
-        out.push((n, part));
-    }
+    let mut out = Vec::new();
+    shuffle_split_into(bytes, sources, &mut out);
     out
 }
 
+/// [`shuffle_split`] into `out` (cleared first), reusing its allocation. O(sources).
+pub(crate) fn shuffle_split_into(
+    bytes: u64,
+    sources: impl ExactSizeIterator<Item = (usize, u128)> + Clone,
+    out: &mut Vec<(usize, u64)>,
+) {
+    out.clear();
+    let total: u128 = sources.clone().map(|(_, w)| w).sum();
+    if total == 0 {
+        return;
+    }
+    let mut left = bytes;
+    let last = sources.len().saturating_sub(1);
+    for (i, (n, w)) in sources.enumerate() {
+        let part = if i == last { left } else { due(bytes, w, total) };
+        left -= part.min(left);
+        out.push((n, part));
+    }
+}
+
 impl Engine<'_> {
-    /// Reduce `t`'s shuffle bytes known so far, per source node (node order): what a snapshot
-    /// shows as its `shuffle`.
-    pub(crate) fn known_shuffle(&self, t: usize) -> Vec<(usize, u64)> {
+    /// Reduce `t`'s shuffle bytes known so far, per source node (node order), into `out`
+    /// (its allocation reused): what a snapshot shows as its `shuffle`.
+    pub(crate) fn known_shuffle_into(&self, t: usize, out: &mut Vec<(usize, u64)>) {
         let task = &self.ix.tasks[t];
         let j = task.job as usize;
         let (spec, job) = (&self.ix.jobs[j], &self.jobs[j]);
         let known = due(task.bytes, job.weight_done, spec.weight_total);
-        shuffle_split(known, job.map_output.iter().map(|(&n, &w)| (n, w)))
+        shuffle_split_into(known, job.map_output.iter().map(|(&n, &w)| (n, w)), out);
     }
 
     /// Reduce `t` just started: it fetches what is known, and waits for the rest.
@@ -76,9 +87,12 @@ impl Engine<'_> {
         let j = self.ix.tasks[t].job as usize;
         self.tasks[t].copying = true;
         self.jobs[j].copying.insert(t);
-        for (src, bytes) in self.known_shuffle(t) {
+        let mut known = std::mem::take(&mut self.scratch_parts);
+        self.known_shuffle_into(t, &mut known);
+        for &(src, bytes) in &known {
             self.owe(t, src, bytes);
         }
+        self.scratch_parts = known;
         self.fetch_owed(t);
         self.copy_maybe_done(t);
     }
@@ -113,11 +127,14 @@ impl Engine<'_> {
     /// Job `j`'s copying reduces poll for finished maps: they fetch what they are owed.
     pub(crate) fn fetch_poll(&mut self, j: usize) {
         self.jobs[j].poll_scheduled = false;
-        let copying: Vec<usize> = self.jobs[j].copying.iter().copied().collect();
-        for r in copying {
+        let mut copying = std::mem::take(&mut self.scratch_tasks);
+        copying.clear();
+        copying.extend(self.jobs[j].copying.iter().copied());
+        for &r in &copying {
             self.fetch_owed(r);
             self.copy_maybe_done(r);
         }
+        self.scratch_tasks = copying;
     }
 
     /// `bytes` from node `src` are owed to reduce `t`: read from disk if local, else queued

@@ -53,7 +53,9 @@
 //! (a multi-resource policy) bounds by the cluster's room for the job's tasks instead, a node's
 //! free room standing for its free map slots (`resources.rs`). The selection scans the job's
 //! pending set without allocating strings, so a snapshot costs O(active jobs + Σ pending scanned) integer
-//! work but only O(offered + running) strings. `All` offers every pending task.
+//! work but only O(offered + running) strings, written into the previous snapshot's entries
+//! (their ids, replica lists and shuffle sources keep their allocations). `All` offers every
+//! pending task.
 
 use crate::cluster::{parse_node_id, SimCluster};
 use crate::config::{NodeOrder, PendingBound, SimConfig};
@@ -62,8 +64,8 @@ use crate::traffic::TrafficMeter;
 use crate::workload_index::WorkloadIndex;
 use placer_datasets::Workload;
 use placer_models::{
-    Amounts, Job, JobId, PendingTask, PlaceRequest, Pool, PoolId, Resources, RunningTask,
-    ShuffleSource, TaskKind, User, UserId,
+    Amounts, Job, PendingTask, PlaceRequest, Pool, PoolId, Resources, RunningTask, ShuffleSource,
+    TaskKind, User, UserId,
 };
 use rand::seq::SliceRandom;
 use std::collections::BTreeSet;
@@ -203,65 +205,39 @@ impl Engine<'_> {
                 rack.cross_rack_traffic_mbps = Some(m);
             }
         }
-        req.jobs.clear();
-        req.pending.clear();
-        req.running.clear();
         let mut chosen: Vec<usize> = Vec::new();
         let mut quota: Vec<(u64, u32)> = vec![(0, 0); self.cluster.len()];
         let mut rack_quota: Vec<(u64, u32)> = vec![(0, 0); self.cluster.nodes_of_rack.len()];
         self.count_rack_free();
         self.heartbeat_bound();
         let mut stamp = 0u64;
+        let mut spare = std::mem::take(&mut self.spare);
+        let mut parts = ShuffleParts::default();
+        let (mut nj, mut np) = (0, 0);
         for &j in &self.active_jobs {
-            let spec = &self.ix.jobs[j];
-            let run = &self.jobs[j];
-            let job_id = JobId(format!("j{j}"));
-            let user = &self.workload.jobs[j].user;
-            let (input, output) = run.maps_io_done;
-            let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-            req.jobs.push(Job {
-                id: job_id.clone(),
-                pool: PoolId(format!("p{}", spec.pool)),
-                submit_s: spec.submit_s,
-                user: (!user.is_empty()).then(|| UserId(user.clone())),
-                delay: run.delay,
-                shuffle_input_ratio: Some(shuffle_input_ratio(input, output)),
-                maps_total: Some(count(spec.maps)),
-                maps_done: Some(count(run.maps_done.min(spec.maps))),
-                reduces_total: Some(count(spec.reduces)),
-                shuffle_watcher: run.shuffle_watcher.clone(),
-                goal_s: spec.goal_s,
-                mean_map_s: run.mean_map_s(),
-                ..Job::default()
-            });
+            let slot = reuse(&mut req.jobs, nj, &mut spare.jobs);
+            self.fill_job(j, slot);
+            nj += 1;
             for kind in [TaskKind::Map, TaskKind::Reduce] {
                 self.choose(j, kind, &mut chosen, &mut quota, &mut rack_quota, &mut stamp);
                 for &t in &chosen {
-                    req.pending.push(self.pending_task(t, &job_id));
+                    let slot = reuse(&mut req.pending, np, &mut spare.pending);
+                    self.fill_pending(t, slot, &mut parts);
+                    np += 1;
                 }
             }
         }
-        let offered = req.pending.len();
+        spare.jobs.extend(req.jobs.drain(nj..));
+        spare.pending.extend(req.pending.drain(np..));
+        let offered = np;
+        let mut nr = 0;
         for &t in &self.running {
-            let task = &self.ix.tasks[t];
-            let run = &self.tasks[t];
-            req.running.push(RunningTask {
-                id: self.ix.task_id(t),
-                job: JobId(format!("j{}", task.job)),
-                kind: task.kind,
-                node: self.cluster.wire.nodes[run.node].id.clone(),
-                started_s: Some(run.started_s),
-                phase: None,
-                demand: task.demand.map(|d| {
-                    // A reduce consumes its demand only while it computes (engine `start`).
-                    if task.kind == TaskKind::Reduce && !run.computing {
-                        Amounts::new()
-                    } else {
-                        crate::resources::amounts(d)
-                    }
-                }),
-            });
+            let slot = reuse(&mut req.running, nr, &mut spare.running);
+            self.fill_running(t, slot);
+            nr += 1;
         }
+        spare.running.extend(req.running.drain(nr..));
+        self.spare = spare;
         self.req = req;
         offered
     }
@@ -415,18 +391,97 @@ impl Engine<'_> {
         }
     }
 
-    fn pending_task(&self, t: usize, job: &JobId) -> PendingTask {
+    /// Job `j`'s snapshot entry, written into `slot` (its strings reused).
+    fn fill_job(&self, j: usize, slot: &mut Job) {
+        let spec = &self.ix.jobs[j];
+        let run = &self.jobs[j];
+        let user = &self.workload.jobs[j].user;
+        let (input, output) = run.maps_io_done;
+        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        let mut id = std::mem::take(&mut slot.id);
+        write_id(&mut id.0, format_args!("j{j}"));
+        let mut pool = std::mem::take(&mut slot.pool);
+        write_id(&mut pool.0, format_args!("p{}", spec.pool));
+        let user = (!user.is_empty()).then(|| {
+            let mut id = slot.user.take().unwrap_or_default();
+            id.0.clone_from(user);
+            id
+        });
+        *slot = Job {
+            id,
+            pool,
+            submit_s: spec.submit_s,
+            user,
+            delay: run.delay,
+            shuffle_input_ratio: Some(shuffle_input_ratio(input, output)),
+            maps_total: Some(count(spec.maps)),
+            maps_done: Some(count(run.maps_done.min(spec.maps))),
+            reduces_total: Some(count(spec.reduces)),
+            shuffle_watcher: run.shuffle_watcher.clone(),
+            goal_s: spec.goal_s,
+            mean_map_s: run.mean_map_s(),
+            ..Job::default()
+        };
+    }
+
+    /// Pending task `t`'s snapshot entry, written into `slot` (its strings and lists reused).
+    /// A reduce's shuffle sources are its known bytes per source node (`known_shuffle_into`),
+    /// those of 0 bytes left out; `parts` keeps the last split, which the next reduce of the
+    /// same job and size shares.
+    fn fill_pending(&self, t: usize, slot: &mut PendingTask, parts: &mut ShuffleParts) {
         let task = &self.ix.tasks[t];
+        let j = task.job as usize;
         let nodes = &self.cluster.wire.nodes;
-        let mut p = PendingTask {
-            id: self.ix.task_id(t),
-            job: job.clone(),
+        let mut id = std::mem::take(&mut slot.id);
+        self.ix.write_task_id(t, &mut id.0);
+        let mut job = std::mem::take(&mut slot.job);
+        write_id(&mut job.0, format_args!("j{j}"));
+        let mut replicas = std::mem::take(&mut slot.replicas);
+        replicas.clear();
+        let mut shuffle = std::mem::take(&mut slot.shuffle);
+        let (mut input_bytes, mut output_bytes) = (0, 0);
+        match task.kind {
+            TaskKind::Map => {
+                input_bytes = task.bytes;
+                if self.disks.limited() {
+                    output_bytes = task.output_bytes;
+                }
+                for &n in self.ix.replicas(t) {
+                    replicas.push(nodes[n as usize].id.as_str());
+                }
+                shuffle.clear();
+            }
+            TaskKind::Reduce => {
+                if parts.key != Some((j, task.bytes)) {
+                    parts.key = Some((j, task.bytes));
+                    self.known_shuffle_into(t, &mut parts.split);
+                }
+                let mut k = 0;
+                for &(n, bytes) in parts.split.iter().filter(|&&(_, b)| b > 0) {
+                    match shuffle.get_mut(k) {
+                        Some(s) => {
+                            s.node.0.clone_from(&nodes[n].id.0);
+                            s.bytes = bytes;
+                        }
+                        None => shuffle.push(ShuffleSource { node: nodes[n].id.clone(), bytes }),
+                    }
+                    k += 1;
+                }
+                shuffle.truncate(k);
+            }
+        }
+        *slot = PendingTask {
+            id,
+            job,
             kind: task.kind,
+            input_bytes,
+            output_bytes,
+            replicas,
+            shuffle,
             pending_since_s: Some(self.tasks[t].pending_since_s),
             demand: task.demand.map(|d| {
                 // A reduce of a job still in its map phase starts by copying, which consumes
                 // next to nothing (RAS Table 2's shuffle column; Alg. 1 line 26 switches it).
-                let j = task.job as usize;
                 let maps_left = self.jobs[j].maps_done < self.ix.jobs[j].maps;
                 if task.kind == TaskKind::Reduce && maps_left {
                     Amounts::new()
@@ -434,28 +489,69 @@ impl Engine<'_> {
                     crate::resources::amounts(d)
                 }
             }),
-            ..PendingTask::default()
         };
-        match task.kind {
-            TaskKind::Map => {
-                p.input_bytes = task.bytes;
-                if self.disks.limited() {
-                    p.output_bytes = task.output_bytes;
-                }
-                p.replicas =
-                    self.ix.replicas(t).iter().map(|&n| nodes[n as usize].id.clone()).collect();
-            }
-            TaskKind::Reduce => {
-                p.shuffle = self
-                    .known_shuffle(t)
-                    .into_iter()
-                    .filter(|&(_, b)| b > 0)
-                    .map(|(n, bytes)| ShuffleSource { node: nodes[n].id.clone(), bytes })
-                    .collect();
-            }
-        }
-        p
     }
+
+    /// Running task `t`'s snapshot entry, written into `slot` (its strings reused).
+    fn fill_running(&self, t: usize, slot: &mut RunningTask) {
+        let task = &self.ix.tasks[t];
+        let run = &self.tasks[t];
+        let mut id = std::mem::take(&mut slot.id);
+        self.ix.write_task_id(t, &mut id.0);
+        let mut job = std::mem::take(&mut slot.job);
+        write_id(&mut job.0, format_args!("j{}", task.job));
+        let mut node = std::mem::take(&mut slot.node);
+        node.0.clone_from(&self.cluster.wire.nodes[run.node].id.0);
+        *slot = RunningTask {
+            id,
+            job,
+            kind: task.kind,
+            node,
+            started_s: Some(run.started_s),
+            phase: None,
+            demand: task.demand.map(|d| {
+                // A reduce consumes its demand only while it computes (engine `start`).
+                if task.kind == TaskKind::Reduce && !run.computing {
+                    Amounts::new()
+                } else {
+                    crate::resources::amounts(d)
+                }
+            }),
+        };
+    }
+}
+
+/// Snapshot entries the last snapshot did not need, kept with their allocations for the next
+/// (a snapshot rewrites its entries in place rather than allocating each id and list anew).
+#[derive(Debug, Default)]
+pub(crate) struct Spare {
+    jobs: Vec<Job>,
+    pending: Vec<PendingTask>,
+    running: Vec<RunningTask>,
+}
+
+/// The last reduce's split of known shuffle bytes per source node, keyed by (job, bytes):
+/// within one snapshot the reduces of a job with equal bytes have equal splits.
+#[derive(Debug, Default)]
+struct ShuffleParts {
+    key: Option<(usize, u64)>,
+    split: Vec<(usize, u64)>,
+}
+
+/// Entry `i` of `list` to overwrite: the existing one, else a spare one, else a new one.
+/// `i` ≤ `list.len()`. O(1).
+fn reuse<'l, T: Default>(list: &'l mut Vec<T>, i: usize, spare: &mut Vec<T>) -> &'l mut T {
+    if i == list.len() {
+        list.push(spare.pop().unwrap_or_default());
+    }
+    &mut list[i]
+}
+
+/// `s` = the formatted `args`, in `s`'s allocation.
+pub(crate) fn write_id(s: &mut String, args: std::fmt::Arguments<'_>) {
+    s.clear();
+    // Writing into a `String` cannot fail.
+    let _ = std::fmt::Write::write_fmt(s, args);
 }
 
 #[cfg(test)]

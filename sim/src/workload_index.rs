@@ -284,12 +284,20 @@ impl WorkloadIndex {
 
     /// The snapshot id of task `t`.
     pub fn task_id(&self, t: usize) -> TaskId {
+        let mut id = String::new();
+        self.write_task_id(t, &mut id);
+        TaskId(id)
+    }
+
+    /// Task `t`'s snapshot id (`j{job}-m-{k}` or `j{job}-r-{k}`) into `id`, reusing its
+    /// allocation.
+    pub fn write_task_id(&self, t: usize, id: &mut String) {
         let task = &self.tasks[t];
         let kind = match task.kind {
             TaskKind::Map => 'm',
             TaskKind::Reduce => 'r',
         };
-        TaskId(format!("j{}-{kind}-{}", task.job, task.ordinal))
+        crate::snapshot::write_id(id, format_args!("j{}-{kind}-{}", task.job, task.ordinal));
     }
 
     /// The global index of a snapshot task id (None if malformed or unknown).
