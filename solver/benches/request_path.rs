@@ -1,15 +1,14 @@
 //! The request path around the solve, stage by stage (issue 18 item 2; DESIGN.md §The epoch
 //! pipeline): parse → validate → index (ids to dense indices, costs, fair shares, starvation)
 //! → [solve, timed apart] → answer (intermediate space, preemption, response) → serialize.
-//! The snapshot is `placer gen snapshot --nodes 100000 --rack-size 40 --map-slots 4 --idle 0.25
-//! --tasks 150000 --replication 3 --rack-aware --seed 1` (the same bytes, built in-process);
-//! `PLACER_NODES` / `PLACER_TASKS` scale it, `PLACER_RUNS` sets the runs (default 5). Prints the
-//! minimum of each stage over the runs, and MB/s = snapshot bytes / Σ stages without the solve.
-//! Same allocator as the `placer` binary. Run:
-//! `cargo bench --no-default-features --bench request_path`.
+//! The snapshot is the file `PLACER_SNAPSHOT` (issue 18's: `placer gen snapshot --nodes 100000
+//! --rack-size 40 --map-slots 4 --idle 0.25 --tasks 150000 --replication 3 --rack-aware --seed
+//! 1 > s100k.json`); `PLACER_RUNS` sets the runs (default 5). Prints the minimum of each stage
+//! over the runs, and MB/s = snapshot bytes / Σ stages without the solve. Same allocator as the
+//! `placer` binary. Run:
+//! `PLACER_SNAPSHOT=s100k.json cargo bench -p placer-solver --no-default-features --bench request_path`.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use placer_datasets::{lsap_snapshot, LsapSnapshotSpec};
 use placer_models::{PlaceRequest, Status};
 use placer_solver::cost::LocalityCost;
 use placer_solver::index::Indexed;
@@ -28,17 +27,8 @@ fn env(name: &str, default: usize) -> usize {
 const STAGES: [&str; 6] = ["parse", "validate", "index", "solve", "answer", "serialize"];
 
 fn main() {
-    let spec = LsapSnapshotSpec {
-        nodes: env("PLACER_NODES", 100_000),
-        rack_size: 40,
-        map_slots: 4,
-        idle: 0.25,
-        tasks: env("PLACER_TASKS", 150_000),
-        replication: 3,
-        rack_aware: true,
-        seed: 1,
-    };
-    let bytes = serde_json::to_vec(&lsap_snapshot(&spec).unwrap()).unwrap();
+    let file = std::env::var("PLACER_SNAPSHOT").expect("PLACER_SNAPSHOT=FILE (see the header)");
+    let bytes = std::fs::read(&file).unwrap();
     let runs = env("PLACER_RUNS", 5);
     let mut best = [f64::INFINITY; 6];
     let mut placement = None;
@@ -108,12 +98,7 @@ fn main() {
         }
     }
     let path: f64 = best.iter().enumerate().filter(|&(k, _)| k != 3).map(|(_, x)| x).sum();
-    println!(
-        "snapshot {} bytes ({} nodes, {} tasks), answer {answer_len} bytes, min of {runs} runs",
-        bytes.len(),
-        spec.nodes,
-        spec.tasks
-    );
+    println!("{file}: {} bytes, answer {answer_len} bytes, min of {runs} runs", bytes.len());
     for (name, x) in STAGES.iter().zip(best) {
         println!("{name:>10} {:9.1} ms", x * 1e3);
     }
