@@ -56,10 +56,10 @@ fn main() {
         };
         let req: PlaceRequest = placer_models::parse_request(&bytes).unwrap();
         lap(0);
-        placer_models::validate(&req).unwrap();
+        let resolved = placer_models::validate_resolved(&req).unwrap();
         lap(1);
         let policy = registry::lookup(req.policy.algorithm).unwrap();
-        let ix = Indexed::new(&req);
+        let ix = Indexed::with_resolved(&req, resolved);
         let model = LocalityCost::new(&ix);
         finite::check_costs(&ix, &model).unwrap();
         let shares = fair_shares::compute(&ix);
