@@ -6,6 +6,11 @@ release build of placer:
 
     $VENV/bin/python benches/peers/dense_jv.py [--placer target/release/placer] [--repeats 7]
 
+With ``--cpu target/release/examples/jv_time`` (``cargo build --release -p placer-solver
+--no-default-features --example jv_time``) both sides are timed in CPU time instead, which a
+shared machine inflates far less than wall time: placer in-process by that example (thread CPU
+time of ``jv::solve_f64``), the peers by ``time.thread_time``.
+
 Matrices: uniform [0, 1) (``numpy.random.default_rng(3).random((n, n))``, n = 1,000 and 3,000,
 as in peers.py) and the cluster matrix of ``placer gen snapshot --nodes 500 --rack-size 20
 --map-slots 4 --idle 0.5 --tasks 1000 --replication 3 --rack-aware --seed 1`` (1,000²) and of
@@ -65,6 +70,7 @@ def main() -> int:
     ap.add_argument("--placer", default="target/release/placer")
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--work", default=None)
+    ap.add_argument("--cpu", default=None, help="the jv_time example: time CPU, not wall")
     ap.add_argument("--only", default=None, help="semicolon-separated parts of matrix names")
     args = ap.parse_args()
     work = Path(args.work or tempfile.mkdtemp(prefix="dense-jv-"))
@@ -99,15 +105,23 @@ def main() -> int:
         times: dict[str, list[float]] = {}
         objs: dict[str, float] = {}
         for _ in range(args.repeats):
-            out = subprocess.run([placer, "lsap", str(path)], capture_output=True, text=True,
-                                 check=True)
-            res = json.loads(out.stdout)
-            times.setdefault("placer", []).append(res["seconds"])
-            objs["placer"] = res["objective"]
+            if args.cpu:
+                out = subprocess.run([args.cpu, str(path), "1"], capture_output=True, text=True,
+                                     check=True).stdout
+                cpu_ms = float(out.split("cpu ")[1].split(" ms")[0])
+                times.setdefault("placer", []).append(cpu_ms / 1e3)
+                objs["placer"] = float(out.rsplit("objective ", 1)[1])
+            else:
+                out = subprocess.run([placer, "lsap", str(path)], capture_output=True, text=True,
+                                     check=True)
+                res = json.loads(out.stdout)
+                times.setdefault("placer", []).append(res["seconds"])
+                objs["placer"] = res["objective"]
+            clock = time.thread_time if args.cpu else time.perf_counter
             for pname, fn in peers():
-                t0 = time.perf_counter()
+                t0 = clock()
                 r, c = fn(m)
-                times.setdefault(pname, []).append(time.perf_counter() - t0)
+                times.setdefault(pname, []).append(clock() - t0)
                 objs[pname] = float(m[r, c].sum())
         ref = objs["placer"]
         for pname, o in objs.items():
