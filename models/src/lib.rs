@@ -26,7 +26,7 @@ pub use response::{
     PreemptionReason, SlotCounts, Stats, Status, WaitReason, Waiting,
 };
 pub use state::{DelayState, RackReduces, ShuffleWatcherState, StarvationClock, StarvationState};
-pub use validate::validate;
+pub use validate::{validate, validate_resolved, Resolved};
 
 /// The only wire schema version this build speaks.
 pub const SCHEMA_VERSION: u32 = 1;

@@ -3,30 +3,55 @@
 
 use crate::error::ModelError;
 use crate::request::PlaceRequest;
+use serde::Deserialize;
 
 /// Parses a v1 snapshot. Syntax errors become [`ModelError::MalformedJson`], shape errors
 /// (missing field, wrong type, negative count, unknown algorithm) [`ModelError::InvalidField`],
 /// each with the path of the field the parser was in. Does not validate references: call
 /// [`crate::validate`] next.
+///
+/// A valid body is read once, without tracking paths; only a body that fails is read again
+/// with `serde_path_to_error` for the path of its error (the same deserializer, so the same
+/// message).
+///
+/// # Complexity
+/// O(bytes) time; memory the parsed snapshot.
+///
+/// # Errors
+/// [`ModelError::MalformedJson`] or [`ModelError::InvalidField`], as above.
 pub fn parse_request(bytes: &[u8]) -> Result<PlaceRequest, ModelError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
+    match PlaceRequest::deserialize(&mut de).and_then(|r| de.end().map(|()| r)) {
+        Ok(request) => Ok(request),
+        Err(_) => Err(parse_error(bytes)),
+    }
+}
+
+/// The error of a body that failed to parse, with its path: the body read again while tracking
+/// the path.
+#[cold]
+fn parse_error(bytes: &[u8]) -> ModelError {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
     let parsed: Result<PlaceRequest, _> = serde_path_to_error::deserialize(&mut de);
-    let request = match parsed {
-        Ok(r) => r,
+    match parsed {
+        Ok(_) => match de.end() {
+            Ok(()) => ModelError::MalformedJson {
+                path: "$".to_owned(),
+                message: "the body failed to parse once and parsed the second time".to_owned(),
+            },
+            Err(e) => ModelError::MalformedJson { path: "$".to_owned(), message: e.to_string() },
+        },
         Err(e) => {
             let path = display_path(&e.path().to_string());
             let inner = e.into_inner();
             let message = inner.to_string();
-            return Err(if inner.is_data() {
+            if inner.is_data() {
                 ModelError::InvalidField { path, message }
             } else {
                 ModelError::MalformedJson { path, message }
-            });
+            }
         }
-    };
-    de.end()
-        .map_err(|e| ModelError::MalformedJson { path: "$".to_owned(), message: e.to_string() })?;
-    Ok(request)
+    }
 }
 
 /// serde_path_to_error prints the root as `.`; placer prints it as `$`.

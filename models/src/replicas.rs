@@ -213,11 +213,35 @@ impl<'de> Visitor<'de> for ListVisitor {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Replicas, A::Error> {
-        let mut list = Replicas::new();
-        while seq.next_element_seed(Append(&mut list))?.is_some() {}
-        list.names.shrink_to_fit();
-        list.ends.shrink_to_fit();
-        Ok(list)
+        // Read into this thread's scratch list, then copy it out at its exact size: two
+        // allocations per list instead of one per doubling of each vector plus two to shrink.
+        let scratch = SCRATCH.with_borrow_mut(std::mem::take);
+        let mut scratch = Scratch(scratch);
+        scratch.0.clear();
+        while seq.next_element_seed(Append(&mut scratch.0))?.is_some() {}
+        Ok(Replicas { names: scratch.0.names.as_str().to_owned(), ends: scratch.0.ends.to_vec() })
+    }
+}
+
+thread_local! {
+    /// The list being read on this thread (empty when no list is being read); its capacity is
+    /// kept from one list to the next.
+    static SCRATCH: std::cell::RefCell<Replicas> = std::cell::RefCell::new(Replicas::new());
+}
+
+/// A scratch list lent out of [`SCRATCH`], given back when dropped (also when reading fails),
+/// unless it grew beyond [`SCRATCH_KEPT`] bytes: a thread keeps no more than that.
+struct Scratch(Replicas);
+
+/// The most heap a thread's scratch list keeps between lists, in bytes.
+const SCRATCH_KEPT: usize = 64 << 10;
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let list = std::mem::take(&mut self.0);
+        if list.heap_bytes() <= SCRATCH_KEPT {
+            SCRATCH.with_borrow_mut(|s| *s = list);
+        }
     }
 }
 

@@ -6,13 +6,58 @@ use crate::error::ModelError;
 use crate::policy::Algorithm;
 use crate::request::{Amounts, PlaceRequest, TaskKind};
 use crate::SCHEMA_VERSION;
-use std::collections::{BTreeSet, HashMap};
+use foldhash::HashMap;
+use std::collections::BTreeSet;
+
+/// The references of a valid snapshot resolved to positions as validation found them, so that
+/// indexing need not look them up again (issue 18: one pass from the parsed snapshot to the
+/// index). A position that did not resolve is [`Resolved::UNKNOWN`] (never, after validation).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Resolved {
+    /// Rack position of each node.
+    pub node_rack: Vec<u32>,
+    /// Pool position of each job.
+    pub job_pool: Vec<u32>,
+    /// Job position of each pending task.
+    pub pending_job: Vec<u32>,
+    /// Node positions of every pending task's replicas, concatenated in task order (task t's
+    /// are the next `pending[t].replicas.len()`).
+    pub replica_nodes: Vec<u32>,
+    /// Node positions of every pending task's shuffle sources, concatenated in task order.
+    pub shuffle_nodes: Vec<u32>,
+    /// Job position of each running task.
+    pub running_job: Vec<u32>,
+    /// Node position of each running task.
+    pub running_node: Vec<u32>,
+}
+
+impl Resolved {
+    /// A reference that did not resolve.
+    pub const UNKNOWN: u32 = u32::MAX;
+}
 
 /// Checks everything the schema's types cannot: returns the first violation in document order
 /// (schema version, `now_s`, policy, network, racks, nodes, pools, jobs, pending, running).
 ///
 /// Accepted as valid: an empty cluster, nodes without free slots, no pending tasks.
+///
+/// # Complexity
+/// O(size of the snapshot) time and memory.
+///
+/// # Errors
+/// The first violation, with its JSON path (DESIGN.md §Errors).
 pub fn validate(req: &PlaceRequest) -> Result<(), ModelError> {
+    validate_resolved(req).map(drop)
+}
+
+/// [`validate`], returning the references it resolved ([`Resolved`]).
+///
+/// # Complexity
+/// O(size of the snapshot) time and memory.
+///
+/// # Errors
+/// As [`validate`].
+pub fn validate_resolved(req: &PlaceRequest) -> Result<Resolved, ModelError> {
     if req.schema_version != u64::from(SCHEMA_VERSION) {
         return Err(ModelError::UnsupportedSchemaVersion {
             path: "schema_version".to_owned(),
@@ -73,9 +118,19 @@ pub fn validate(req: &PlaceRequest) -> Result<(), ModelError> {
         }
     }
 
+    let mut out = Resolved {
+        node_rack: Vec::with_capacity(req.cluster.nodes.len()),
+        job_pool: Vec::with_capacity(req.jobs.len()),
+        pending_job: Vec::with_capacity(req.pending.len()),
+        replica_nodes: Vec::with_capacity(req.pending.iter().map(|t| t.replicas.len()).sum()),
+        shuffle_nodes: Vec::new(),
+        running_job: Vec::with_capacity(req.running.len()),
+        running_node: Vec::with_capacity(req.running.len()),
+    };
     let nodes = unique_ids(req.cluster.nodes.iter().map(|n| n.id.as_str()), "cluster.nodes")?;
     for (i, node) in req.cluster.nodes.iter().enumerate() {
-        known(&racks, node.rack.as_str(), "rack", || format!("cluster.nodes[{i}].rack"))?;
+        let r = known(&racks, node.rack.as_str(), "rack", || format!("cluster.nodes[{i}].rack"))?;
+        out.node_rack.push(position(r));
         if let Some(res) = &node.resources {
             for (name, &v) in &res.amounts {
                 non_negative(v, || format!("cluster.nodes[{i}].resources.{name}"))?;
@@ -132,7 +187,8 @@ pub fn validate(req: &PlaceRequest) -> Result<(), ModelError> {
 
     let jobs = unique_ids(req.jobs.iter().map(|j| j.id.as_str()), "jobs")?;
     for (i, job) in req.jobs.iter().enumerate() {
-        known(&pools, job.pool.as_str(), "pool", || format!("jobs[{i}].pool"))?;
+        let p = known(&pools, job.pool.as_str(), "pool", || format!("jobs[{i}].pool"))?;
+        out.job_pool.push(position(p));
         non_negative(job.submit_s, || format!("jobs[{i}].submit_s"))?;
         if let Some(user) = &job.user {
             if user.as_str().is_empty() {
@@ -201,11 +257,14 @@ pub fn validate(req: &PlaceRequest) -> Result<(), ModelError> {
     }
 
     // Task ids are unique across pending and running together.
-    let mut tasks: HashMap<&str, String> = HashMap::new();
+    let mut tasks: HashMap<&str, TaskAt> = map_with_capacity(req.pending.len() + req.running.len());
+    // The replica lists' duplicates: the (task + 1, position) that last named each node.
+    let mut named: Vec<(usize, usize)> = vec![(0, 0); req.cluster.nodes.len()];
 
     for (i, task) in req.pending.iter().enumerate() {
-        claim(&mut tasks, task.id.as_str(), format!("pending[{i}].id"))?;
-        known(&jobs, task.job.as_str(), "job", || format!("pending[{i}].job"))?;
+        claim(&mut tasks, task.id.as_str(), TaskAt::Pending(i))?;
+        let j = known(&jobs, task.job.as_str(), "job", || format!("pending[{i}].job"))?;
+        out.pending_job.push(position(j));
         match task.kind {
             TaskKind::Map => {
                 if !task.shuffle.is_empty() {
@@ -243,30 +302,35 @@ pub fn validate(req: &PlaceRequest) -> Result<(), ModelError> {
         if let Some(d) = &task.demand {
             demand(&resources, d, || format!("pending[{i}].demand"))?;
         }
-        let mut seen: HashMap<&str, usize> = HashMap::new();
         for (k, replica) in task.replicas.iter().enumerate() {
             let path = || format!("pending[{i}].replicas[{k}]");
-            known(&nodes, replica, "node", path)?;
-            if let Some(first) = seen.insert(replica, k) {
+            let n = known(&nodes, replica, "node", path)?;
+            let (by, first) = named[n];
+            if by == i + 1 {
                 return Err(ModelError::DuplicateId {
                     path: path(),
                     id: replica.to_string(),
                     first: format!("pending[{i}].replicas[{first}]"),
                 });
             }
+            named[n] = (i + 1, k);
+            out.replica_nodes.push(position(n));
         }
         for (k, source) in task.shuffle.iter().enumerate() {
-            known(&nodes, source.node.as_str(), "node", || {
+            let n = known(&nodes, source.node.as_str(), "node", || {
                 format!("pending[{i}].shuffle[{k}].node")
             })?;
+            out.shuffle_nodes.push(position(n));
         }
     }
 
     let mut used: Vec<[u32; 2]> = vec![[0, 0]; req.cluster.nodes.len()];
     for (i, task) in req.running.iter().enumerate() {
-        claim(&mut tasks, task.id.as_str(), format!("running[{i}].id"))?;
-        known(&jobs, task.job.as_str(), "job", || format!("running[{i}].job"))?;
+        claim(&mut tasks, task.id.as_str(), TaskAt::Running(i))?;
+        let j = known(&jobs, task.job.as_str(), "job", || format!("running[{i}].job"))?;
         let n = known(&nodes, task.node.as_str(), "node", || format!("running[{i}].node"))?;
+        out.running_job.push(position(j));
+        out.running_node.push(position(n));
         if let Some(s) = task.started_s {
             non_negative(s, || format!("running[{i}].started_s"))?;
         }
@@ -294,23 +358,55 @@ pub fn validate(req: &PlaceRequest) -> Result<(), ModelError> {
             });
         }
     }
-    Ok(())
+    Ok(out)
+}
+
+/// Where a task id was first seen: `pending[i]` or `running[i]` (its path is written only for
+/// an error).
+#[derive(Clone, Copy)]
+enum TaskAt {
+    Pending(usize),
+    Running(usize),
+}
+
+impl TaskAt {
+    fn path(self) -> String {
+        match self {
+            Self::Pending(i) => format!("pending[{i}].id"),
+            Self::Running(i) => format!("running[{i}].id"),
+        }
+    }
 }
 
 /// Registers a task id, rejecting empty ones and ids already seen (pending or running).
 fn claim<'a>(
-    tasks: &mut HashMap<&'a str, String>,
+    tasks: &mut HashMap<&'a str, TaskAt>,
     id: &'a str,
-    path: String,
+    at: TaskAt,
 ) -> Result<(), ModelError> {
     if id.is_empty() {
-        return Err(ModelError::EmptyId { path });
+        return Err(ModelError::EmptyId { path: at.path() });
     }
-    if let Some(first) = tasks.get(id) {
-        return Err(ModelError::DuplicateId { path, id: id.to_owned(), first: first.clone() });
+    if let Some(first) = tasks.insert(id, at) {
+        // Keep the first occurrence for later duplicates (none: this one is an error).
+        return Err(ModelError::DuplicateId {
+            path: at.path(),
+            id: id.to_owned(),
+            first: first.path(),
+        });
     }
-    tasks.insert(id, path);
     Ok(())
+}
+
+/// A position as stored in [`Resolved`] (positions beyond u32 are [`Resolved::UNKNOWN`]; a body
+/// limit keeps real snapshots far below).
+fn position(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(Resolved::UNKNOWN)
+}
+
+/// An empty map of the fast hasher with room for `n` entries.
+fn map_with_capacity<K, V>(n: usize) -> HashMap<K, V> {
+    HashMap::with_capacity_and_hasher(n, foldhash::fast::RandomState::default())
 }
 
 /// Indexes ids by position, rejecting empty and duplicate ones.
@@ -318,15 +414,15 @@ fn unique_ids<'a>(
     ids: impl Iterator<Item = &'a str>,
     array: &str,
 ) -> Result<HashMap<&'a str, usize>, ModelError> {
-    let mut index = HashMap::new();
+    let mut index = map_with_capacity(ids.size_hint().0);
     for (i, id) in ids.enumerate() {
-        let path = format!("{array}[{i}].id");
+        let path = || format!("{array}[{i}].id");
         if id.is_empty() {
-            return Err(ModelError::EmptyId { path });
+            return Err(ModelError::EmptyId { path: path() });
         }
         if let Some(first) = index.insert(id, i) {
             return Err(ModelError::DuplicateId {
-                path,
+                path: path(),
                 id: id.to_owned(),
                 first: format!("{array}[{first}].id"),
             });

@@ -5,7 +5,7 @@
 use crate::csr::Lists;
 use crate::job_limits;
 use crate::network::Bandwidths;
-use placer_models::{PlaceRequest, ReducePhase, TaskKind};
+use placer_models::{PlaceRequest, ReducePhase, Resolved, TaskKind};
 use std::collections::HashMap;
 
 /// The snapshot with every reference resolved.
@@ -52,25 +52,72 @@ pub struct Indexed<'a> {
     pub bandwidths: Bandwidths,
 }
 
+/// The references of a snapshot looked up by id (for [`Indexed::new`], whose caller did not
+/// keep [`placer_models::validate_resolved`]'s): unknown ones are [`Resolved::UNKNOWN`].
+fn resolve(req: &PlaceRequest) -> Resolved {
+    let racks = positions(req.cluster.racks.iter().map(|r| r.id.as_str()));
+    let nodes = positions(req.cluster.nodes.iter().map(|n| n.id.as_str()));
+    let pools = positions(req.pools.iter().map(|p| p.id.as_str()));
+    let jobs = positions(req.jobs.iter().map(|j| j.id.as_str()));
+    let at = |map: &foldhash::HashMap<&str, u32>, id: &str| {
+        map.get(id).copied().unwrap_or(Resolved::UNKNOWN)
+    };
+    Resolved {
+        node_rack: req.cluster.nodes.iter().map(|n| at(&racks, n.rack.as_str())).collect(),
+        job_pool: req.jobs.iter().map(|j| at(&pools, j.pool.as_str())).collect(),
+        pending_job: req.pending.iter().map(|t| at(&jobs, t.job.as_str())).collect(),
+        replica_nodes: req
+            .pending
+            .iter()
+            .flat_map(|t| t.replicas.iter().map(|r| at(&nodes, r)))
+            .collect(),
+        shuffle_nodes: req
+            .pending
+            .iter()
+            .flat_map(|t| t.shuffle.iter().map(|s| at(&nodes, s.node.as_str())))
+            .collect(),
+        running_job: req.running.iter().map(|t| at(&jobs, t.job.as_str())).collect(),
+        running_node: req.running.iter().map(|t| at(&nodes, t.node.as_str())).collect(),
+    }
+}
+
+/// The position of each id (the fast seeded hasher: ids come from the request).
+fn positions<'a>(ids: impl ExactSizeIterator<Item = &'a str>) -> foldhash::HashMap<&'a str, u32> {
+    let mut map = foldhash::HashMap::with_capacity_and_hasher(ids.len(), Default::default());
+    map.extend(ids.enumerate().map(|(i, id)| (id, i as u32)));
+    map
+}
+
 impl<'a> Indexed<'a> {
     /// Indexes a snapshot that passed [`placer_models::validate`]. References that do not
     /// resolve (impossible after validation) are skipped rather than panicking.
+    ///
+    /// # Complexity
+    /// O(size of the snapshot): one hash lookup per reference.
     pub fn new(req: &'a PlaceRequest) -> Self {
-        let racks: HashMap<&str, u32> =
-            req.cluster.racks.iter().enumerate().map(|(i, r)| (r.id.as_str(), i as u32)).collect();
-        let nodes: HashMap<&str, u32> =
-            req.cluster.nodes.iter().enumerate().map(|(i, n)| (n.id.as_str(), i as u32)).collect();
-        let pools: HashMap<&str, u32> =
-            req.pools.iter().enumerate().map(|(i, p)| (p.id.as_str(), i as u32)).collect();
-        let jobs: HashMap<&str, u32> =
-            req.jobs.iter().enumerate().map(|(i, j)| (j.id.as_str(), i as u32)).collect();
+        Self::with_resolved(req, resolve(req))
+    }
 
-        let node_rack: Vec<u32> = req
-            .cluster
-            .nodes
-            .iter()
-            .map(|n| racks.get(n.rack.as_str()).copied().unwrap_or(0))
-            .collect();
+    /// Indexes a snapshot with the references [`placer_models::validate_resolved`] found (no
+    /// lookup by id again). References that are [`Resolved::UNKNOWN`], or missing from a
+    /// `resolved` of another snapshot, are skipped (replicas, shuffle sources, a running task's
+    /// node) or read as position 0 (a job, pool or rack) rather than panicking.
+    ///
+    /// # Complexity
+    /// O(size of the snapshot).
+    pub fn with_resolved(req: &'a PlaceRequest, resolved: Resolved) -> Self {
+        let Resolved {
+            node_rack,
+            job_pool,
+            pending_job,
+            replica_nodes,
+            shuffle_nodes,
+            running_job,
+            running_node,
+        } = resolved;
+        let or_zero = |x: Option<&u32>| x.copied().filter(|&x| x != Resolved::UNKNOWN).unwrap_or(0);
+        let node_rack: Vec<u32> =
+            (0..req.cluster.nodes.len()).map(|n| or_zero(node_rack.get(n))).collect();
         let mut free: [Vec<u32>; 2] =
             TaskKind::ALL.map(|kind| req.cluster.nodes.iter().map(|n| n.slots(kind)).collect());
         let copy_limit: Vec<Option<u32>> = req
@@ -81,10 +128,12 @@ impl<'a> Indexed<'a> {
             .collect();
         let disk: Vec<Option<u64>> = req.cluster.nodes.iter().map(|n| n.disk()).collect();
         let mut copying: HashMap<(u32, u32), u32> = HashMap::new();
-        let mut running_job = Vec::with_capacity(req.running.len());
-        for t in &req.running {
-            let j = jobs.get(t.job.as_str()).copied().unwrap_or(0);
-            if let Some(&n) = nodes.get(t.node.as_str()) {
+        let running_job: Vec<u32> =
+            (0..req.running.len()).map(|t| or_zero(running_job.get(t))).collect();
+        for (i, t) in req.running.iter().enumerate() {
+            let j = running_job[i];
+            let n = running_node.get(i).copied().unwrap_or(Resolved::UNKNOWN);
+            if (n as usize) < req.cluster.nodes.len() {
                 let slot = &mut free[t.kind.slot()][n as usize];
                 *slot = slot.saturating_sub(1);
                 let copy_phase = t.phase.unwrap_or_default() == ReducePhase::Copy;
@@ -92,23 +141,31 @@ impl<'a> Indexed<'a> {
                     *copying.entry((j, n)).or_insert(0) += 1;
                 }
             }
-            running_job.push(j);
         }
 
         let mut pending_of_kind: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
         let replica_count = req.pending.iter().map(|t| t.replicas.len()).sum();
         let mut replicas = Lists::with_capacity(req.pending.len(), replica_count);
         let mut shuffle = Vec::with_capacity(req.pending.len());
-        let mut pending_job = Vec::with_capacity(req.pending.len());
+        let pending_job: Vec<u32> =
+            (0..req.pending.len()).map(|t| or_zero(pending_job.get(t))).collect();
+        let known = |&n: &u32| n != Resolved::UNKNOWN && (n as usize) < req.cluster.nodes.len();
+        let (mut at_replica, mut at_source) = (0, 0);
         for (i, t) in req.pending.iter().enumerate() {
             pending_of_kind[t.kind.slot()].push(i);
-            pending_job.push(jobs.get(t.job.as_str()).copied().unwrap_or(0));
-            replicas.push(t.replicas.iter().filter_map(|r| nodes.get(r).copied()));
-            let mut sources: Vec<(u32, u64)> = t
-                .shuffle
+            let k = t.replicas.len();
+            let listed = replica_nodes.get(at_replica..at_replica + k).unwrap_or(&[]);
+            replicas.push(listed.iter().copied().filter(known));
+            at_replica += k;
+            let k = t.shuffle.len();
+            let listed = shuffle_nodes.get(at_source..at_source + k).unwrap_or(&[]);
+            let mut sources: Vec<(u32, u64)> = listed
                 .iter()
-                .filter_map(|s| nodes.get(s.node.as_str()).map(|&n| (n, s.bytes)))
+                .zip(&t.shuffle)
+                .filter(|(n, _)| known(n))
+                .map(|(&n, s)| (n, s.bytes))
                 .collect();
+            at_source += k;
             sources.sort_unstable_by_key(|&(n, _)| n);
             sources.dedup_by(|later, kept| {
                 if later.0 == kept.0 {
@@ -120,8 +177,7 @@ impl<'a> Indexed<'a> {
             });
             shuffle.push(sources);
         }
-        let job_pool: Vec<u32> =
-            req.jobs.iter().map(|j| pools.get(j.pool.as_str()).copied().unwrap_or(0)).collect();
+        let job_pool: Vec<u32> = (0..req.jobs.len()).map(|j| or_zero(job_pool.get(j))).collect();
         let mut job_running = [vec![0; req.jobs.len()], vec![0; req.jobs.len()]];
         for (t, task) in req.running.iter().enumerate() {
             if let Some(c) = job_running[task.kind.slot()].get_mut(running_job[t] as usize) {
@@ -145,6 +201,7 @@ impl<'a> Indexed<'a> {
         let eligible_of_kind = pending_of_kind.clone().map(|tasks| {
             tasks.into_iter().filter(|&t| runnable[pending_job[t] as usize]).collect()
         });
+        let racks = positions(req.cluster.racks.iter().map(|r| r.id.as_str()));
         let bandwidths = Bandwidths::new(&req.cluster.network, req.cluster.racks.len(), |id| {
             racks.get(id).copied()
         });

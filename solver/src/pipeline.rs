@@ -57,11 +57,11 @@ use placer_models::{PlaceRequest, PlaceResponse, Status, TaskKind, WaitReason};
 /// assert_eq!((exact.stats.node_local, exact.stats.objective), (2, 0.0));
 /// ```
 pub fn place(req: &PlaceRequest, opts: &PlaceOptions) -> Result<PlaceResponse, SolveError> {
-    placer_models::validate(req)?;
+    let resolved = placer_models::validate_resolved(req)?;
     let policy = registry::lookup(req.policy.algorithm)?;
     let engine = req.policy.solver;
     check_engine(policy.engines(), engine)?;
-    let ix = Indexed::new(req);
+    let ix = Indexed::with_resolved(req, resolved);
     let model = LocalityCost::new(&ix);
     finite::check_costs(&ix, &model)?;
     let shares = fair_shares::compute(&ix);
@@ -120,8 +120,8 @@ fn admit_disk(ix: &Indexed<'_>, model: &LocalityCost<'_, '_>, placement: &mut Pl
 /// [`SolveError::ProblemTooLarge`] beyond [`crate::matrix::MAX_DENSE_CELLS`] entries,
 /// [`SolveError::CostOverflow`] for costs beyond f64 ([`finite::check_costs`]).
 pub fn cost_matrix(req: &PlaceRequest, kind: TaskKind) -> Result<Array2<f64>, SolveError> {
-    placer_models::validate(req)?;
-    let ix = Indexed::new(req);
+    let resolved = placer_models::validate_resolved(req)?;
+    let ix = Indexed::with_resolved(req, resolved);
     let model = LocalityCost::new(&ix);
     finite::check_costs(&ix, &model)?;
     Ok(CostMatrix::new(&ix, &model, kind, false)?.dense(|c| c))

@@ -11,11 +11,14 @@
 //! rectangular optimality certificate (the dual of "every row once, every column at most once").
 //!
 //! Phases (JV 1987 §3):
-//! 1. Column reduction, square only: `v[j] = min_i c[i][j]`, each column offered to its cheapest
-//!    row; then reduction transfer: a row that was offered exactly one column moves its slack to
-//!    that column's potential (`v[j] −= min_{k≠j} c[i][k] − v[k]`). Rectangular problems skip
-//!    both (a column reduction would give unassigned columns unequal potentials) and start at
-//!    v = 0 with every row free.
+//! 1. Column reduction, square only: `v[j] = min_i c[i][j]`; then, where JV offers each column
+//!    to its first cheapest row (a row keeping one), a maximum matching of the equality graph
+//!    (row i, column j where `c[i][j] = v[j]`; Hopcroft–Karp, [`super::equality`]), which on
+//!    ties matches many more rows; then reduction transfer: a matched row at the minimum of
+//!    exactly one column moves its slack to that column's potential
+//!    (`v[j] −= min_{k≠j} c[i][k] − v[k]`). Rectangular problems skip all three (a column
+//!    reduction would give unassigned columns unequal potentials) and start at v = 0 with every
+//!    row free.
 //! 2. Augmenting row reduction, two passes: a free row takes the column of its smallest
 //!    `c[i][j] − v[j]` (u1) and lowers that column's potential to the second smallest (u2),
 //!    evicting the previous owner, who bids at once; on a tie it takes a free column at u1 if
@@ -31,14 +34,15 @@
 //!    row; a column that reaches the current minimum becomes ready at once (a free one ends the
 //!    search), so a plateau of ties costs one row scan per column on it and no minimum search.
 //!    Scans read the row in column order (contiguous and vectorised; a finished column's
-//!    working potential is −inf so that nothing relaxes it again) until three quarters of the
+//!    working potential is −inf so that nothing relaxes it again) until half of the
 //!    columns are finished; the search then packs the unfinished ones (index, distance,
 //!    potential, predecessor, in column order) and scans only them. Finished columns then move
 //!    their potentials by `d[j] − d_sink` and the path is flipped.
 //!
-//! Example: `[[1, 2], [1, 5]]` — column reduction gives v = (1, 2) with both columns offered to
-//! row 0, which keeps column 0. Free row 1 bids for column 0 (u1 = 0, u2 = 3, so `v[0] = −2`)
-//! and evicts row 0, which bids for the free column 1 at once: 2 + 1 = 3, no phase 3 needed.
+//! Example: `[[1, 2], [1, 5]]` — column reduction gives v = (1, 2); the equality graph joins row
+//! 0 to both columns and row 1 to column 0, so the maximum matching is row 0 → column 1, row 1
+//! → column 0, and reduction transfer lowers `v[0]` by row 1's slack 5 − 2 = 3 to −2: optimal
+//! (1 + 2 = 3), no phase 2 or 3 needed.
 //!
 //! Complexity: O(r · c) for phases 1–2 (bounded bids), O(r · c) per search in phase 3 (each
 //! column is finished once and its row scanned once, over at most c columns), so O(r² · c) in
@@ -48,6 +52,7 @@
 //! Forbidden entries (+inf / `i64::MAX`) are never assigned; a row or (square) column with no
 //! allowed entry, or a search that reaches no free column, is [`SolveError::Infeasible`].
 
+use super::equality::{self, EqualityGraph};
 use super::{check_f64, check_i64, Cost, DenseSolver, LsapSolution};
 use crate::cancel::{is_cut, Cancel};
 use crate::error::SolveError;
@@ -55,6 +60,10 @@ use ndarray::ArrayView2;
 use std::convert::identity;
 
 const NONE: usize = usize::MAX;
+
+/// Columns kept per row in the equality graph of column reduction: enough for the replicas'
+/// slots of a cluster matrix, and O(r) memory when a row ties with every column.
+const MAX_EQUALITY_DEGREE: usize = 64;
 
 /// Arithmetic the engine needs beyond [`Cost`]: a subtraction that keeps the forbidden marker.
 pub(crate) trait JvCost: Cost {
@@ -277,7 +286,8 @@ fn row_of<C>(a: &[C], nc: usize, i: usize) -> &[C] {
     &a[i * nc..(i + 1) * nc]
 }
 
-/// Phase 1 (square): column reduction and reduction transfer; returns the free rows.
+/// Phase 1 (square): column reduction, a maximum matching of the equality graph and reduction
+/// transfer; returns the free rows.
 fn column_reduction<C: JvCost>(
     a: &[C],
     n: usize,
@@ -297,48 +307,53 @@ fn column_reduction<C: JvCost>(
     if let Some(j) = argmin.iter().position(|&i| i == NONE) {
         return Err(infeasible(format!("column {j} has only forbidden entries")));
     }
-    // Offer each column (last first, as JV) to its cheapest row; a row keeps its cheapest offer.
-    let mut offers = vec![0u32; n];
-    for j in (0..n).rev() {
-        let i = argmin[j];
-        offers[i] += 1;
-        if offers[i] == 1 {
-            s.col4row[i] = j;
-            s.row4col[j] = i;
-        } else if s.v[j] < s.v[s.col4row[i]] {
-            let j1 = s.col4row[i];
-            s.row4col[j1] = NONE;
-            s.col4row[i] = j;
-            s.row4col[j] = i;
-        }
-    }
-    // Reduction transfer: c[i][j1] − v[j1] = 0 for the one column of row i; lower v[j1] by the
-    // row's second smallest reduced cost so that u[i] carries it.
-    let mut free = Vec::new();
-    for (i, &count) in offers.iter().enumerate() {
-        match count {
-            0 => free.push(i),
-            1 => {
-                let j1 = s.col4row[i];
-                let r = row_of(a, n, i);
-                let mut mu = C::INF;
-                for (&x, &vj) in r[..j1].iter().zip(&s.v[..j1]) {
-                    let h = C::minus(x, vj);
-                    if h < mu {
-                        mu = h;
-                    }
-                }
-                for (&x, &vj) in r[j1 + 1..].iter().zip(&s.v[j1 + 1..]) {
-                    let h = C::minus(x, vj);
-                    if h < mu {
-                        mu = h;
-                    }
-                }
-                if !mu.is_forbidden() {
-                    s.v[j1] = s.v[j1] - mu;
+    // Match rows to columns where they attain the column minimum, as many as possible (JV
+    // offers each column to its first cheapest row only, which on ties — the zero costs of a
+    // replica's slots, shared by several rows — leaves most rows free; [`equality`]).
+    let mut start = Vec::with_capacity(n + 1);
+    let mut adj: Vec<u32> = Vec::new();
+    let mut degree = vec![0usize; n];
+    start.push(0);
+    for (r, d) in a.chunks_exact(n).zip(degree.iter_mut()) {
+        for (j, (&x, &vj)) in r.iter().zip(&s.v).enumerate() {
+            if x == vj {
+                *d += 1;
+                if *d <= MAX_EQUALITY_DEGREE {
+                    adj.push(j as u32);
                 }
             }
-            _ => {}
+        }
+        start.push(adj.len());
+    }
+    let (col4row, row4col) = equality::max_matching(&EqualityGraph { start, adj }, n, n);
+    s.col4row = col4row;
+    s.row4col = row4col;
+    // Reduction transfer: c[i][j1] − v[j1] = 0 for the column of row i; lower v[j1] by the
+    // row's second smallest reduced cost so that u[i] carries it (0, so skipped, for a row at
+    // the minimum of two columns or more).
+    let mut free = Vec::new();
+    for (i, &count) in degree.iter().enumerate() {
+        let j1 = s.col4row[i];
+        if j1 == NONE {
+            free.push(i);
+        } else if count == 1 {
+            let r = row_of(a, n, i);
+            let mut mu = C::INF;
+            for (&x, &vj) in r[..j1].iter().zip(&s.v[..j1]) {
+                let h = C::minus(x, vj);
+                if h < mu {
+                    mu = h;
+                }
+            }
+            for (&x, &vj) in r[j1 + 1..].iter().zip(&s.v[j1 + 1..]) {
+                let h = C::minus(x, vj);
+                if h < mu {
+                    mu = h;
+                }
+            }
+            if !mu.is_forbidden() {
+                s.v[j1] = s.v[j1] - mu;
+            }
         }
     }
     Ok(free)
@@ -574,7 +589,7 @@ struct Packed<C> {
 
 /// A search packs its unfinished columns once at most 1 / `PACK_WHEN` of them are left: from
 /// then on a scan costs O(unfinished) instead of O(c), at the price of a gather from the row.
-const PACK_WHEN: usize = 4;
+const PACK_WHEN: usize = 2;
 
 impl<C: JvCost> Packed<C> {
     fn new() -> Self {

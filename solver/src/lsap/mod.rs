@@ -9,6 +9,7 @@
 //! (`pathfinding::kuhn_munkres`, a reference) and [`brute`] (exhaustive, the test oracle).
 
 pub mod brute;
+mod equality;
 pub mod hungarian;
 pub mod jv;
 mod problem;
