@@ -74,6 +74,26 @@ pub fn read_args<'v>(body: &'v Value, rack_label: &str) -> Result<Args<'v>, Serv
         Some(pod) => read_pod(object(pod, &pod_path)?, &pod_path)?,
         None => return Err(pod_path.error("ExtenderArgs needs the Pod being scheduled")),
     };
+    // `NodeNames` is checked even when `Nodes` wins, so that a body the schema refuses is
+    // refused whichever mode it would have used.
+    let names_path = root.field("NodeNames");
+    let names = match field(args, "NodeNames") {
+        Some(names) => Some(
+            array(names, &names_path)?
+                .iter()
+                .enumerate()
+                .map(|(i, name)| {
+                    let here = names_path.index(i);
+                    let name = string(name, &here)?;
+                    if name.is_empty() {
+                        return Err(here.error("a node name is empty"));
+                    }
+                    Ok(name)
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        None => None,
+    };
     let nodes_path = root.field("Nodes");
     if let Some(list) = object_field(args, "Nodes", &root)? {
         let items_path = nodes_path.field("items");
@@ -85,23 +105,8 @@ pub fn read_args<'v>(body: &'v Value, rack_label: &str) -> Result<Args<'v>, Serv
             .collect::<Result<Vec<_>, _>>()?;
         return Ok(Args { pod, candidates: Candidates::Nodes { list, nodes } });
     }
-    let names_path = root.field("NodeNames");
-    match field(args, "NodeNames") {
-        Some(names) => {
-            let names = array(names, &names_path)?
-                .iter()
-                .enumerate()
-                .map(|(i, name)| {
-                    let here = names_path.index(i);
-                    let name = string(name, &here)?;
-                    if name.is_empty() {
-                        return Err(here.error("a node name is empty"));
-                    }
-                    Ok(name)
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(Args { pod, candidates: Candidates::Names(names) })
-        }
+    match names {
+        Some(names) => Ok(Args { pod, candidates: Candidates::Names(names) }),
         None => Err(root.error("ExtenderArgs needs Nodes or NodeNames (both are null or absent)")),
     }
 }
@@ -141,6 +146,9 @@ mod tests {
         assert_eq!(err(json!({"Pod": {}, "NodeNames": "a"})).path(), "NodeNames");
         assert_eq!(err(json!({"Pod": {}, "NodeNames": ["a", 1]})).path(), "NodeNames[1]");
         assert_eq!(err(json!({"Pod": {}, "NodeNames": [""]})).path(), "NodeNames[0]");
+        // schemathesis' case: NodeNames is checked even when Nodes is sent and wins.
+        let both = json!({"Pod": {}, "Nodes": {}, "NodeNames": [{}]});
+        assert_eq!(err(both).path(), "NodeNames[0]");
         assert_eq!(err(json!({"Pod": {}, "Nodes": []})).path(), "Nodes");
         assert_eq!(err(json!({"Pod": {}, "Nodes": {"items": {}}})).path(), "Nodes.items");
         let e = err(json!({"Pod": {}, "Nodes": {"items": [{"metadata": {"name": "a"},
