@@ -40,18 +40,13 @@ fn run(
 }
 
 /// `lsap_quota`'s hard part: per kind, each pool receives at most `must + flex` units and
-/// each flex group at most its units beyond the pools' `must`. Reduces under copy-compute caps
-/// are left out: `exact::solve_kind` documents that they go to the CPAC capped flow, which
-/// keeps a quota objective's locality part and offsets but not its pool capacities (a known
-/// gap: `placer place` on two pools, one free reducer slot and a CPAC-capped node gives the
-/// slot to the pool already at its share).
+/// each flex group at most its units beyond the pools' `must` (reduces under copy-compute caps
+/// included: the capped flow feeds them through the same capacities; the case in
+/// `anytime.proptest-regressions` is one where it once did not).
 fn check_quotas(req: &PlaceRequest, r: &PlaceResponse) -> Result<(), TestCaseError> {
     let ix = Indexed::new(req);
     let shares = fair_shares::compute(&ix);
     for kind in TaskKind::ALL {
-        if kind == TaskKind::Reduce && ix.has_cpac() {
-            continue;
-        }
         let q = placer_solver::policy::lsap_quota::quotas(&ix, &shares, kind);
         let mut used = vec![0u64; q.must.len()];
         for a in &r.assignments {

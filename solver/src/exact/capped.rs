@@ -1,20 +1,26 @@
 //! Reduces under copy-compute splitting (FAIR §5.2, CPAC) carry per-(job, node) caps a dense
 //! LSAP cannot express; they are solved exactly as a min-cost max-flow instead: source → task
 //! (1) → node, or → (job, node) (cap: the job's copy room there) → node, → sink (cap: free
-//! reducer slots). Without binding caps its optimum equals the dense LSAP's.
+//! reducer slots). Without binding caps its optimum equals the dense LSAP's. Under
+//! `lsap_quota` the source feeds the tasks through their pools instead: source → pool (cap:
+//! `must`) and source → flex group (cap: its units) → pool (cap: `flex`), so no pool receives
+//! more than its D-optimal range (the structured network's hard front; its soft job-share and
+//! delay-level surcharges have no place here and are left out).
 
 use super::quantum::{shifted, Quantum};
 use crate::cancel::Cancel;
 use crate::cost::LocalityCost;
 use crate::error::SolveError;
 use crate::flow::ssp::MinCostFlow;
+use crate::flow::structured::Quotas;
 use crate::index::Indexed;
 use crate::matrix::MAX_DENSE_CELLS;
 use placer_models::TaskKind;
 use std::collections::HashMap;
 
 /// Places the runnable pending reduces under CPAC caps; `offsets` (seconds by pending
-/// position, any sign) are added to every placement of their task. Polls `cancel` once per
+/// position, any sign) are added to every placement of their task; `quotas` (lsap_quota's)
+/// bound the units each pool and flex group receives. Polls `cancel` once per
 /// augmenting path; returns true when it stopped on it (the flow so far is then written).
 ///
 /// # Complexity
@@ -27,6 +33,7 @@ pub fn solve(
     ix: &Indexed<'_>,
     model: &LocalityCost<'_, '_>,
     offsets: Option<&[f64]>,
+    quotas: Option<&Quotas>,
     node_of_task: &mut [Option<u32>],
     cancel: Option<&Cancel>,
 ) -> Result<bool, SolveError> {
@@ -64,13 +71,40 @@ pub fn solve(
             v
         })
         .collect();
+    // lsap_quota: each task is fed through its pool, within must + flex and its group's units.
+    let pool_vertex: Option<Vec<usize>> = quotas.map(|q| {
+        let groups = q.groups.map(|units| {
+            let v = g.add_node();
+            g.add_arc(source, v, i64::try_from(units).unwrap_or(i64::MAX), 0);
+            v
+        });
+        q.must
+            .iter()
+            .zip(&q.flex)
+            .map(|(&must, &(flex, group))| {
+                let v = g.add_node();
+                g.add_arc(source, v, i64::try_from(must).unwrap_or(i64::MAX), 0);
+                g.add_arc(groups[group], v, i64::try_from(flex).unwrap_or(i64::MAX), 0);
+                v
+            })
+            .collect()
+    });
     // (job, node position) → vertex capped by the job's copy room on that node.
     let mut capped: HashMap<(u32, usize), usize> = HashMap::new();
     let mut task_arcs: Vec<Vec<(usize, u32)>> = Vec::with_capacity(tasks.len());
     for (i, &t) in tasks.iter().enumerate() {
         let v = g.add_node();
-        g.add_arc(source, v, 1, 0);
         let j = ix.pending_job[t];
+        let feed = match (&pool_vertex, quotas) {
+            (Some(pools), Some(q)) => q
+                .job_pool
+                .get(j as usize)
+                .and_then(|&p| pools.get(p as usize))
+                .copied()
+                .unwrap_or(source),
+            _ => source,
+        };
+        g.add_arc(feed, v, 1, 0);
         let o = offsets[i];
         let mut out = Vec::with_capacity(nodes.len());
         for (pos, &n) in nodes.iter().enumerate() {

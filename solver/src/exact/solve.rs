@@ -46,8 +46,8 @@ pub enum Objective<'q> {
 /// cumulative part, several maps on one node, is the pipeline's [`crate::disk::settle`]).
 ///
 /// Reduces under copy-compute caps (FAIR §5.2) go to [`capped::solve`] whatever the engine
-/// (their per-(job, node) caps have no dense form; a quota objective keeps its locality part
-/// and its offsets there). Otherwise `auto`/`flow` run the structured network
+/// (their per-(job, node) caps have no dense form; a quota objective keeps its locality part,
+/// its offsets and its pool capacities there, not its soft job-share and level surcharges). Otherwise `auto`/`flow` run the structured network
 /// ([`structured::solve`]) and `jv`/`hungarian` the dense matrix ([`dense::solve`]).
 ///
 /// # Complexity
@@ -158,7 +158,11 @@ pub fn solve_kind_cancellable(
                 Objective::Quota { offsets, .. } if !offsets.is_empty() => Some(offsets),
                 Objective::Locality | Objective::Quota { .. } => None,
             };
-            capped::solve(ix, model, offsets, node_of_task, cancel)?
+            let quotas = match objective {
+                Objective::Quota { quotas, .. } => Some(quotas),
+                Objective::Locality | Objective::Offset(_) => None,
+            };
+            capped::solve(ix, model, offsets, quotas, node_of_task, cancel)?
         } else {
             match (choice, objective) {
                 (EngineChoice::Flow, _) => {
