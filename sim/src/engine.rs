@@ -227,6 +227,9 @@ pub(crate) struct Engine<'a> {
     /// Jobs whose outputs were evicted: their maps are not offered until a job finishes
     /// (`intermediate.rs`).
     pub suspended: BTreeSet<usize>,
+    /// Evictions since a job last finished (`intermediate.rs`): past a bound, the disks
+    /// thrash without any job finishing and the run counts as stalled.
+    pub evictions: usize,
     /// The racks' measured cross-rack traffic as the last snapshot reported it
     /// (`snapshot.rs`).
     pub rack_window: crate::snapshot::RackWindow,
@@ -326,6 +329,7 @@ impl<'a> Engine<'a> {
             beats,
             offer: None,
             suspended: BTreeSet::new(),
+            evictions: 0,
             cfg,
             workload,
             on_job_done: None,
@@ -565,6 +569,12 @@ impl<'a> Engine<'a> {
             return true;
         }
         if self.pending[0] > 0 && self.disks.limited() && self.disks_stuck() {
+            if self.evictions > 2 * self.active_jobs.len() + 2 {
+                // Every job was evicted twice and none finished (its reduces have no slot,
+                // say): evicting again only refills the disks. The run is stuck.
+                return false;
+            }
+            self.evictions += 1;
             self.evict();
             self.stall = 0;
             return true;
@@ -964,6 +974,7 @@ impl<'a> Engine<'a> {
     /// Job `j` finished now.
     fn job_done(&mut self, j: usize) {
         self.metrics.job_finished(j, self.now);
+        self.evictions = 0;
         if !self.suspended.is_empty() {
             self.suspended.clear();
             self.wake_all();

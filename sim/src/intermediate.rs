@@ -19,6 +19,12 @@
 //! has the least progress (fraction of its tasks done; ties: the latest) — §5.4's two
 //! heuristics under which "some job in the cluster monotonically make[s] progress". Evicting
 //! the job using the most space is not offered: §5.4 shows it can starve every job.
+//!
+//! Each eviction lets the jobs left unsuspended use the room, so one of them finishes within
+//! one eviction per active job when its reduces can run. When more than 2 × active jobs + 2
+//! evictions pass without any job finishing (reduces with no slot anywhere, say), the disks
+//! thrash — maps run, fill them, are evicted and run again — and the run counts as stalled
+//! instead of running until its time limit.
 
 use crate::config::Victim;
 use crate::engine::{Engine, Phase};
