@@ -1,7 +1,7 @@
 //! Successive shortest paths with Johnson potentials (Ahuja, Magnanti, Orlin, *Network Flows*
 //! §9.7), placer's own min-cost max-flow for one epoch's networks: the structured placement
 //! (Quincy's network on lsap-sched's costs) and the reduce placement under CPAC caps (FAIR
-//! §5.2). Integer costs ≥ 0 on input arcs; each phase runs Dijkstra on reduced costs
+//! §5.2). Integer costs ≥ 0 on input arcs; each round runs Dijkstra on reduced costs
 //! c(u, v) + π(u) − π(v) ≥ 0 and pushes the path's bottleneck.
 //!
 //! Layout: the network is built arc by arc into one array of half-arcs (arc `2e` and its twin
@@ -36,7 +36,7 @@ pub struct MinCostFlow {
     arcs: Vec<CsrArc>,
     /// The laid-out network after the first solve.
     csr: Option<Csr>,
-    /// Polled once per augmentation or phase ([`MinCostFlow::set_cancel`]).
+    /// Polled once per augmentation ([`MinCostFlow::set_cancel`]).
     cancel: Option<Cancel>,
     /// Whether the last solve stopped on `cancel` (the flow is then feasible, not optimal).
     cut: bool,
@@ -223,23 +223,30 @@ impl MinCostFlow {
     /// so the cost of reaching `t` through one slot or another differs by a constant and `t`
     /// can be dropped: each vertex with a residual arc into `t` is a deficit of its own.
     ///
-    /// Primal–dual in phases (Ahuja, Magnanti, Orlin §9.8): one Dijkstra from `s` on reduced
-    /// costs (stopped once every deficit is settled) moves the potentials so that every
-    /// shortest path has reduced cost 0; then depth-first searches push along zero reduced-cost
-    /// arcs from `s` to any deficit until none is reachable (a blocking flow of the admissible
-    /// network, with per-phase dead-vertex marks). Reduced costs stay ≥ 0 throughout (pushing
-    /// along a zero arc creates a zero twin), so when the deficits are gone the flow is
-    /// maximum with no negative residual cycle (the saturated arcs into `t` close none):
-    /// minimum cost. A phase costs O(E log V); phases are far fewer than units when the
-    /// deficits' shortest paths start at different sources.
+    /// Successive shortest paths one deficit at a time (Ahuja, Magnanti, Orlin §9.7, which
+    /// lets each augmentation go from any excess to any deficit): with `t` dropped the
+    /// problem is a transportation from `s` to the deficits, and each round is one Dijkstra
+    /// on reduced costs from a single deficit backwards (on the network flipped in place) to
+    /// `s`, stopped when `s` is settled, then a push along that path. Only the settled
+    /// vertices' potentials move, so reduced costs stay ≥ 0 and the final flow has no negative
+    /// residual cycle (the saturated arcs into `t` close none): minimum cost.
     ///
-    /// Whether the arcs into `t` do all fill is checked at the end, not assumed: if one is left
-    /// with room (the supply ran out first, or a deficit was unreachable), the phases' flow is
+    /// Why backwards and one at a time: after placer's zero-cost seed, the unplaced tasks and
+    /// everything zero-cost paths reach from them form a plateau at distance 0 from `s` that
+    /// spans almost the whole network (issue 18: ≈ 221,000 vertices at 100,000 nodes), so any
+    /// search from `s` crosses it. From one deficit, a search sees that deficit's few
+    /// candidates in order of cost (its rack's and the cluster's cheapest tasks, through the
+    /// hub heaps) and stops at the first that reaches `s`: at 100,000 nodes, 3,806 rounds
+    /// settled 104,088 vertices in all, ≈ 27 each.
+    ///
+    /// Whether the arcs into `t` do all fill is not assumed: if a deficit cannot reach `s`
+    /// (the supply ran out first, or some task cannot reach that node), the rounds' flow is
     /// discarded and [`MinCostFlow::solve`] runs instead, so the answer is exact either way.
     ///
     /// # Complexity
-    /// Time O(P · E log V) for P phases when the arcs into `t` fill (P ≤ F, the units sent),
-    /// plus a run of [`MinCostFlow::solve`] when they do not; space O(V + E).
+    /// Time O(F · E log V) worst case for the F units sent, and in practice O(Σ vertices
+    /// settled per round · degree · log V), which stays near the deficits; plus O(E) for the
+    /// flips and a run of [`MinCostFlow::solve`] when a deficit is unreachable; space O(V + E).
     ///
     /// # Errors
     /// None, under [`MinCostFlow::solve`]'s contract (costs ≥ 0, no negative residual arc
@@ -248,8 +255,8 @@ impl MinCostFlow {
     /// # Examples
     /// lsap-sched's Fig. 1 (the network of [`MinCostFlow::solve`]'s example) seeded with
     /// dl-sched's greedy choice: T1 → A is pushed first (a zero-cost path, so a valid seed).
-    /// The one phase left sends T2's unit to B's slot along S → T2 → A, back over the seed
-    /// A → T1, then T1 → B, all at reduced cost 0: T1 moves to B and T2 gets A. (`flow`
+    /// The one round left fills B's slot along S → T2 → A, back over the seed A → T1, then
+    /// T1 → B, all at reduced cost 0: T1 moves to B and T2 gets A. (`flow`
     /// counts the units this call sends: 1.)
     /// ```
     /// use placer_solver::flow::ssp::{FlowResult, MinCostFlow};
@@ -276,8 +283,7 @@ impl MinCostFlow {
         result
     }
 
-    /// Sets the token the next solve polls once per augmenting path (and once per phase and
-    /// per blocking-flow push of [`MinCostFlow::solve_fixed_sink`]); when it reports cancelled
+    /// Sets the token the next solve polls once per augmenting path; when it reports cancelled
     /// the solve stops with the flow it has, feasible (capacities and conservation hold: only
     /// whole source–sink paths are pushed) but not necessarily maximum or of least cost, and
     /// [`MinCostFlow::was_cut`] says so. O(1) per poll.
@@ -636,17 +642,56 @@ impl Csr {
         self.out(v).map(|p| i64::from(self.arcs[p].cap.max(0))).sum()
     }
 
-    /// See [`MinCostFlow::solve_fixed_sink`]: the phases, then plain successive shortest
-    /// paths from the flow before them if the arcs into `t` did not all fill.
+    /// See [`MinCostFlow::solve_fixed_sink`]: one deficit at a time, then plain successive
+    /// shortest paths from the flow before them if some deficit could not be reached.
     fn fixed_sink(&mut self, s: usize, t: usize, cancel: Option<&Cancel>) -> (FlowResult, bool) {
-        let mut undo = Undo::new(self.arcs.len());
-        let (result, cut) = self.run_phased(s, t, cancel, &mut undo);
-        let filled = self.arcs.iter().all(|a| a.to as usize != t || a.cap <= 0);
-        if filled || cut {
-            return (result, cut);
+        let (result, end) = self.by_deficits(s, t, cancel);
+        if end != RoundsEnd::Unreached {
+            return (result, end == RoundsEnd::Cut);
         }
-        undo.restore(&mut self.arcs);
         self.run(s, t, cancel)
+    }
+
+    /// Swaps each arc's direction in place: a half-arc and its twin exchange capacity and
+    /// cost, so u → v (capacity c, flow f) becomes v → u with the same c, f and cost.
+    fn flip(&mut self) {
+        for p in 0..self.arcs.len() {
+            let q = self.arcs[p].twin as usize;
+            if p < q {
+                let (a, b) = (self.arcs[p], self.arcs[q]);
+                self.arcs[p].cap = b.cap;
+                self.arcs[p].cost = b.cost;
+                self.arcs[q].cap = a.cap;
+                self.arcs[q].cost = a.cost;
+            }
+        }
+    }
+
+    /// The fixed-sink flow one deficit at a time: on the flipped network, each round is a
+    /// shortest path from one vertex whose arc into `t` has room back to `s`. When a round
+    /// cannot reach `s` its flow is discarded (the network is as it was) and the end says so.
+    fn by_deficits(
+        &mut self,
+        s: usize,
+        t: usize,
+        cancel: Option<&Cancel>,
+    ) -> (FlowResult, RoundsEnd) {
+        let mut undo = Undo::new(self.arcs.len());
+        self.flip();
+        let mut potential = vec![0i64; self.start.len() - 1];
+        let (mut cursor, end) = (self.start[t] as usize, self.start[t + 1] as usize);
+        let pick = |g: &Self| {
+            while cursor < end && g.arcs[cursor].cap <= 0 {
+                cursor += 1;
+            }
+            (cursor < end).then(|| (g.arcs[cursor].to as usize, Some(cursor)))
+        };
+        let (result, end) = self.rounds(s, t, pick, &mut potential, cancel, Some(&mut undo));
+        if end == RoundsEnd::Unreached {
+            undo.restore(&mut self.arcs);
+        }
+        self.flip();
+        (result, end)
     }
 
     /// The best valid entry of a hub's heap (dropping arcs that are full, stale, or lead to a
@@ -668,208 +713,29 @@ impl Csr {
         None
     }
 
-    /// See [`MinCostFlow::solve_fixed_sink`].
-    /// The blocking flows' changes go to `undo` (each half-arc's capacity before its first
-    /// change), for [`Csr::fixed_sink`] to discard them.
-    fn run_phased(
-        &mut self,
-        s: usize,
-        t: usize,
-        cancel: Option<&Cancel>,
-        undo: &mut Undo,
-    ) -> (FlowResult, bool) {
-        let n = self.start.len() - 1;
-        let mut potential = vec![0i64; n];
-        let mut dist = vec![i64::MAX; n];
-        let mut settled: Vec<u32> = Vec::new();
-        let mut heap: BinaryHeap<Reverse<(i64, u32)>> = BinaryHeap::new();
-        let mut level: Vec<u32> = Vec::new();
-        // Per vertex: its arc into t (placer's networks have at most one per vertex; with
-        // several, the last counts and the others are never used).
-        let mut sink_arc = vec![u32::MAX; n];
-        for (v, arc) in sink_arc.iter_mut().enumerate() {
-            if v != t {
-                for p in self.out(v) {
-                    if self.arcs[p].to as usize == t && self.arcs[p].cap > 0 {
-                        *arc = p as u32;
-                    }
-                }
-            }
-        }
-        let into_t = |arcs: &[CsrArc], v: usize| -> Option<usize> {
-            let p = sink_arc[v];
-            (p != u32::MAX && arcs[p as usize].cap > 0).then_some(p as usize)
-        };
-        let mut deficits = (0..n).filter(|&v| into_t(&self.arcs, v).is_some()).count();
-        // Units s can still send; a phase's search may stop once it has settled as many
-        // deficits as that (more could not be filled in this phase).
-        let mut supply: i64 = self.out(s).map(|p| i64::from(self.arcs[p].cap.max(0))).sum();
-        // Per-phase stamps: settled (Dijkstra) or dead (blocking flow), on the DFS path, and
-        // cursor valid.
-        let mut dead = vec![0u32; n];
-        let mut on_path = vec![0u32; n];
-        let mut cursor = vec![0u32; n];
-        let mut cursor_phase = vec![0u32; n];
-        let mut phase = 0u32;
-        let mut stack: Vec<u32> = Vec::new();
-        let mut result = FlowResult { flow: 0, cost: 0 };
-        while deficits > 0 && supply > 0 {
-            if is_cut(cancel) {
-                return (result, true);
-            }
-            phase += 1;
-            // Dijkstra from s (t excluded), stopped once every deficit is settled.
-            for &v in &settled {
-                dist[v as usize] = i64::MAX;
-            }
-            settled.clear();
-            heap.clear();
-            level.clear();
-            dist[s] = 0;
-            level.push(s as u32);
-            let mut current = 0i64;
-            let mut reached = 0usize;
-            let mut last = 0i64;
-            loop {
-                let (d, u) = match level.pop() {
-                    Some(u) => (current, u as usize),
-                    None => match heap.pop() {
-                        Some(Reverse((d, u))) => {
-                            current = d;
-                            (d, u as usize)
-                        }
-                        None => break,
-                    },
-                };
-                if d > dist[u] || dead[u] == phase {
-                    continue;
-                }
-                // `dead` doubles as the settled mark during the search.
-                dead[u] = phase;
-                settled.push(u as u32);
-                last = d;
-                if into_t(&self.arcs, u).is_some() {
-                    reached += 1;
-                    if reached == deficits || reached as i64 >= supply {
-                        break;
-                    }
-                }
-                let base = d + potential[u];
-                for p in self.out(u) {
-                    let arc = self.arcs[p];
-                    let v = arc.to as usize;
-                    if arc.cap <= 0 || v == t || dead[v] == phase {
-                        continue;
-                    }
-                    let nd = base + arc.cost - potential[v];
-                    if nd < dist[v] {
-                        if dist[v] == i64::MAX {
-                            settled.push(v as u32 | TOUCHED);
-                        }
-                        dist[v] = nd;
-                        enqueue(&mut heap, &mut level, current, nd, v as u32);
-                    }
-                }
-            }
-            if reached == 0 {
-                break;
-            }
-            // Settled vertices move by d − last; the rest keep their potentials.
-            for code in settled.iter_mut() {
-                if *code & TOUCHED == 0 {
-                    let v = *code as usize;
-                    potential[v] += dist[v] - last;
-                }
-                *code &= !TOUCHED;
-            }
-            // Blocking flow on zero reduced-cost arcs, from s to any deficit.
-            phase += 1;
-            loop {
-                if is_cut(cancel) {
-                    return (result, true);
-                }
-                stack.clear();
-                stack.push(s as u32);
-                on_path[s] = phase;
-                let mut found = None;
-                while let Some(&top) = stack.last() {
-                    let u = top as usize;
-                    if cursor_phase[u] != phase {
-                        cursor_phase[u] = phase;
-                        cursor[u] = self.start[u];
-                    }
-                    if u != s {
-                        if let Some(p) = into_t(&self.arcs, u) {
-                            found = Some(p);
-                            break;
-                        }
-                    }
-                    let end = self.start[u + 1];
-                    let mut next = None;
-                    while cursor[u] < end {
-                        let p = cursor[u] as usize;
-                        let arc = self.arcs[p];
-                        let v = arc.to as usize;
-                        if arc.cap > 0
-                            && v != t
-                            && dead[v] != phase
-                            && on_path[v] != phase
-                            && arc.cost + potential[u] - potential[v] == 0
-                        {
-                            next = Some(v);
-                            break;
-                        }
-                        cursor[u] += 1;
-                    }
-                    match next {
-                        Some(v) => {
-                            on_path[v] = phase;
-                            stack.push(v as u32);
-                        }
-                        None => {
-                            dead[u] = phase;
-                            on_path[u] = 0;
-                            stack.pop();
-                        }
-                    }
-                }
-                let Some(last_arc) = found else { break };
-                // Bottleneck over the path's arcs (each at its vertex's cursor) and the arc
-                // into t, then push.
-                let mut push = self.arcs[last_arc].cap;
-                for &u in &stack[..stack.len() - 1] {
-                    push = push.min(self.arcs[cursor[u as usize] as usize].cap);
-                }
-                let path = stack[..stack.len() - 1].iter().map(|&u| cursor[u as usize] as usize);
-                for p in path.chain([last_arc]) {
-                    let twin = self.arcs[p].twin as usize;
-                    undo.save(&self.arcs, p);
-                    undo.save(&self.arcs, twin);
-                    self.arcs[p].cap -= push;
-                    self.arcs[twin].cap += push;
-                    result.cost += i64::from(push) * self.arcs[p].cost;
-                }
-                result.flow += i64::from(push);
-                supply -= i64::from(push);
-                if self.arcs[last_arc].cap == 0 {
-                    deficits -= 1;
-                }
-                for &u in stack.iter() {
-                    on_path[u as usize] = 0;
-                }
-                if deficits == 0 || supply == 0 {
-                    break;
-                }
-            }
-            phase += 1;
-        }
-        (result, false)
-    }
-
     /// See [`MinCostFlow::solve`].
     fn run(&mut self, s: usize, t: usize, cancel: Option<&Cancel>) -> (FlowResult, bool) {
+        let mut potential = vec![0i64; self.start.len() - 1];
+        let (result, end) =
+            self.rounds(t, usize::MAX, |_| Some((s, None)), &mut potential, cancel, None);
+        (result, end == RoundsEnd::Cut)
+    }
+
+    /// Successive shortest paths, one Dijkstra per round on reduced costs with hub heaps (see
+    /// [`MinCostFlow::solve`]): each round starts where `pick` says — a vertex, and an arc
+    /// into it whose residual also bounds the push (`None`: none) — and ends at `target`;
+    /// `excluded` is never entered. Changes go to `undo` when given.
+    fn rounds(
+        &mut self,
+        target: usize,
+        excluded: usize,
+        mut pick: impl FnMut(&Self) -> Option<(usize, Option<usize>)>,
+        potential: &mut [i64],
+        cancel: Option<&Cancel>,
+        mut undo: Option<&mut Undo>,
+    ) -> (FlowResult, RoundsEnd) {
         let n = self.start.len() - 1;
-        let mut potential = vec![0i64; n];
+        let t = target;
         let mut dist = vec![i64::MAX; n];
         let mut via = vec![u32::MAX; n];
         let mut done = vec![false; n];
@@ -884,7 +750,7 @@ impl Csr {
         let mut hubs: Vec<(u32, BinaryHeap<HubEntry>)> = Vec::new();
         for (v, hub) in hub_of.iter_mut().enumerate() {
             let residual = self.out(v).filter(|&p| self.arcs[p].cap > 0).count();
-            if residual >= HUB_DEGREE {
+            if residual >= HUB_DEGREE && v != target && v != excluded {
                 *hub = hubs.len() as u32;
                 let entries = self
                     .out(v)
@@ -894,14 +760,30 @@ impl Csr {
                 hubs.push((v as u32, entries));
             }
         }
+        // Per vertex with a long row (hubs, and the target's or the excluded vertex's rows):
+        // the positions in it of arcs to hubs, for re-keying without walking the row.
+        let mut long = vec![u32::MAX; n];
+        let mut hub_links: Vec<Vec<u32>> = Vec::new();
+        for (v, l) in long.iter_mut().enumerate() {
+            let row = self.out(v);
+            if row.len() >= HUB_DEGREE {
+                *l = hub_links.len() as u32;
+                hub_links.push(
+                    row.filter(|&p| hub_of[self.arcs[p].to as usize] != u32::MAX)
+                        .map(|p| p as u32)
+                        .collect(),
+                );
+            }
+        }
         // A vertex's version moves with its potential; older hub entries for it are stale.
         let mut version = vec![0u32; n];
         let mut popped: Vec<u32> = Vec::new();
         let mut result = FlowResult { flow: 0, cost: 0 };
         loop {
             if is_cut(cancel) {
-                return (result, true);
+                return (result, RoundsEnd::Cut);
             }
+            let Some((s, pre)) = pick(self) else { return (result, RoundsEnd::Done) };
             for &v in &touched {
                 dist[v as usize] = i64::MAX;
                 via[v as usize] = u32::MAX;
@@ -980,7 +862,7 @@ impl Csr {
                 for p in self.out(u) {
                     let arc = self.arcs[p];
                     let v = arc.to as usize;
-                    if arc.cap <= 0 || done[v] {
+                    if arc.cap <= 0 || done[v] || v == excluded {
                         continue;
                     }
                     let nd = base + arc.cost - potential[v];
@@ -995,14 +877,14 @@ impl Csr {
                 }
             }
             if !reached {
-                return (result, false);
+                return (result, RoundsEnd::Unreached);
             }
             let dt = dist[t];
             for &v in &settled {
                 potential[v as usize] += dist[v as usize] - dt;
             }
             // Bottleneck along the path, then push.
-            let mut push = i32::MAX;
+            let mut push = pre.map_or(i32::MAX, |p| self.arcs[p].cap);
             let mut v = t;
             while v != s {
                 let a = self.arcs[via[v] as usize];
@@ -1010,13 +892,23 @@ impl Csr {
                 v = self.arcs[a.twin as usize].to as usize;
             }
             let mut v = t;
-            while v != s {
-                let p = via[v] as usize;
+            let path = std::iter::from_fn(|| {
+                (v != s).then(|| {
+                    let p = via[v] as usize;
+                    v = self.arcs[self.arcs[p].twin as usize].to as usize;
+                    p
+                })
+            });
+            let path: Vec<usize> = path.chain(pre).collect();
+            for p in path {
                 let a = self.arcs[p];
+                if let Some(undo) = undo.as_deref_mut() {
+                    undo.save(&self.arcs, p);
+                    undo.save(&self.arcs, a.twin as usize);
+                }
                 self.arcs[p].cap -= push;
                 self.arcs[a.twin as usize].cap += push;
                 result.cost += i64::from(push) * a.cost;
-                v = self.arcs[a.twin as usize].to as usize;
             }
             result.flow += i64::from(push);
             // Hub entries: every settled vertex (whose potential moved, and which includes
@@ -1026,7 +918,12 @@ impl Csr {
             for &v in &settled {
                 let v = v as usize;
                 version[v] += 1;
-                for p in self.out(v) {
+                // A long row: only its arcs to hubs matter here.
+                let links = match long[v] {
+                    u32::MAX => Either::Row(self.out(v)),
+                    h => Either::Links(hub_links[h as usize].iter()),
+                };
+                for p in links {
                     let arc = self.arcs[p];
                     let h = hub_of[arc.to as usize];
                     let into = self.arcs[arc.twin as usize];
@@ -1049,11 +946,37 @@ impl Csr {
     }
 }
 
+/// A vertex's whole row, or only listed positions of it.
+enum Either<'a> {
+    Row(std::ops::Range<usize>),
+    Links(std::slice::Iter<'a, u32>),
+}
+
+impl Iterator for Either<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        match self {
+            Self::Row(r) => r.next(),
+            Self::Links(l) => l.next().map(|&p| p as usize),
+        }
+    }
+}
+
+/// How [`Csr::rounds`] stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RoundsEnd {
+    /// `pick` had no more rounds.
+    Done,
+    /// A round could not reach its target.
+    Unreached,
+    /// The cancellation token fired.
+    Cut,
+}
+
 /// Residual out-degree from which a vertex keeps its arcs in a persistent heap.
 pub const HUB_DEGREE: usize = 48;
-
-/// Marks an entry of the phased search's vertex list as touched but not settled.
-const TOUCHED: u32 = 1 << 31;
 
 /// Marks a main-heap entry as a hub's cursor rather than a vertex.
 const HUB_CURSOR: u32 = 1 << 31;

@@ -22,10 +22,10 @@
 //!
 //! Solve: a maximum matching over zero-cost node-local pairs and the no-preference tasks are
 //! pushed first (a flow of cost 0 is optimal for its value), then
-//! [`MinCostFlow::solve_fixed_sink`] finishes in primal–dual phases (one Dijkstra, then a
-//! blocking flow on zero reduced-cost arcs to every slot — or, reversed, every task — that
-//! the fuller side must fill), falling back to plain successive shortest paths if a phase
-//! ends with that side not full. Memory O(tasks · (replicas + listed racks) + nodes + racks).
+//! [`MinCostFlow::solve_fixed_sink`] fills what is left one deficit at a time (every slot —
+//! or, reversed, every task — that the fuller side must fill: a shortest path from it back to
+//! the source, which stays near it), falling back to plain successive shortest paths if a
+//! deficit cannot be reached. Memory O(tasks · (replicas + listed racks) + nodes + racks).
 //! Time O(F · E log V) in the worst case for the F units left after the greedy seed.
 
 use super::ssp::{FlowBuilder, LaidFlow};
@@ -178,6 +178,9 @@ struct Degrees {
     rack_in: Vec<u32>,
     /// Task arcs into the cluster vertex.
     cluster_in: usize,
+    /// The zero-cost matching when [`seeds_alone`] computed it (the network starts from
+    /// it rather than matching again).
+    seeded: Option<Vec<Option<u32>>>,
 }
 
 impl Degrees {
@@ -189,6 +192,7 @@ impl Degrees {
             node_in: vec![0; nodes],
             rack_in: vec![0; racks],
             cluster_in: 0,
+            seeded: None,
         }
     }
 
@@ -280,8 +284,8 @@ pub fn vertex_count(slots: Slots<'_>, tasks: usize, quotas: Option<&Quotas>) -> 
 /// `base` (plus, under [`Quotas`], one unit per job unit beyond its share).
 ///
 /// # Complexity
-/// Time O(F · E log V) in the worst case for the F units left after the zero-cost seed (far
-/// fewer phases in practice, see [`MinCostFlow::solve_fixed_sink`]); memory O(V + E) with
+/// Time O(F · E log V) in the worst case for the F units left after the zero-cost seed (each
+/// search stays near its deficit in practice, see [`MinCostFlow::solve_fixed_sink`]); memory O(V + E) with
 /// V = [`vertex_count`] and E = Σ (listed nodes + listed racks + 2) + nodes + racks.
 ///
 /// # Errors
@@ -333,7 +337,7 @@ pub fn solve_cancellable(
 ///
 /// When the seeds alone (the zero-cost matching, then the tasks that cost 0 anywhere) place
 /// min(tasks, free slots) tasks, that flow is maximum and of cost 0, so optimal, and it is the
-/// answer [`solve`] would give (its phases would find nothing to do): it is returned without
+/// answer [`solve`] would give (its searches would find nothing to do): it is returned without
 /// the network, from O(tasks + Σ zero-cost pairs) memory.
 ///
 /// # Complexity
@@ -443,7 +447,7 @@ fn network(
             degrees.count_into(&mut b, layout);
         }
     }
-    drop(degrees);
+    let seeded = degrees.seeded;
     // Cursor over nodes with room, for seeding tasks that cost 0 anywhere.
     let mut anywhere = 0usize;
 
@@ -464,9 +468,11 @@ fn network(
                 b.add_arc(v, node_v[n as usize], 1, units);
             }
         }
-        zero_pairs.push(task.on_node.iter().filter_map(|&(n, units)| {
-            (o == 0 && units == 0 && node_v[n as usize] != usize::MAX).then_some(n)
-        }));
+        if seeded.is_none() {
+            zero_pairs.push(task.on_node.iter().filter_map(|&(n, units)| {
+                (o == 0 && units == 0 && node_v[n as usize] != usize::MAX).then_some(n)
+            }));
+        }
         for &(q, units) in &task.racks {
             if rack_has_node[q as usize] {
                 b.add_arc(v, rack_v(q), 1, units);
@@ -501,9 +507,11 @@ fn network(
             Out::Node(nodes[w - rack_end])
         }
     };
-    // Seed 1: a maximum matching over zero-cost node-local pairs.
-    let seeded =
-        max_matching(&zero_pairs, |n| free[n as usize].min(u32::try_from(cap).unwrap_or(u32::MAX)));
+    // Seed 1: a maximum matching over zero-cost node-local pairs (the one `seeds_alone`
+    // found, if it ran that far).
+    let seeded = seeded.unwrap_or_else(|| {
+        max_matching(&zero_pairs, |n| free[n as usize].min(u32::try_from(cap).unwrap_or(u32::MAX)))
+    });
     drop(zero_pairs);
     let enter = |g: &mut LaidFlow, i: usize| match &front {
         Some(f) => f.enter(g, heads[i].job as usize),
@@ -700,6 +708,7 @@ fn seeds_alone(
         placed += 1;
     }
     if placed < target {
+        degrees.seeded = Some(seeded);
         return Err(degrees);
     }
     // Decompose as `solve` does: nodes each rack feeds (node order), racks the cluster feeds.
