@@ -366,7 +366,7 @@ pub fn solve_with(
 ) -> StructuredSolution {
     let degrees = match seeds_alone(slots, count, &arcs_of, quotas) {
         Ok(answer) => return answer,
-        Err(degrees) => degrees,
+        Err(degrees) => *degrees,
     };
     network(slots, count, arcs_of, quotas, degrees, cancel)
 }
@@ -616,12 +616,12 @@ fn seeds_alone(
     count: usize,
     arcs_of: &impl Fn(usize) -> TaskArcs,
     quotas: Option<&Quotas>,
-) -> Result<StructuredSolution, Degrees> {
+) -> Result<StructuredSolution, Box<Degrees>> {
     let free = slots.free;
     let cap = count as i64;
     let nodes: Vec<u32> = (0..free.len() as u32).filter(|&n| free[n as usize] > 0).collect();
     if count == 0 || nodes.is_empty() {
-        return Err(Degrees::default());
+        return Err(Box::default());
     }
     let mut rack_has_node = vec![false; slots.racks];
     for &n in &nodes {
@@ -647,7 +647,7 @@ fn seeds_alone(
         })
         .count() as i64;
     if candidates < target {
-        return Err(degrees);
+        return Err(Box::new(degrees));
     }
     let racks = slots.racks;
     let task_v0 = 3 + racks + nodes.len();
@@ -663,7 +663,7 @@ fn seeds_alone(
         }
         front = quotas.map(|q| Front::build(&mut b, q, cap, (0, pool_v0, job_v0, group_v0)));
     }
-    let Some(mut g) = b.finish() else { return Err(degrees) };
+    let Some(mut g) = b.finish() else { return Err(Box::new(degrees)) };
     let mut enter = |i: usize| match &front {
         Some(f) => f.enter(&mut g, heads[i].job as usize),
         None => true,
@@ -709,7 +709,7 @@ fn seeds_alone(
     }
     if placed < target {
         degrees.seeded = Some(seeded);
-        return Err(degrees);
+        return Err(Box::new(degrees));
     }
     // Decompose as `solve` does: nodes each rack feeds (node order), racks the cluster feeds.
     let mut supply: Vec<Vec<u32>> = vec![Vec::new(); racks];
