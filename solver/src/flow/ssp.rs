@@ -173,9 +173,10 @@ impl MinCostFlow {
     ///
     /// Hubs: a vertex with at least [`HUB_DEGREE`] out-arcs (the source of placer's networks,
     /// and the cluster and rack aggregators of the reversed placement network) keeps its
-    /// residual out-arcs in a persistent heap keyed by c − π(head), re-keyed only when a head's
-    /// potential moves. Settling a hub then costs O(log) per arc actually used, not
-    /// O(out-degree): a round is O(Σ degree of the non-hub vertices settled · log V).
+    /// residual out-arcs in a persistent heap keyed by c − π(head). Potentials only fall, so
+    /// keys only grow: an entry is re-keyed lazily when it reaches the top with a stale key,
+    /// never when a potential moves. Settling a hub then costs O(log) per arc actually used,
+    /// not O(out-degree): a round is O(Σ degree of the non-hub vertices settled · log V).
     ///
     /// The answer maximises the flow value and, among maximum flows, minimises Σ_a c(a) · f(a)
     /// in the caller's integer cost units; [`MinCostFlow::flow`] then reads each arc's flow.
@@ -584,7 +585,7 @@ struct Csr {
     position: Vec<u32>,
 }
 
-/// A hub's heap entry: (c − π(head), arc position, head's version when pushed).
+/// A hub's heap entry: (c − π(head) when pushed, a lower bound of it now; arc position).
 /// Moves the element at each index i to `dest[i]`, in place by cycles (`dest` a permutation;
 /// it ends as the identity). O(n) swaps.
 fn permute(arcs: &mut [CsrArc], dest: &mut [u32]) {
@@ -597,7 +598,7 @@ fn permute(arcs: &mut [CsrArc], dest: &mut [u32]) {
     }
 }
 
-type HubEntry = Reverse<(i64, u32, u32)>;
+type HubEntry = Reverse<(i64, u32)>;
 
 impl Csr {
     /// Lays out `arcs` (half-arcs in id order) for `n` vertices, in place: out-arcs of each
@@ -694,21 +695,34 @@ impl Csr {
         (result, end)
     }
 
-    /// The best valid entry of a hub's heap (dropping arcs that are full, stale, or lead to a
-    /// vertex settled this round): (c − π(head), arc position).
+    /// The best entry of a hub's heap: (c − π(head), arc position). Arcs that are full are
+    /// dropped; arcs to a vertex settled this round go to `deferred` (back in after the
+    /// round); an entry whose key is below the arc's c − π(head) now is put back with it.
+    /// Keys only grow (potentials only fall), so a stored key is a lower bound and the
+    /// first entry whose key is current is the least.
     fn hub_top(
         &self,
         entries: &mut BinaryHeap<HubEntry>,
-        version: &[u32],
+        potential: &[i64],
         done: &[bool],
+        deferred: &mut Vec<u32>,
     ) -> Option<(i64, u32)> {
-        while let Some(&Reverse((key, a, ver))) = entries.peek() {
+        while let Some(&Reverse((key, a))) = entries.peek() {
             let arc = self.arcs[a as usize];
             let head = arc.to as usize;
-            if arc.cap > 0 && ver == version[head] && !done[head] {
-                return Some((key, a));
+            if arc.cap <= 0 {
+                entries.pop();
+            } else if done[head] {
+                entries.pop();
+                deferred.push(a);
+            } else {
+                let now = arc.cost - potential[head];
+                if now == key {
+                    return Some((key, a));
+                }
+                entries.pop();
+                entries.push(Reverse((now, a)));
             }
-            entries.pop();
         }
         None
     }
@@ -754,29 +768,16 @@ impl Csr {
                 *hub = hubs.len() as u32;
                 let entries = self
                     .out(v)
-                    .filter(|&p| self.arcs[p].cap > 0)
-                    .map(|p| Reverse((self.arcs[p].cost, p as u32, 0)))
+                    .filter(|&p| self.arcs[p].cap > 0 && self.arcs[p].to as usize != excluded)
+                    .map(|p| {
+                        Reverse((self.arcs[p].cost - potential[self.arcs[p].to as usize], p as u32))
+                    })
                     .collect();
                 hubs.push((v as u32, entries));
             }
         }
-        // Per vertex with a long row (hubs, and the target's or the excluded vertex's rows):
-        // the positions in it of arcs to hubs, for re-keying without walking the row.
-        let mut long = vec![u32::MAX; n];
-        let mut hub_links: Vec<Vec<u32>> = Vec::new();
-        for (v, l) in long.iter_mut().enumerate() {
-            let row = self.out(v);
-            if row.len() >= HUB_DEGREE {
-                *l = hub_links.len() as u32;
-                hub_links.push(
-                    row.filter(|&p| hub_of[self.arcs[p].to as usize] != u32::MAX)
-                        .map(|p| p as u32)
-                        .collect(),
-                );
-            }
-        }
-        // A vertex's version moves with its potential; older hub entries for it are stale.
-        let mut version = vec![0u32; n];
+        // Hub arcs taken out during a round: used by the search, or leading to a vertex
+        // settled already; back in at the round's end.
         let mut popped: Vec<u32> = Vec::new();
         let mut result = FlowResult { flow: 0, cost: 0 };
         loop {
@@ -813,7 +814,9 @@ impl Csr {
                 if code & HUB_CURSOR != 0 {
                     let h = (code & !HUB_CURSOR) as usize;
                     let hv = hubs[h].0 as usize;
-                    let Some((key, a)) = self.hub_top(&mut hubs[h].1, &version, &done) else {
+                    let Some((key, a)) =
+                        self.hub_top(&mut hubs[h].1, potential, &done, &mut popped)
+                    else {
                         continue;
                     };
                     let cand = dist[hv] + potential[hv] + key;
@@ -825,7 +828,9 @@ impl Csr {
                     popped.push(a);
                     // The cursor goes back first, so that on a zero plateau the vertex just
                     // reached is explored before the hub's next arc (depth first).
-                    if let Some((key, _)) = self.hub_top(&mut hubs[h].1, &version, &done) {
+                    if let Some((key, _)) =
+                        self.hub_top(&mut hubs[h].1, potential, &done, &mut popped)
+                    {
                         let next = dist[hv] + potential[hv] + key;
                         enqueue(&mut heap, &mut level, current, next, code);
                     }
@@ -852,7 +857,9 @@ impl Csr {
                 }
                 if hub_of[u] != u32::MAX {
                     let h = hub_of[u] as usize;
-                    if let Some((key, _)) = self.hub_top(&mut hubs[h].1, &version, &done) {
+                    if let Some((key, _)) =
+                        self.hub_top(&mut hubs[h].1, potential, &done, &mut popped)
+                    {
                         let next = d + potential[u] + key;
                         enqueue(&mut heap, &mut level, current, next, HUB_CURSOR | h as u32);
                     }
@@ -900,7 +907,7 @@ impl Csr {
                 })
             });
             let path: Vec<usize> = path.chain(pre).collect();
-            for p in path {
+            for &p in &path {
                 let a = self.arcs[p];
                 if let Some(undo) = undo.as_deref_mut() {
                     undo.save(&self.arcs, p);
@@ -911,55 +918,25 @@ impl Csr {
                 result.cost += i64::from(push) * a.cost;
             }
             result.flow += i64::from(push);
-            // Hub entries: every settled vertex (whose potential moved, and which includes
-            // every vertex of the path, so every arc whose residual came back) is re-keyed in
-            // all hubs with an arc into it; an entry popped for a head that stayed unsettled
-            // goes back unchanged.
-            for &v in &settled {
-                let v = v as usize;
-                version[v] += 1;
-                // A long row: only its arcs to hubs matter here.
-                let links = match long[v] {
-                    u32::MAX => Either::Row(self.out(v)),
-                    h => Either::Links(hub_links[h as usize].iter()),
-                };
-                for p in links {
-                    let arc = self.arcs[p];
-                    let h = hub_of[arc.to as usize];
-                    let into = self.arcs[arc.twin as usize];
-                    if h != u32::MAX && into.cap > 0 {
-                        let key = into.cost - potential[v];
-                        hubs[h as usize].1.push(Reverse((key, arc.twin, version[v])));
-                    }
+            // Hub entries: an arc whose residual came back (a twin on the path) goes in; the
+            // arcs taken out during the round go back (keys need no update: a stale key is a
+            // lower bound, corrected when it reaches the top).
+            for &p in path.iter() {
+                let q = self.arcs[p].twin;
+                let h = hub_of[self.arcs[p].to as usize];
+                // (An arc into the excluded vertex never enters a heap.)
+                if h != u32::MAX && self.arcs[q as usize].to as usize != excluded {
+                    popped.push(q);
                 }
             }
-            for &p in &popped {
-                let arc = self.arcs[p as usize];
+            for &q in &popped {
+                let arc = self.arcs[q as usize];
                 let head = arc.to as usize;
                 let tail = self.arcs[arc.twin as usize].to as usize;
-                if !done[head] && arc.cap > 0 {
-                    let key = arc.cost - potential[head];
-                    hubs[hub_of[tail] as usize].1.push(Reverse((key, p, version[head])));
+                if arc.cap > 0 {
+                    hubs[hub_of[tail] as usize].1.push(Reverse((arc.cost - potential[head], q)));
                 }
             }
-        }
-    }
-}
-
-/// A vertex's whole row, or only listed positions of it.
-enum Either<'a> {
-    Row(std::ops::Range<usize>),
-    Links(std::slice::Iter<'a, u32>),
-}
-
-impl Iterator for Either<'_> {
-    type Item = usize;
-
-    #[inline]
-    fn next(&mut self) -> Option<usize> {
-        match self {
-            Self::Row(r) => r.next(),
-            Self::Links(l) => l.next().map(|&p| p as usize),
         }
     }
 }
