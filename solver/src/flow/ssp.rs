@@ -240,14 +240,24 @@ impl MinCostFlow {
     /// hub heaps) and stops at the first that reaches `s`: at 100,000 nodes, 3,806 rounds
     /// settled 104,088 vertices in all, ≈ 27 each.
     ///
+    /// Where costs tie along whole groups of tasks (reduces with equal shuffle reading from
+    /// every node, so dense rows), one round per deficit walks the same ties again and again,
+    /// while one primal–dual phase (Ahuja, Magnanti, Orlin §9.8: a Dijkstra, then a blocking
+    /// flow on zero reduced-cost arcs) fills every tied deficit at once. So a network with
+    /// more than 32 half-arcs per vertex runs phases alone, and otherwise, once the rounds have
+    /// touched a quarter of the network's half-arcs in vertices and hub entries, phases run
+    /// one at a time while each fills deficits more cheaply per unit than the rounds did, and
+    /// the rounds finish. Both keep one set of potentials (negated on the flipped network).
+    ///
     /// Whether the arcs into `t` do all fill is not assumed: if a deficit cannot reach `s`
     /// (the supply ran out first, or some task cannot reach that node), the rounds' flow is
     /// discarded and [`MinCostFlow::solve`] runs instead, so the answer is exact either way.
     ///
     /// # Complexity
     /// Time O(F · E log V) worst case for the F units sent, and in practice O(Σ vertices
-    /// settled per round · degree · log V), which stays near the deficits; plus O(E) for the
-    /// flips and a run of [`MinCostFlow::solve`] when a deficit is unreachable; space O(V + E).
+    /// settled per round · degree · log V), which stays near the deficits, plus O(E log V)
+    /// per phase; plus O(E) for the flips and a run of [`MinCostFlow::solve`] when a deficit
+    /// is unreachable; space O(V + E).
     ///
     /// # Errors
     /// None, under [`MinCostFlow::solve`]'s contract (costs ≥ 0, no negative residual arc
@@ -390,7 +400,7 @@ impl FlowBuilder {
         let complete =
             self.filling && !self.short && (0..rows).all(|v| self.next[v] == self.start[v + 1]);
         complete.then(|| LaidFlow {
-            csr: Csr { arcs: self.arcs, start: self.start, position: Vec::new() },
+            csr: Csr { arcs: self.arcs, start: self.start, position: Vec::new(), flipped: false },
             reversed: false,
             cancel: None,
             cut: false,
@@ -573,6 +583,21 @@ impl Undo {
             arcs[p as usize].cap = cap;
         }
     }
+
+    /// [`Undo::save`] on a network that may be flipped ([`Csr::flip`]): the capacity at
+    /// `p` then belongs at its twin's position the right way round, and is logged there.
+    #[inline]
+    fn save_oriented(&mut self, arcs: &[CsrArc], p: usize, flipped: bool) {
+        if !flipped {
+            return self.save(arcs, p);
+        }
+        let q = arcs[p].twin as usize;
+        let (word, bit) = (q / 64, 1u64 << (q % 64));
+        if self.saved[word] & bit == 0 {
+            self.saved[word] |= bit;
+            self.log.push((q as u32, arcs[p].cap));
+        }
+    }
 }
 
 /// The network laid out for the search (compressed sparse rows), with the search's state.
@@ -583,6 +608,8 @@ struct Csr {
     start: Vec<u32>,
     /// Position of each of [`MinCostFlow`]'s arc ids.
     position: Vec<u32>,
+    /// Whether [`Csr::flip`] has the arcs the other way round.
+    flipped: bool,
 }
 
 /// A hub's heap entry: (c − π(head) when pushed, a lower bound of it now; arc position).
@@ -631,7 +658,7 @@ impl Csr {
         for p in 0..arcs.len() {
             arcs[p].twin = position[arcs[p].twin as usize ^ 1];
         }
-        Self { arcs, start, position }
+        Self { arcs, start, position, flipped: false }
     }
 
     fn out(&self, v: usize) -> std::ops::Range<usize> {
@@ -643,19 +670,81 @@ impl Csr {
         self.out(v).map(|p| i64::from(self.arcs[p].cap.max(0))).sum()
     }
 
-    /// See [`MinCostFlow::solve_fixed_sink`]: one deficit at a time, then plain successive
-    /// shortest paths from the flow before them if some deficit could not be reached.
+    /// See [`MinCostFlow::solve_fixed_sink`]: rounds of one deficit each, and primal–dual
+    /// phases while those fill deficits more cheaply; plain successive shortest paths from the
+    /// seed flow if some deficit cannot be reached.
+    ///
+    /// The rounds may touch as many vertices and hub entries as the network has half-arcs
+    /// (about one phase's work); past that, phases run one at a time while each costs less
+    /// per unit it fills than the rounds did, and the rounds then finish. Both keep reduced
+    /// costs ≥ 0 with one set of potentials, so every unit goes along a shortest path.
     fn fixed_sink(&mut self, s: usize, t: usize, cancel: Option<&Cancel>) -> (FlowResult, bool) {
-        let (result, end) = self.by_deficits(s, t, cancel);
-        if end != RoundsEnd::Unreached {
-            return (result, end == RoundsEnd::Cut);
+        let budget = self.arcs.len() / 4;
+        self.fixed_sink_tuned(s, t, cancel, budget, DENSE_DEGREE * self.start.len())
+    }
+
+    /// [`Csr::fixed_sink`] with the rounds' first budget and the half-arc count from which
+    /// the phases run alone given (tests force each path with them).
+    fn fixed_sink_tuned(
+        &mut self,
+        s: usize,
+        t: usize,
+        cancel: Option<&Cancel>,
+        budget: usize,
+        dense: usize,
+    ) -> (FlowResult, bool) {
+        let mut undo = Undo::new(self.arcs.len());
+        let mut potential = vec![0i64; self.start.len() - 1];
+        let mut total = FlowResult { flow: 0, cost: 0 };
+        let mut budget = Some(budget);
+        if self.arcs.len() > dense {
+            let phases = self.run_phased(s, t, cancel, &mut undo, &mut potential, u32::MAX);
+            if phases.cut || phases.left == 0 {
+                return (phases.result, phases.cut);
+            }
+            undo.restore(&mut self.arcs);
+            return self.run(s, t, cancel);
         }
+        let add = |total: &mut FlowResult, r: FlowResult| {
+            total.flow += r.flow;
+            total.cost += r.cost;
+        };
+        'modes: loop {
+            let (result, end, work) =
+                self.by_deficits(s, t, cancel, &mut undo, &mut potential, budget.take());
+            add(&mut total, result);
+            match end {
+                RoundsEnd::Done => return (total, false),
+                RoundsEnd::Cut => return (total, true),
+                RoundsEnd::Unreached => break 'modes,
+                RoundsEnd::Budget => {}
+            }
+            let per_unit = work as f64 / result.flow.max(1) as f64;
+            loop {
+                let phase = self.run_phased(s, t, cancel, &mut undo, &mut potential, 1);
+                add(&mut total, phase.result);
+                if phase.cut {
+                    return (total, true);
+                }
+                if phase.left == 0 {
+                    return (total, false);
+                }
+                if phase.stuck {
+                    break 'modes;
+                }
+                if phase.work as f64 / phase.result.flow.max(1) as f64 > per_unit {
+                    continue 'modes;
+                }
+            }
+        }
+        undo.restore(&mut self.arcs);
         self.run(s, t, cancel)
     }
 
     /// Swaps each arc's direction in place: a half-arc and its twin exchange capacity and
     /// cost, so u → v (capacity c, flow f) becomes v → u with the same c, f and cost.
     fn flip(&mut self) {
+        self.flipped = !self.flipped;
         for p in 0..self.arcs.len() {
             let q = self.arcs[p].twin as usize;
             if p < q {
@@ -669,17 +758,22 @@ impl Csr {
     }
 
     /// The fixed-sink flow one deficit at a time: on the flipped network, each round is a
-    /// shortest path from one vertex whose arc into `t` has room back to `s`. When a round
-    /// cannot reach `s` its flow is discarded (the network is as it was) and the end says so.
+    /// shortest path from one vertex whose arc into `t` has room back to `s`. Stops early
+    /// (`Budget`) once the rounds have touched more than `budget` vertices and hub entries.
+    /// `potential` is the right way round on entry and on return; the changes go to `undo`.
+    /// Returns the flow sent, why it stopped and the work done.
     fn by_deficits(
         &mut self,
         s: usize,
         t: usize,
         cancel: Option<&Cancel>,
-    ) -> (FlowResult, RoundsEnd) {
-        let mut undo = Undo::new(self.arcs.len());
+        undo: &mut Undo,
+        potential: &mut [i64],
+        budget: Option<usize>,
+    ) -> (FlowResult, RoundsEnd, usize) {
         self.flip();
-        let mut potential = vec![0i64; self.start.len() - 1];
+        // A residual arc's reduced cost is the same either way round with π negated.
+        potential.iter_mut().for_each(|p| *p = -*p);
         let (mut cursor, end) = (self.start[t] as usize, self.start[t + 1] as usize);
         let pick = |g: &Self| {
             while cursor < end && g.arcs[cursor].cap <= 0 {
@@ -687,12 +781,10 @@ impl Csr {
             }
             (cursor < end).then(|| (g.arcs[cursor].to as usize, Some(cursor)))
         };
-        let (result, end) = self.rounds(s, t, pick, &mut potential, cancel, Some(&mut undo));
-        if end == RoundsEnd::Unreached {
-            undo.restore(&mut self.arcs);
-        }
+        let out = self.rounds(s, t, pick, potential, cancel, Some(Track { undo, budget }));
         self.flip();
-        (result, end)
+        potential.iter_mut().for_each(|p| *p = -*p);
+        out
     }
 
     /// The best entry of a hub's heap: (c − π(head), arc position). Arcs that are full are
@@ -727,10 +819,222 @@ impl Csr {
         None
     }
 
+    /// Primal–dual phases for [`Csr::fixed_sink`], from the flow and the potentials given
+    /// (reduced costs ≥ 0 on every residual arc not into `t`): one Dijkstra from `s`
+    /// (stopped once every deficit is settled) moves the potentials so that every shortest
+    /// path has reduced cost 0, then depth-first searches push along zero reduced-cost arcs
+    /// from `s` to any deficit until none is reachable (a blocking flow, with per-phase dead
+    /// marks). A phase costs O(E log V) and fills every deficit whose shortest path ties
+    /// with others' (equal input sizes), where one round per deficit would search again
+    /// through every task placed before it. The changes go to `undo`.
+    fn run_phased(
+        &mut self,
+        s: usize,
+        t: usize,
+        cancel: Option<&Cancel>,
+        undo: &mut Undo,
+        potential: &mut [i64],
+        max_phases: u32,
+    ) -> Phases {
+        let n = self.start.len() - 1;
+        let mut work = 0usize;
+        let mut phases = 0u32;
+        let mut dist = vec![i64::MAX; n];
+        let mut settled: Vec<u32> = Vec::new();
+        let mut heap: BinaryHeap<Reverse<(i64, u32)>> = BinaryHeap::new();
+        let mut level: Vec<u32> = Vec::new();
+        // Per vertex: its arc into t (placer's networks have at most one per vertex; with
+        // several, the last counts and the others are never used).
+        let mut sink_arc = vec![u32::MAX; n];
+        for (v, arc) in sink_arc.iter_mut().enumerate() {
+            if v != t {
+                for p in self.out(v) {
+                    if self.arcs[p].to as usize == t && self.arcs[p].cap > 0 {
+                        *arc = p as u32;
+                    }
+                }
+            }
+        }
+        let into_t = |arcs: &[CsrArc], v: usize| -> Option<usize> {
+            let p = sink_arc[v];
+            (p != u32::MAX && arcs[p as usize].cap > 0).then_some(p as usize)
+        };
+        let mut deficits = (0..n).filter(|&v| into_t(&self.arcs, v).is_some()).count();
+        // Units s can still send; a phase's search may stop once it has settled as many
+        // deficits as that (more could not be filled in this phase).
+        let mut supply: i64 = self.out(s).map(|p| i64::from(self.arcs[p].cap.max(0))).sum();
+        // Per-phase stamps: settled (Dijkstra) or dead (blocking flow), on the DFS path, and
+        // cursor valid.
+        let mut dead = vec![0u32; n];
+        let mut on_path = vec![0u32; n];
+        let mut cursor = vec![0u32; n];
+        let mut cursor_phase = vec![0u32; n];
+        let mut phase = 0u32;
+        let mut stack: Vec<u32> = Vec::new();
+        let mut result = FlowResult { flow: 0, cost: 0 };
+        let end = |result, cut, left, stuck, work| Phases { result, cut, left, stuck, work };
+        while deficits > 0 && supply > 0 {
+            if phases == max_phases {
+                return end(result, false, deficits, false, work);
+            }
+            phases += 1;
+            if is_cut(cancel) {
+                return end(result, true, deficits, false, work);
+            }
+            phase += 1;
+            // Dijkstra from s (t excluded), stopped once every deficit is settled.
+            for &v in &settled {
+                dist[v as usize] = i64::MAX;
+            }
+            settled.clear();
+            heap.clear();
+            level.clear();
+            dist[s] = 0;
+            level.push(s as u32);
+            let mut current = 0i64;
+            let mut reached = 0usize;
+            let mut last = 0i64;
+            loop {
+                let (d, u) = match level.pop() {
+                    Some(u) => (current, u as usize),
+                    None => match heap.pop() {
+                        Some(Reverse((d, u))) => {
+                            current = d;
+                            (d, u as usize)
+                        }
+                        None => break,
+                    },
+                };
+                if d > dist[u] || dead[u] == phase {
+                    continue;
+                }
+                // `dead` doubles as the settled mark during the search.
+                dead[u] = phase;
+                settled.push(u as u32);
+                last = d;
+                if into_t(&self.arcs, u).is_some() {
+                    reached += 1;
+                    if reached == deficits || reached as i64 >= supply {
+                        break;
+                    }
+                }
+                let base = d + potential[u];
+                for p in self.out(u) {
+                    let arc = self.arcs[p];
+                    let v = arc.to as usize;
+                    if arc.cap <= 0 || v == t || dead[v] == phase {
+                        continue;
+                    }
+                    let nd = base + arc.cost - potential[v];
+                    if nd < dist[v] {
+                        if dist[v] == i64::MAX {
+                            settled.push(v as u32 | TOUCHED);
+                        }
+                        dist[v] = nd;
+                        enqueue(&mut heap, &mut level, current, nd, v as u32);
+                    }
+                }
+            }
+            work += 2 * settled.len();
+            if reached == 0 {
+                break;
+            }
+            // Settled vertices move by d − last; the rest keep their potentials.
+            for code in settled.iter_mut() {
+                if *code & TOUCHED == 0 {
+                    let v = *code as usize;
+                    potential[v] += dist[v] - last;
+                }
+                *code &= !TOUCHED;
+            }
+            // Blocking flow on zero reduced-cost arcs, from s to any deficit.
+            phase += 1;
+            loop {
+                if is_cut(cancel) {
+                    return end(result, true, deficits, false, work);
+                }
+                stack.clear();
+                stack.push(s as u32);
+                on_path[s] = phase;
+                let mut found = None;
+                while let Some(&top) = stack.last() {
+                    let u = top as usize;
+                    if cursor_phase[u] != phase {
+                        cursor_phase[u] = phase;
+                        cursor[u] = self.start[u];
+                    }
+                    if u != s {
+                        if let Some(p) = into_t(&self.arcs, u) {
+                            found = Some(p);
+                            break;
+                        }
+                    }
+                    let end = self.start[u + 1];
+                    let mut next = None;
+                    while cursor[u] < end {
+                        let p = cursor[u] as usize;
+                        let arc = self.arcs[p];
+                        let v = arc.to as usize;
+                        if arc.cap > 0
+                            && v != t
+                            && dead[v] != phase
+                            && on_path[v] != phase
+                            && arc.cost + potential[u] - potential[v] == 0
+                        {
+                            next = Some(v);
+                            break;
+                        }
+                        cursor[u] += 1;
+                    }
+                    match next {
+                        Some(v) => {
+                            on_path[v] = phase;
+                            stack.push(v as u32);
+                        }
+                        None => {
+                            dead[u] = phase;
+                            on_path[u] = 0;
+                            stack.pop();
+                        }
+                    }
+                }
+                let Some(last_arc) = found else { break };
+                // Bottleneck over the path's arcs (each at its vertex's cursor) and the arc
+                // into t, then push.
+                let mut push = self.arcs[last_arc].cap;
+                for &u in &stack[..stack.len() - 1] {
+                    push = push.min(self.arcs[cursor[u as usize] as usize].cap);
+                }
+                let path = stack[..stack.len() - 1].iter().map(|&u| cursor[u as usize] as usize);
+                for p in path.chain([last_arc]) {
+                    let twin = self.arcs[p].twin as usize;
+                    undo.save(&self.arcs, p);
+                    undo.save(&self.arcs, twin);
+                    self.arcs[p].cap -= push;
+                    self.arcs[twin].cap += push;
+                    result.cost += i64::from(push) * self.arcs[p].cost;
+                }
+                result.flow += i64::from(push);
+                supply -= i64::from(push);
+                if self.arcs[last_arc].cap == 0 {
+                    deficits -= 1;
+                }
+                for &u in stack.iter() {
+                    on_path[u as usize] = 0;
+                }
+                if deficits == 0 || supply == 0 {
+                    break;
+                }
+            }
+            phase += 1;
+        }
+        end(result, false, deficits, deficits > 0, work)
+    }
+
     /// See [`MinCostFlow::solve`].
     fn run(&mut self, s: usize, t: usize, cancel: Option<&Cancel>) -> (FlowResult, bool) {
         let mut potential = vec![0i64; self.start.len() - 1];
-        let (result, end) =
+        let (result, end, _) =
             self.rounds(t, usize::MAX, |_| Some((s, None)), &mut potential, cancel, None);
         (result, end == RoundsEnd::Cut)
     }
@@ -738,7 +1042,8 @@ impl Csr {
     /// Successive shortest paths, one Dijkstra per round on reduced costs with hub heaps (see
     /// [`MinCostFlow::solve`]): each round starts where `pick` says — a vertex, and an arc
     /// into it whose residual also bounds the push (`None`: none) — and ends at `target`;
-    /// `excluded` is never entered. Changes go to `undo` when given.
+    /// `excluded` is never entered. With `track`, changes go to its undo log and the rounds
+    /// stop once they have touched more vertices and hub entries than its budget.
     fn rounds(
         &mut self,
         target: usize,
@@ -746,8 +1051,9 @@ impl Csr {
         mut pick: impl FnMut(&Self) -> Option<(usize, Option<usize>)>,
         potential: &mut [i64],
         cancel: Option<&Cancel>,
-        mut undo: Option<&mut Undo>,
-    ) -> (FlowResult, RoundsEnd) {
+        mut track: Option<Track<'_>>,
+    ) -> (FlowResult, RoundsEnd, usize) {
+        let budget = track.as_ref().and_then(|t| t.budget);
         let n = self.start.len() - 1;
         let t = target;
         let mut dist = vec![i64::MAX; n];
@@ -770,7 +1076,8 @@ impl Csr {
                     .out(v)
                     .filter(|&p| self.arcs[p].cap > 0 && self.arcs[p].to as usize != excluded)
                     .map(|p| {
-                        Reverse((self.arcs[p].cost - potential[self.arcs[p].to as usize], p as u32))
+                        let key = self.arcs[p].cost - potential[self.arcs[p].to as usize];
+                        Reverse((key, p as u32))
                     })
                     .collect();
                 hubs.push((v as u32, entries));
@@ -780,11 +1087,17 @@ impl Csr {
         // settled already; back in at the round's end.
         let mut popped: Vec<u32> = Vec::new();
         let mut result = FlowResult { flow: 0, cost: 0 };
+        // Vertices touched and hub entries taken out, over the rounds so far.
+        let mut work = 0usize;
         loop {
             if is_cut(cancel) {
-                return (result, RoundsEnd::Cut);
+                return (result, RoundsEnd::Cut, work);
             }
-            let Some((s, pre)) = pick(self) else { return (result, RoundsEnd::Done) };
+            if budget.is_some_and(|b| work > b) {
+                return (result, RoundsEnd::Budget, work);
+            }
+            let Some((s, pre)) = pick(self) else { return (result, RoundsEnd::Done, work) };
+            work += touched.len() + popped.len();
             for &v in &touched {
                 dist[v as usize] = i64::MAX;
                 via[v as usize] = u32::MAX;
@@ -800,7 +1113,7 @@ impl Csr {
             level.push(s as u32);
             let mut current = 0i64;
             let mut reached = false;
-            loop {
+            'search: loop {
                 let (d, code) = match level.pop() {
                     Some(code) => (current, code),
                     None => match heap.pop() {
@@ -841,6 +1154,13 @@ impl Csr {
                         }
                         dist[v] = cand;
                         via[v] = a;
+                        if v == t && cand == current {
+                            // Nothing left can come closer: the target is settled now.
+                            done[t] = true;
+                            settled.push(t as u32);
+                            reached = true;
+                            break 'search;
+                        }
                         enqueue(&mut heap, &mut level, current, cand, v as u32);
                     }
                     continue;
@@ -879,12 +1199,20 @@ impl Csr {
                         }
                         dist[v] = nd;
                         via[v] = p as u32;
+                        if v == t && nd == current {
+                            // Reached at the distance being settled: no shorter way is left
+                            // (ties on a plateau would otherwise be walked first).
+                            done[t] = true;
+                            settled.push(t as u32);
+                            reached = true;
+                            break 'search;
+                        }
                         enqueue(&mut heap, &mut level, current, nd, v as u32);
                     }
                 }
             }
             if !reached {
-                return (result, RoundsEnd::Unreached);
+                return (result, RoundsEnd::Unreached, work);
             }
             let dt = dist[t];
             for &v in &settled {
@@ -909,9 +1237,9 @@ impl Csr {
             let path: Vec<usize> = path.chain(pre).collect();
             for &p in &path {
                 let a = self.arcs[p];
-                if let Some(undo) = undo.as_deref_mut() {
-                    undo.save(&self.arcs, p);
-                    undo.save(&self.arcs, a.twin as usize);
+                if let Some(track) = track.as_mut() {
+                    track.undo.save_oriented(&self.arcs, p, self.flipped);
+                    track.undo.save_oriented(&self.arcs, a.twin as usize, self.flipped);
                 }
                 self.arcs[p].cap -= push;
                 self.arcs[a.twin as usize].cap += push;
@@ -934,11 +1262,32 @@ impl Csr {
                 let head = arc.to as usize;
                 let tail = self.arcs[arc.twin as usize].to as usize;
                 if arc.cap > 0 {
-                    hubs[hub_of[tail] as usize].1.push(Reverse((arc.cost - potential[head], q)));
+                    let key = arc.cost - potential[head];
+                    hubs[hub_of[tail] as usize].1.push(Reverse((key, q)));
                 }
             }
         }
     }
+}
+
+/// [`Csr::rounds`]' undo log and work budget.
+struct Track<'a> {
+    undo: &'a mut Undo,
+    budget: Option<usize>,
+}
+
+/// What [`Csr::run_phased`] did.
+struct Phases {
+    /// The flow it sent.
+    result: FlowResult,
+    /// Whether it stopped on the cancellation token.
+    cut: bool,
+    /// Vertices whose arc into `t` still has room.
+    left: usize,
+    /// Whether it stopped with deficits left that no path reaches (or no supply left).
+    stuck: bool,
+    /// Vertices it settled, twice (the search and the blocking flow).
+    work: usize,
 }
 
 /// How [`Csr::rounds`] stopped.
@@ -948,9 +1297,19 @@ enum RoundsEnd {
     Done,
     /// A round could not reach its target.
     Unreached,
+    /// The rounds outgrew their budget.
+    Budget,
     /// The cancellation token fired.
     Cut,
 }
+
+/// Marks an entry of the phased search's vertex list as touched but not settled.
+const TOUCHED: u32 = 1 << 31;
+
+/// Half-arcs per vertex from which [`Csr::fixed_sink`] starts with phases: rows that dense
+/// (reduces that read from every node) tie in cost along whole groups of equal tasks, which
+/// one phase fills at once and one round per deficit would walk again and again.
+const DENSE_DEGREE: usize = 32;
 
 /// Residual out-degree from which a vertex keeps its arcs in a persistent heap.
 pub const HUB_DEGREE: usize = 48;
@@ -1083,6 +1442,58 @@ mod tests {
             proptest::prop_assert_eq!(assignment(&costs, cap, true), expected);
             proptest::prop_assert_eq!(solve_assignment(&costs, cap, false, true), expected);
             proptest::prop_assert_eq!(solve_assignment(&costs, cap, true, true), expected);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+        /// Every path through the fixed-sink solve (rounds alone, rounds that run out of
+        /// budget at once and hand over to phases and back, phases alone) gives plain
+        /// successive shortest paths' flow and cost, on sparse networks with ties and with
+        /// rows that cannot reach every column (so the fallback runs too).
+        #[test]
+        fn fixed_sink_paths_agree_with_plain_ssp(
+            r in 1usize..14,
+            c in 1usize..10,
+            col_cap in 1i64..3,
+            seed in proptest::prelude::any::<u64>(),
+            reversed in proptest::prelude::any::<bool>(),
+        ) {
+            let mut x = seed | 1;
+            let mut next = |m: u64| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x % m
+            };
+            let rows: Vec<Vec<(usize, i64)>> = (0..r)
+                .map(|_| (0..1 + next(4)).map(|_| (next(c as u64) as usize, next(5) as i64)).collect())
+                .collect();
+            let build = || {
+                let mut g = MinCostFlow::new(2 + r + c);
+                let mut arc = |u: usize, v: usize, cap: i64, cost: i64| {
+                    if reversed { g.add_arc(v, u, cap, cost) } else { g.add_arc(u, v, cap, cost) };
+                };
+                for (i, row) in rows.iter().enumerate() {
+                    arc(0, 2 + i, 1, 0);
+                    for &(j, cost) in row {
+                        arc(2 + i, 2 + r + j, 1, cost);
+                    }
+                }
+                for j in 0..c {
+                    arc(2 + r + j, 1, col_cap, 0);
+                }
+                g
+            };
+            let (from, to) = if reversed { (1, 0) } else { (0, 1) };
+            let expected = build().solve(from, to);
+            for (budget, dense) in [(usize::MAX, usize::MAX), (0, usize::MAX), (1, usize::MAX), (0, 0)] {
+                let mut g = build();
+                let (got, cut) = g.freeze().fixed_sink_tuned(from, to, None, budget, dense);
+                proptest::prop_assert!(!cut);
+                proptest::prop_assert_eq!(got, expected, "budget {} dense {}", budget, dense);
+            }
         }
     }
 }
