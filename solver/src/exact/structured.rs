@@ -23,7 +23,7 @@ use crate::matrix::MAX_DENSE_CELLS;
 use placer_models::{Status, TaskKind};
 
 /// Solves `kind` on the structured network under `objective`, writing each placed task's node
-/// (by pending position) into `node_of_task`; polls `cancel` once per augmentation
+/// (by pending position) into `node_of_task`; polls `cancel` once per augmentation or phase
 /// and returns true when it stopped on it (the placement is then the flow's feasible part).
 ///
 /// Each task's row is made when needed (once for the largest cost, which sizes the quantum,

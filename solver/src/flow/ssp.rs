@@ -36,7 +36,7 @@ pub struct MinCostFlow {
     arcs: Vec<CsrArc>,
     /// The laid-out network after the first solve.
     csr: Option<Csr>,
-    /// Polled once per augmentation ([`MinCostFlow::set_cancel`]).
+    /// Polled once per augmentation or phase ([`MinCostFlow::set_cancel`]).
     cancel: Option<Cancel>,
     /// Whether the last solve stopped on `cancel` (the flow is then feasible, not optimal).
     cut: bool,
@@ -294,7 +294,8 @@ impl MinCostFlow {
         result
     }
 
-    /// Sets the token the next solve polls once per augmenting path; when it reports cancelled
+    /// Sets the token the next solve polls once per augmenting path (and once per phase and
+    /// per blocking-flow push of [`MinCostFlow::solve_fixed_sink`]'s phases); when it reports cancelled
     /// the solve stops with the flow it has, feasible (capacities and conservation hold: only
     /// whole source–sink paths are pushed) but not necessarily maximum or of least cost, and
     /// [`MinCostFlow::was_cut`] says so. O(1) per poll.

@@ -24,8 +24,9 @@
 //! pushed first (a flow of cost 0 is optimal for its value), then
 //! [`MinCostFlow::solve_fixed_sink`] fills what is left one deficit at a time (every slot —
 //! or, reversed, every task — that the fuller side must fill: a shortest path from it back to
-//! the source, which stays near it), falling back to plain successive shortest paths if a
-//! deficit cannot be reached. Memory O(tasks · (replicas + listed racks) + nodes + racks).
+//! the source, which stays near it; primal–dual phases where ties make them cheaper, as on
+//! dense reduce rows), falling back to plain successive shortest paths if a deficit cannot be
+//! reached. Memory O(tasks · (replicas + listed racks) + nodes + racks).
 //! Time O(F · E log V) in the worst case for the F units left after the greedy seed.
 
 use super::ssp::{FlowBuilder, LaidFlow};
@@ -311,7 +312,8 @@ pub fn solve(slots: Slots<'_>, tasks: &[TaskArcs], quotas: Option<&Quotas>) -> S
     solve_with(slots, tasks.len(), |i| tasks[i].clone(), quotas, None)
 }
 
-/// [`solve`], polling `cancel` once per augmentation or phase ([`MinCostFlow::set_cancel`]):
+/// [`solve`], polling `cancel` once per augmentation, phase or blocking-flow push
+/// ([`MinCostFlow::set_cancel`]):
 /// when it reports cancelled the answer is the flow so far (the zero-cost seeds plus the
 /// augmentations done, every capacity and quota respected), `status: time_limited`.
 ///
