@@ -28,6 +28,12 @@
 //! dense reduce rows), falling back to plain successive shortest paths if a deficit cannot be
 //! reached. Memory O(tasks · (replicas + listed racks) + nodes + racks).
 //! Time O(F · E log V) in the worst case for the F units left after the greedy seed.
+//!
+//! Tasks are interchangeable when their arcs are identical, as slots on a node are: a job's
+//! reduces that read the same map outputs cost the same on every node. Such tasks (long rows
+//! only, never a zero-cost seed) share one vertex whose arcs carry as many units as it has
+//! members, and the flow on each arc goes back to the members in task order. A job of 1,200
+//! reduces reading from 600 nodes is then 600 arcs instead of 720,000, with the same optimum.
 
 use super::ssp::{FlowBuilder, LaidFlow};
 use super::zero_matching::max_matching;
@@ -47,7 +53,7 @@ pub struct Slots<'a> {
 }
 
 /// One task's arcs, in integer cost units (all ≥ 0).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct TaskArcs {
     /// Cost of entering the task (S → task, or job → task under quotas).
     pub offset: i64,
@@ -149,7 +155,8 @@ impl Front {
     }
 }
 
-/// Where each task's units went.
+/// Where a class's units went.
+#[derive(Clone, Copy)]
 enum Out {
     Node(u32),
     Rack(u32),
@@ -164,15 +171,31 @@ struct Head {
     job: u32,
 }
 
+/// A task with at least this many listed nodes and racks may share its vertex with the tasks
+/// whose arcs are identical (a job's reduces reading the same map outputs from every node);
+/// shorter rows are rarely identical and cheap to keep apart.
+const CLASS_MIN_ARCS: usize = 8;
+
 /// Half-arcs per vertex that the tasks' arcs add, counted by [`seeds_alone`]'s pass over
-/// `arcs_of` for the network's [`FlowBuilder`] (so that `arcs_of` runs at most twice).
+/// `arcs_of` for the network's [`FlowBuilder`] (so that `arcs_of` runs at most twice), and the
+/// task classes: tasks with identical arcs are interchangeable (the same cost on every node,
+/// the same job), so they share one vertex whose arcs carry as many units as the class has
+/// members. A class of k reduces that read from every node then costs one row of arcs instead
+/// of k, and its units move together in the searches.
 #[derive(Clone, Debug, Default)]
 struct Degrees {
-    /// Per task: its out-arcs kept (listed nodes with a free slot, listed racks with such a
+    /// Per class: its out-arcs kept (listed nodes with a free slot, listed racks with such a
     /// node, the cluster arc).
     task_out: Vec<u32>,
-    /// Per task: its job.
+    /// Per class: its job.
     task_job: Vec<u32>,
+    /// Per class: its members (tasks).
+    members: Vec<u32>,
+    /// Per task: its class; classes are numbered in the order of their first member.
+    class_of: Vec<u32>,
+    /// The arcs of each class that may take more members (long rows that are not zero-cost
+    /// seeds), while the tasks are being read; dropped before the network is built.
+    open: Option<foldhash::HashMap<TaskArcs, u32>>,
     /// Per node id: task arcs into it.
     node_in: Vec<u32>,
     /// Per rack: task arcs into it.
@@ -188,8 +211,11 @@ impl Degrees {
     /// Empty counts for `nodes` nodes and `racks` racks.
     fn new(nodes: usize, racks: usize, count: usize) -> Self {
         Self {
-            task_out: Vec::with_capacity(count),
-            task_job: Vec::with_capacity(count),
+            task_out: Vec::new(),
+            task_job: Vec::new(),
+            members: Vec::new(),
+            class_of: Vec::with_capacity(count),
+            open: Some(foldhash::HashMap::default()),
             node_in: vec![0; nodes],
             rack_in: vec![0; racks],
             cluster_in: 0,
@@ -197,8 +223,28 @@ impl Degrees {
         }
     }
 
-    /// Counts the next task's arcs, as [`network`] adds them. O(its arcs).
+    /// Whether `task` may join a class of identical tasks: a long row, and neither a
+    /// zero-cost pair nor a no-preference task (the seeds place those one by one).
+    fn may_share(task: &TaskArcs) -> bool {
+        let seedable =
+            task.offset == 0 && (task.base == Some(0) || task.on_node.iter().any(|&(_, c)| c == 0));
+        !seedable && task.on_node.len() + task.racks.len() >= CLASS_MIN_ARCS
+    }
+
+    /// Counts the next task's arcs, as [`network`] adds them, unless a task with the same
+    /// arcs came before (it joins that one's class). O(its arcs).
     fn add(&mut self, task: &TaskArcs, free: &[u32], rack_has_node: &[bool]) {
+        let class = self.members.len() as u32;
+        if let Some(open) = self.open.as_mut().filter(|_| Self::may_share(task)) {
+            if let Some(&c) = open.get(task) {
+                self.members[c as usize] += 1;
+                self.class_of.push(c);
+                return;
+            }
+            open.insert(task.clone(), class);
+        }
+        self.class_of.push(class);
+        self.members.push(1);
         let mut outs = 0u32;
         for &(n, _) in &task.on_node {
             if free[n as usize] > 0 {
@@ -220,12 +266,37 @@ impl Degrees {
         self.task_job.push(task.job);
     }
 
+    /// The number of classes (the network's task vertices).
+    fn classes(&self) -> usize {
+        self.members.len()
+    }
+
+    /// The tasks of each class, in task order (CSR over classes).
+    fn member_lists(&self) -> Lists<u32> {
+        let mut at: Vec<usize> = Vec::with_capacity(self.classes() + 1);
+        at.push(0);
+        for &k in &self.members {
+            at.push(at[at.len() - 1] + k as usize);
+        }
+        let mut next = at.clone();
+        let mut flat = vec![0u32; self.class_of.len()];
+        for (i, &c) in self.class_of.iter().enumerate() {
+            flat[next[c as usize]] = i as u32;
+            next[c as usize] += 1;
+        }
+        let mut lists = Lists::with_capacity(self.classes(), flat.len());
+        for c in 0..self.classes() {
+            lists.push(flat[at[c]..at[c + 1]].iter().copied());
+        }
+        lists
+    }
+
     /// The task arcs' half-arcs, into pass 1 of `b` (vertices as [`network`] numbers them).
     fn count_into(&self, b: &mut FlowBuilder, at: Layout<'_>) {
-        for (i, (&outs, &job)) in self.task_out.iter().zip(&self.task_job).enumerate() {
+        for (c, (&outs, &job)) in self.task_out.iter().zip(&self.task_job).enumerate() {
             let from = at.job_v0.map_or(at.s, |j0| j0 + job as usize);
             b.add_degree(from, 1);
-            b.add_degree(at.task_v0 + i, 1 + outs as usize);
+            b.add_degree(at.task_v0 + c, 1 + outs as usize);
         }
         for (n, &k) in self.node_in.iter().enumerate() {
             if k > 0 {
@@ -284,10 +355,14 @@ pub fn vertex_count(slots: Slots<'_>, tasks: usize, quotas: Option<&Quotas>) -> 
 /// c(t, n) = `on_node` cost if listed, else the `racks` cost of n's rack if listed, else
 /// `base` (plus, under [`Quotas`], one unit per job unit beyond its share).
 ///
+/// Tasks with identical arcs (at least 8 listed nodes and racks, no zero-cost pair) share one
+/// vertex of their count's capacity: the same optimum, from a network with one row per class.
+///
 /// # Complexity
 /// Time O(F · E log V) in the worst case for the F units left after the zero-cost seed (each
 /// search stays near its deficit in practice, see [`MinCostFlow::solve_fixed_sink`]); memory O(V + E) with
-/// V = [`vertex_count`] and E = Σ (listed nodes + listed racks + 2) + nodes + racks.
+/// V = [`vertex_count`] and E = Σ (listed nodes + listed racks + 2) + nodes + racks, summed
+/// over task classes (identical tasks count once), plus O(tasks) to find the classes.
 ///
 /// # Errors
 /// None: a task that cannot be placed is `None` in the answer. Costs must be ≥ 0 and their
@@ -366,10 +441,11 @@ pub fn solve_with(
     quotas: Option<&Quotas>,
     cancel: Option<&Cancel>,
 ) -> StructuredSolution {
-    let degrees = match seeds_alone(slots, count, &arcs_of, quotas) {
+    let mut degrees = match seeds_alone(slots, count, &arcs_of, quotas) {
         Ok(answer) => return answer,
         Err(degrees) => *degrees,
     };
+    degrees.open = None;
     network(slots, count, arcs_of, quotas, degrees, cancel)
 }
 
@@ -404,8 +480,11 @@ fn network(
         node_v[n as usize] = 3 + racks + i;
     }
     let task_v0 = 3 + racks + nodes.len();
+    // One vertex per task class (a task alone, or identical tasks sharing it).
+    let classes = degrees.classes();
+    let members = degrees.member_lists();
     // lsap_quota's pools, jobs and two flex groups follow the tasks.
-    let pool_v0 = task_v0 + count;
+    let pool_v0 = task_v0 + classes;
     let job_v0 = pool_v0 + quotas.map_or(0, |q| q.must.len());
     let group_v0 = job_v0 + quotas.map_or(0, |q| q.job_share.len());
     let mut rack_has_node = vec![false; racks];
@@ -414,7 +493,7 @@ fn network(
     }
     // Two passes over the same arcs: count the half-arcs of each vertex (the tasks' from
     // `degrees`), then lay them out straight into their rows.
-    let mut b = FlowBuilder::new(vertex_count(slots, count, quotas));
+    let mut b = FlowBuilder::new(vertex_count(slots, classes, quotas));
     let layout =
         Layout { s, cluster, rack_v0: 3, node_v: &node_v, task_v0, job_v0: quotas.map(|_| job_v0) };
     let mut node_arc = vec![usize::MAX; free.len()];
@@ -453,21 +532,32 @@ fn network(
     // Cursor over nodes with room, for seeding tasks that cost 0 anywhere.
     let mut anywhere = 0usize;
 
-    // Task i's row: its source arc's twin, then its out-arcs (nodes, racks, cluster, in that
-    // order); where an out-arc leads is read back from the network.
-    let mut heads: Vec<Head> = Vec::with_capacity(count);
+    // Class c's row: its source arc's twin, then its out-arcs (nodes, racks, cluster, in that
+    // order), each carrying up to its k members; where an out-arc leads is read back from the
+    // network. Tasks come in order, so a class is laid out at its first member.
+    let mut heads: Vec<Head> = Vec::with_capacity(classes);
     let mut zero_pairs: Lists<u32> = Lists::with_capacity(count, 0);
-    for (i, task) in (0..count).map(&arcs_of).enumerate() {
-        let v = task_v0 + i;
+    for i in 0..count {
+        let c = degrees.class_of[i] as usize;
+        if c < heads.len() {
+            // A later member of a class laid out already (never a zero-cost pair).
+            if seeded.is_none() {
+                zero_pairs.push(std::iter::empty());
+            }
+            continue;
+        }
+        let task = arcs_of(i);
+        let v = task_v0 + c;
+        let k = i64::from(members[c].len() as u32);
         let o = task.offset;
         let from = match quotas {
             Some(_) => job_v0 + task.job as usize,
             None => s,
         };
-        b.add_arc(from, v, 1, o);
+        b.add_arc(from, v, k, o);
         for &(n, units) in &task.on_node {
             if node_v[n as usize] != usize::MAX {
-                b.add_arc(v, node_v[n as usize], 1, units);
+                b.add_arc(v, node_v[n as usize], k, units);
             }
         }
         if seeded.is_none() {
@@ -477,11 +567,11 @@ fn network(
         }
         for &(q, units) in &task.racks {
             if rack_has_node[q as usize] {
-                b.add_arc(v, rack_v(q), 1, units);
+                b.add_arc(v, rack_v(q), k, units);
             }
         }
         if let Some(base) = task.base {
-            b.add_arc(v, cluster, 1, base);
+            b.add_arc(v, cluster, k, base);
         }
         heads.push(Head { offset: o, base: task.base, job: task.job });
     }
@@ -490,8 +580,8 @@ fn network(
         return StructuredSolution { node_of_task, status: Status::TimeLimited };
     };
     g.set_cancel(cancel.cloned());
-    // Task i's source arc and out-arcs, and where each out-arc leads (its end other than the
-    // task's vertex).
+    // Class c's source arc and out-arcs, and where each out-arc leads (its end other than the
+    // class's vertex).
     let source_arc = |g: &LaidFlow, i: usize| g.twin(g.row(task_v0 + i).start);
     let out_arcs = |g: &LaidFlow, i: usize| {
         let row = g.row(task_v0 + i);
@@ -515,24 +605,27 @@ fn network(
         max_matching(&zero_pairs, |n| free[n as usize].min(u32::try_from(cap).unwrap_or(u32::MAX)))
     });
     drop(zero_pairs);
-    let enter = |g: &mut LaidFlow, i: usize| match &front {
-        Some(f) => f.enter(g, heads[i].job as usize),
+    let enter = |g: &mut LaidFlow, c: usize| match &front {
+        Some(f) => f.enter(g, heads[c].job as usize),
         None => true,
     };
+    // (A task with a zero-cost pair is a class of its own, see `Degrees::may_share`.)
     for (i, node) in seeded.iter().enumerate() {
         let Some(n) = *node else { continue };
-        let Some(a) = out_arcs(&g, i).find(|&a| matches!(leads(&g, i, a), Out::Node(m) if m == n))
+        let c = degrees.class_of[i] as usize;
+        let Some(a) = out_arcs(&g, c).find(|&a| matches!(leads(&g, c, a), Out::Node(m) if m == n))
         else {
             continue;
         };
-        if !enter(&mut g, i) {
+        if !enter(&mut g, c) {
             continue;
         }
-        g.push(source_arc(&g, i), 1);
+        g.push(source_arc(&g, c), 1);
         g.push(a, 1);
         g.push(node_arc[n as usize], 1);
     }
-    // Seed 2: a task that costs 0 on any node (no preference) takes any slot left.
+    // Seed 2: a task that costs 0 on any node (no preference, a class of its own) takes any
+    // slot left.
     for (i, task) in heads.iter().enumerate() {
         let source_arc = source_arc(&g, i);
         if task.offset != 0 || task.base != Some(0) || g.residual(source_arc) == 0 {
@@ -587,13 +680,19 @@ fn network(
             via_cluster.push(q);
         }
     }
+    // Each class's units, in its out-arcs' order, to its members in task order.
     let mut cluster_tasks = Vec::new();
-    for (i, node) in node_of_task.iter_mut().enumerate() {
-        let Some(a) = out_arcs(&g, i).find(|&a| g.flow(a) > 0) else { continue };
-        match leads(&g, i, a) {
-            Out::Node(n) => *node = Some(n),
-            Out::Rack(q) => *node = supply[q as usize].pop(),
-            Out::Cluster => cluster_tasks.push(i),
+    for (c, tasks) in members.iter().enumerate() {
+        let mut tasks = tasks.iter().map(|&i| i as usize);
+        for a in out_arcs(&g, c) {
+            let out = leads(&g, c, a);
+            for i in tasks.by_ref().take(g.flow(a).max(0) as usize) {
+                match out {
+                    Out::Node(n) => node_of_task[i] = Some(n),
+                    Out::Rack(q) => node_of_task[i] = supply[q as usize].pop(),
+                    Out::Cluster => cluster_tasks.push(i),
+                }
+            }
         }
     }
     for i in cluster_tasks {
@@ -735,6 +834,38 @@ fn seeds_alone(
 mod tests {
     use super::*;
 
+    /// Σ (offset + cheapest path cost) over the placed tasks, plus one unit per job unit
+    /// beyond its share under quotas; panics if a node takes more than its free slots.
+    fn objective(
+        slots: Slots<'_>,
+        arcs: &[TaskArcs],
+        quotas: Option<&Quotas>,
+        answer: &StructuredSolution,
+    ) -> (usize, i64) {
+        let mut used = vec![0u32; slots.free.len()];
+        let mut per_job = vec![0u64; quotas.map_or(0, |q| q.job_share.len())];
+        let mut total = 0i64;
+        for (task, node) in arcs.iter().zip(&answer.node_of_task) {
+            let Some(n) = *node else { continue };
+            used[n as usize] += 1;
+            assert!(used[n as usize] <= slots.free[n as usize], "node {n} oversubscribed");
+            let rack = slots.node_rack[n as usize];
+            let on_node = task.on_node.iter().find(|p| p.0 == n).map(|p| p.1);
+            let on_rack = task.racks.iter().find(|p| p.0 == rack).map(|p| p.1);
+            let cost = [on_node, on_rack, task.base].into_iter().flatten().min();
+            total += task.offset + cost.expect("a placed task has a path to its node");
+            if quotas.is_some() {
+                per_job[task.job as usize] += 1;
+            }
+        }
+        if let Some(q) = quotas {
+            for (j, &p) in per_job.iter().enumerate() {
+                total += p.saturating_sub(q.job_share[j]) as i64;
+            }
+        }
+        (answer.node_of_task.iter().flatten().count(), total)
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
 
@@ -788,6 +919,88 @@ mod tests {
                 let full = network(slots, tasks, arcs_of, quotas, degrees, None);
                 proptest::prop_assert_eq!(alone, full);
             }
+        }
+
+        /// Identical tasks sharing one vertex (a job's reduces reading the same map outputs)
+        /// place as many tasks at the same cost as the network with a vertex per task, with
+        /// and without lsap_quota's front, and no node takes more than its free slots.
+        #[test]
+        fn task_classes_change_no_objective(
+            (nodes, templates, tasks, seed, with_quotas) in (
+                1usize..24,
+                1usize..4,
+                1usize..40,
+                proptest::prelude::any::<u64>(),
+                proptest::prelude::any::<bool>(),
+            )
+        ) {
+            let mut x = seed | 1;
+            let mut next = |m: u64| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x % m
+            };
+            let node_rack: Vec<u32> = (0..nodes as u32).map(|n| n / 4).collect();
+            let racks = nodes.div_ceil(4);
+            let free: Vec<u32> = (0..nodes).map(|_| next(4) as u32).collect();
+            // Rows listing most nodes and some racks (long enough to share a vertex from about
+            // 10 nodes on), some with a zero-cost node (never shared), drawn from a few
+            // templates so that most tasks repeat one; a few short rows of their own.
+            let template = |next: &mut dyn FnMut(u64) -> u64| {
+                let mut on_node: Vec<(u32, i64)> = Vec::new();
+                for n in 0..nodes as u32 {
+                    if next(4) != 0 {
+                        on_node.push((n, if next(16) == 0 { 0 } else { 1 + next(8) as i64 }));
+                    }
+                }
+                let mut racks_listed: Vec<(u32, i64)> = Vec::new();
+                for q in 0..racks as u32 {
+                    if next(2) == 0 {
+                        racks_listed.push((q, 2 + next(8) as i64));
+                    }
+                }
+                let base = (next(6) != 0).then(|| 3 + next(8) as i64);
+                let (offset, job) = (next(3) as i64, next(3) as u32);
+                TaskArcs { offset, on_node, racks: racks_listed, base, job }
+            };
+            let shapes: Vec<TaskArcs> = (0..templates).map(|_| template(&mut next)).collect();
+            let arcs: Vec<TaskArcs> = (0..tasks)
+                .map(|_| match next(6) {
+                    0 => TaskArcs {
+                        on_node: vec![(next(nodes as u64) as u32, next(3) as i64)],
+                        base: Some(5),
+                        job: next(3) as u32,
+                        ..TaskArcs::default()
+                    },
+                    _ => shapes[next(templates as u64) as usize].clone(),
+                })
+                .collect();
+            let quotas = Quotas {
+                must: vec![next(6), next(6)],
+                flex: vec![(next(8), 0), (next(8), 1)],
+                groups: [next(10), next(10)],
+                job_pool: vec![0, 1, 1],
+                job_share: vec![next(6), next(6), next(6)],
+            };
+            let quotas = with_quotas.then_some(&quotas);
+            let slots = Slots { node_rack: &node_rack, free: &free, racks };
+            let shared = solve(slots, &arcs, quotas);
+            // The same network with a vertex per task.
+            let mut rack_has_node = vec![false; racks];
+            for (n, &f) in free.iter().enumerate() {
+                rack_has_node[node_rack[n] as usize] |= f > 0;
+            }
+            let mut degrees = Degrees::new(nodes, racks, tasks);
+            degrees.open = None;
+            for task in &arcs {
+                degrees.add(task, &free, &rack_has_node);
+            }
+            let apart = network(slots, tasks, |i| arcs[i].clone(), quotas, degrees, None);
+            proptest::prop_assert_eq!(
+                objective(slots, &arcs, quotas, &shared),
+                objective(slots, &arcs, quotas, &apart)
+            );
         }
     }
 }
