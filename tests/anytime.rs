@@ -36,7 +36,7 @@ fn run(
     let mut req = req.clone();
     req.policy.algorithm = registry::by_name(algorithm).unwrap().0;
     req.policy.solver = engine;
-    place(&req, &PlaceOptions { explain: false, cancel })
+    place(&req, &PlaceOptions { explain: false, cancel, warm: None })
 }
 
 /// `lsap_quota`'s hard part: per kind, each pool receives at most `must + flex` units and

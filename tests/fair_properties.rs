@@ -491,6 +491,7 @@ proptest! {
                     starvation: &starvation,
                     engine: placer_models::SolverEngine::Auto,
                     cancel: None,
+                    warm: None,
                 };
                 let mut placement = policy.place(&epoch).unwrap();
                 let settled = placer_solver::disk::settle(&ix, &model, &mut placement.node_of_task);

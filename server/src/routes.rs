@@ -70,7 +70,8 @@ async fn place(
     let permit = state.admission.acquire(weight, limits(&config)).await.map_err(refused)?;
     let deadline = Deadline::new(query.deadline_ms, config.deadline_ms, body_read_at)
         .reserving_for(bytes.len());
-    let opts = PlaceOptions { explain: query.explain, cancel: Some(deadline.cancel()) };
+    // The service is stateless: no warm start across requests.
+    let opts = PlaceOptions { explain: query.explain, cancel: Some(deadline.cancel()), warm: None };
     let solve = state.solve;
     // The permit moves into the closure: the slot stays taken until the solve really ends, even
     // if the client disconnects and this future is dropped.

@@ -28,7 +28,7 @@ fn until_cancelled(req: &PlaceRequest, opts: &PlaceOptions) -> Result<PlaceRespo
         std::thread::sleep(Duration::from_millis(1));
     }
     SAW_CANCEL.fetch_add(1, Ordering::SeqCst);
-    placer_solver::place(req, &PlaceOptions { explain: opts.explain, cancel: None })
+    placer_solver::place(req, &PlaceOptions { explain: opts.explain, cancel: None, warm: None })
 }
 
 fn with_policy_deadline(ms: u64) -> Vec<u8> {

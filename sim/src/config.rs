@@ -212,6 +212,12 @@ pub struct SimConfig {
     /// unlimited entry of the same id. Default none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub users: Vec<placer_models::User>,
+    /// Start each epoch's structured flow from the dual labels the previous epoch's left on
+    /// the lasting vertices (nodes, racks; issue 18 item 3, `placer_solver::WarmStart`), as
+    /// Firmament's incremental solvers do; default off (every epoch cold). Placements are
+    /// least-cost either way; where several tie, a warm epoch may pick another of them.
+    #[serde(default)]
+    pub warm_start: bool,
 }
 
 fn default_slowstart() -> f64 {
@@ -331,6 +337,7 @@ impl Default for SimConfig {
             victim: Victim::default(),
             pools: Vec::new(),
             users: Vec::new(),
+            warm_start: false,
         }
     }
 }

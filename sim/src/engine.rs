@@ -230,6 +230,8 @@ pub(crate) struct Engine<'a> {
     /// Evictions since a job last finished (`intermediate.rs`): past a bound, the disks
     /// thrash without any job finishing and the run counts as stalled.
     pub evictions: usize,
+    /// The structured flow's labels kept from epoch to epoch (`SimConfig::warm_start`).
+    pub warm: Option<placer_solver::WarmStart>,
     /// The racks' measured cross-rack traffic as the last snapshot reported it
     /// (`snapshot.rs`).
     pub rack_window: crate::snapshot::RackWindow,
@@ -330,6 +332,7 @@ impl<'a> Engine<'a> {
             offer: None,
             suspended: BTreeSet::new(),
             evictions: 0,
+            warm: cfg.warm_start.then(placer_solver::WarmStart::new),
             cfg,
             workload,
             on_job_done: None,
@@ -603,7 +606,8 @@ impl<'a> Engine<'a> {
             f(&self.req);
         }
         let built = Instant::now();
-        let answer = placer_solver::place(&self.req, &PlaceOptions::default())
+        let options = PlaceOptions { warm: self.warm.clone(), ..PlaceOptions::default() };
+        let answer = placer_solver::place(&self.req, &options)
             .map_err(|source| SimError::Solver { time_s: self.now, source })?;
         let solve_ms = built.elapsed().as_secs_f64() * 1e3;
         let snapshot_ms = built.duration_since(before).as_secs_f64() * 1e3;

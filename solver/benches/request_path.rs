@@ -76,6 +76,7 @@ fn main() {
                     starvation: &starvation,
                     engine: req.policy.solver,
                     cancel: None,
+                    warm: None,
                 };
                 let p = policy.place(&epoch).unwrap();
                 placement = Some(p.clone());

@@ -25,6 +25,11 @@ pub struct PlaceOptions {
     /// engines stop and the answer is the best valid placement found, `status: time_limited`.
     /// `None` = run to the end.
     pub cancel: Option<crate::cancel::Cancel>,
+    /// A store of the structured flow's labels across calls (issue 18 item 3): when given,
+    /// `lsap`, `lsap_quota` and `lsap_fair` start each solve from the labels the previous call
+    /// left and leave theirs. The placement is a least-cost one either way (it may be another
+    /// of equal cost). `None` (the service): every call starts cold.
+    pub warm: Option<crate::warm::WarmStart>,
 }
 
 /// What the pipeline decided this epoch, ready to be written out.

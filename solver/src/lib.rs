@@ -15,7 +15,8 @@
 //! beside the epoch's shared inputs: `index`, `cost`, `matrix`, `network`, `fair_shares`,
 //! `water_filling`, `schedulable`, `fair_order`, `starvation`, `job_limits`, `cpac`, `disk`,
 //! `preemption`, `fairness`, and ShuffleWatcher's `shuffle` (NetSat, classes, SAMP, SARP);
-//! `csr` (flat lists) and `memory` (a request's peak-memory estimate, for admission).
+//! `csr` (flat lists), `memory` (a request's peak-memory estimate, for admission) and `warm`
+//! (labels kept across epochs for the structured flow's warm starts).
 
 pub mod answer;
 pub mod cancel;
@@ -46,6 +47,7 @@ pub mod room;
 pub mod schedulable;
 pub mod shuffle;
 pub mod starvation;
+pub mod warm;
 pub mod water_filling;
 
 pub use answer::PlaceOptions;
@@ -53,3 +55,4 @@ pub use cancel::Cancel;
 pub use error::SolveError;
 pub use pipeline::{cost_matrix, place};
 pub use policy::{registry, Policy, PolicyOf};
+pub use warm::WarmStart;

@@ -67,8 +67,16 @@ pub fn place(req: &PlaceRequest, opts: &PlaceOptions) -> Result<PlaceResponse, S
     let shares = fair_shares::compute(&ix);
     let starvation = Starvation::new(&ix, &shares);
     let cancel = opts.cancel.as_ref();
-    let epoch =
-        Epoch { ix: &ix, model: &model, shares: &shares, starvation: &starvation, engine, cancel };
+    let warm = opts.warm.as_ref();
+    let epoch = Epoch {
+        ix: &ix,
+        model: &model,
+        shares: &shares,
+        starvation: &starvation,
+        engine,
+        cancel,
+        warm,
+    };
     let mut placement = policy.place(&epoch)?;
     admit_disk(&ix, &model, &mut placement);
     let running_after = answer::running_after_placement(&ix, &placement);

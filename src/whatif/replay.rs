@@ -122,6 +122,10 @@ pub struct RunArgs {
     /// Whose map outputs go when the disks are full (FAIR §5.4) [default: latest].
     #[arg(long, value_enum)]
     pub victim: Option<VictimArg>,
+    /// Start each epoch's exact flow from the dual labels of the previous epoch (warm starts,
+    /// as Firmament's incremental solvers; placements stay least-cost) [default: cold].
+    #[arg(long)]
+    pub warm_start: bool,
     /// ShuffleWatcher's mechanisms in the shuffle_watcher policies (the §5.3 ablation): a
     /// comma list of nass, samp, sarp, or none [default: nass,samp,sarp].
     #[arg(long, value_name = "LIST", value_parser = sw_flags::parse_sw_mechanisms)]
@@ -203,6 +207,9 @@ pub fn apply_flags(args: &RunArgs, base: &mut SimConfig) {
     }
     if let Some(v) = args.victim {
         base.victim = v.victim();
+    }
+    if args.warm_start {
+        base.warm_start = true;
     }
     if let Some(m) = args.sw_mechanisms {
         base.policy.shuffle_watcher = m;

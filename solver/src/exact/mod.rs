@@ -20,4 +20,4 @@ pub mod structured;
 pub use crate::flow::structured::Quotas;
 pub use engines::{EngineChoice, ANY_ENGINE, FLOW_ONLY};
 pub use quantum::Quantum;
-pub use solve::{solve_kind, solve_kind_cancellable, Objective};
+pub use solve::{solve_kind, solve_kind_cancellable, solve_kind_under, Control, Objective};

@@ -12,6 +12,7 @@ use crate::cost::LocalityCost;
 use crate::error::SolveError;
 use crate::flow::structured::Quotas;
 use crate::index::Indexed;
+use crate::warm::WarmStart;
 use placer_models::{SolverEngine, Status, TaskKind};
 
 /// What one kind's exact assignment minimises.
@@ -142,6 +143,65 @@ pub fn solve_kind_cancellable(
     node_of_task: &mut [Option<u32>],
     cancel: Option<&Cancel>,
 ) -> Result<Status, SolveError> {
+    let control = Control { cancel, warm: None };
+    solve_kind_under(ix, model, kind, engine, objective, node_of_task, control)
+}
+
+/// What a caller hands the exact layer besides the problem: the deadline's token and the
+/// store of labels kept across epochs.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Control<'c> {
+    /// As in [`solve_kind_cancellable`].
+    pub cancel: Option<&'c Cancel>,
+    /// Labels kept across epochs (issue 18 item 3): the structured flow starts from them and
+    /// leaves its own; the dense and capped engines ignore it.
+    pub warm: Option<&'c WarmStart>,
+}
+
+/// [`solve_kind_cancellable`] under `control`: with a [`WarmStart`] the structured flow
+/// starts from the labels its previous solve of `kind` left
+/// ([`crate::flow::structured::solve_warm`]); the placement is still a least-cost one.
+///
+/// # Complexity
+/// As [`solve_kind_cancellable`].
+///
+/// # Errors
+/// As [`solve_kind_cancellable`].
+///
+/// # Examples
+/// lsap-sched's Fig. 1 twice from one store: both solves place T1 → B and T2 → A.
+/// ```
+/// use placer_models::{SolverEngine, Status, TaskKind};
+/// use placer_solver::exact::{self, solve::Control, Objective};
+/// use placer_solver::{cost::LocalityCost, index::Indexed, WarmStart};
+/// let req = placer_models::parse_request(br#"{"schema_version": 1,
+///   "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "A", "rack": "r"}, {"id": "B", "rack": "r"}]},
+///   "pools": [{"id": "p"}], "jobs": [{"id": "j", "pool": "p"}],
+///   "pending": [
+///     {"id": "T1", "job": "j", "kind": "map", "input_bytes": 64000000, "replicas": ["A", "B"]},
+///     {"id": "T2", "job": "j", "kind": "map", "input_bytes": 64000000, "replicas": ["A"]}]}"#)
+///     .unwrap();
+/// let ix = Indexed::new(&req);
+/// let model = LocalityCost::new(&ix);
+/// let warm = WarmStart::new();
+/// for _ in 0..2 {
+///     let mut node_of_task = vec![None; 2];
+///     let control = Control { cancel: None, warm: Some(&warm) };
+///     let status = exact::solve::solve_kind_under(&ix, &model, TaskKind::Map,
+///         SolverEngine::Auto, Objective::Locality, &mut node_of_task, control).unwrap();
+///     assert_eq!((node_of_task, status), (vec![Some(1), Some(0)], Status::Optimal));
+/// }
+/// ```
+pub fn solve_kind_under(
+    ix: &Indexed<'_>,
+    model: &LocalityCost<'_, '_>,
+    kind: TaskKind,
+    engine: SolverEngine,
+    objective: Objective<'_>,
+    node_of_task: &mut [Option<u32>],
+    control: Control<'_>,
+) -> Result<Status, SolveError> {
+    let cancel = control.cancel;
     let choice = EngineChoice::of(engine);
     let capped = kind == TaskKind::Reduce && ix.has_cpac();
     if let (false, EngineChoice::Dense(_), Objective::Quota { .. }) = (capped, choice, objective) {
@@ -166,7 +226,7 @@ pub fn solve_kind_cancellable(
         } else {
             match (choice, objective) {
                 (EngineChoice::Flow, _) => {
-                    structured::solve(ix, model, kind, objective, node_of_task, cancel)?
+                    structured::solve(ix, model, kind, objective, node_of_task, control)?
                 }
                 (EngineChoice::Dense(solver), Objective::Offset(o)) => {
                     dense::solve(ix, model, kind, solver, Some(o), node_of_task, cancel)?

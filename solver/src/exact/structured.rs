@@ -13,8 +13,7 @@
 //! locality cost (lexicographic: locality first).
 
 use super::quantum::{shifted, Quantum};
-use super::solve::Objective;
-use crate::cancel::Cancel;
+use super::solve::{Control, Objective};
 use crate::cost::{LocalityCost, SparseRow};
 use crate::error::SolveError;
 use crate::flow::structured::{self, Slots, TaskArcs};
@@ -24,8 +23,10 @@ use placer_models::{Status, TaskKind};
 use std::cell::RefCell;
 
 /// Solves `kind` on the structured network under `objective`, writing each placed task's node
-/// (by pending position) into `node_of_task`; polls `cancel` once per augmentation or phase
-/// and returns true when it stopped on it (the placement is then the flow's feasible part).
+/// (by pending position) into `node_of_task`; polls `control.cancel` once per augmentation or
+/// phase and returns true when it stopped on it (the placement is then the flow's feasible
+/// part). With `control.warm`, the flow starts from the labels the store holds for `kind`
+/// (rescaled to this epoch's cost unit) and leaves its own there.
 ///
 /// Each task's row is made when needed (once for the largest cost, which sizes the quantum,
 /// then for its arcs) and never held for all tasks at once: the network, when the zero-cost
@@ -43,7 +44,7 @@ pub fn solve(
     kind: TaskKind,
     objective: Objective<'_>,
     node_of_task: &mut [Option<u32>],
-    cancel: Option<&Cancel>,
+    control: Control<'_>,
 ) -> Result<bool, SolveError> {
     let tasks = &ix.eligible_of_kind[kind.slot()];
     let free = &ix.free[kind.slot()];
@@ -89,7 +90,22 @@ pub fn solve(
         };
         disk.admit(ix, t, arcs)
     };
-    let solution = structured::solve_with(slots, tasks.len(), arcs_of, quotas, cancel);
+    // Labels in units per second of this epoch's integer costs.
+    let units_per_second = quantum.per_second * scale as f64;
+    let mut labels = control.warm.map(|w| {
+        w.take(kind, units_per_second).unwrap_or_else(|| structured::Potentials::zeros(slots))
+    });
+    let solution = structured::solve_warm(
+        slots,
+        tasks.len(),
+        arcs_of,
+        quotas,
+        control.cancel,
+        labels.as_mut(),
+    );
+    if let (Some(w), Some(labels)) = (control.warm, labels) {
+        w.put(kind, units_per_second, labels);
+    }
     for (&t, node) in tasks.iter().zip(solution.node_of_task) {
         if node.is_some() {
             node_of_task[t] = node;

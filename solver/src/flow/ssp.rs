@@ -491,6 +491,38 @@ impl LaidFlow {
         result
     }
 
+    /// [`LaidFlow::solve_fixed_sink`] warm-started from `potential` (one label per vertex,
+    /// e.g. from an earlier solve of a similar network; issue 18 item 3): the labels are first
+    /// lowered until every residual arc has a reduced cost ≥ 0 ([`Csr::repair`], at most
+    /// 8 · E arc scans; beyond that the solve starts from zero labels, as a cold one does). On
+    /// return `potential` holds the final labels. The answer is a minimum-cost flow whatever
+    /// the labels given: only the searches' reduced costs change.
+    ///
+    /// # Complexity
+    /// As [`MinCostFlow::solve_fixed_sink`], plus O(degree) per label that falls.
+    ///
+    /// # Panics
+    /// If `potential` does not have one entry per vertex.
+    pub fn solve_fixed_sink_warm(
+        &mut self,
+        s: usize,
+        t: usize,
+        potential: &mut [i64],
+    ) -> FlowResult {
+        assert_eq!(potential.len(), self.csr.start.len() - 1, "one potential per vertex");
+        if !self.csr.repair(potential, 8 * self.csr.arcs.len().max(1)) {
+            potential.iter_mut().for_each(|p| *p = 0);
+        }
+        let (result, cut) = self.csr.fixed_sink_from(s, t, self.cancel.as_ref(), potential);
+        self.cut = cut;
+        result
+    }
+
+    /// The number of vertices.
+    pub fn vertex_count(&self) -> usize {
+        self.csr.start.len() - 1
+    }
+
     /// As [`MinCostFlow::set_cancel`].
     pub fn set_cancel(&mut self, cancel: Option<Cancel>) {
         self.cancel = cancel;
@@ -680,8 +712,59 @@ impl Csr {
     /// per unit it fills than the rounds did, and the rounds then finish. Both keep reduced
     /// costs ≥ 0 with one set of potentials, so every unit goes along a shortest path.
     fn fixed_sink(&mut self, s: usize, t: usize, cancel: Option<&Cancel>) -> (FlowResult, bool) {
+        let mut potential = vec![0i64; self.start.len() - 1];
+        self.fixed_sink_from(s, t, cancel, &mut potential)
+    }
+
+    /// [`Csr::fixed_sink`] from `potential`, which must be feasible (every residual arc's
+    /// reduced cost c + π(u) − π(v) ≥ 0, see [`Csr::repair`]); on return it holds the final
+    /// potentials (feasible except, possibly, on the arcs of the vertex a search excluded:
+    /// [`Csr::repair`] them before another solve).
+    fn fixed_sink_from(
+        &mut self,
+        s: usize,
+        t: usize,
+        cancel: Option<&Cancel>,
+        potential: &mut [i64],
+    ) -> (FlowResult, bool) {
         let budget = self.arcs.len() / 4;
-        self.fixed_sink_tuned(s, t, cancel, budget, DENSE_DEGREE * self.start.len())
+        let dense = DENSE_DEGREE * self.start.len();
+        self.fixed_sink_tuned(s, t, cancel, budget, dense, potential)
+    }
+
+    /// Lowers `potential` until every residual arc's reduced cost c + π(u) − π(v) is ≥ 0:
+    /// label correcting (FIFO), labels only fall, so from labels that were feasible for a
+    /// similar network (the previous epoch's) only the vertices whose arcs changed move. It
+    /// ends because a flow of least cost for its value has no negative residual cycle. Gives
+    /// up (false, `potential` then unspecified) after `limit` arc scans.
+    ///
+    /// Complexity: O(limit) time, O(V) space.
+    fn repair(&self, potential: &mut [i64], limit: usize) -> bool {
+        let n = self.start.len() - 1;
+        let mut queued = vec![true; n];
+        let mut queue: std::collections::VecDeque<u32> = (0..n as u32).collect();
+        let mut scans = 0usize;
+        while let Some(u) = queue.pop_front() {
+            let u = u as usize;
+            queued[u] = false;
+            for p in self.out(u) {
+                scans += 1;
+                let arc = self.arcs[p];
+                let v = arc.to as usize;
+                let bound = potential[u].saturating_add(arc.cost);
+                if arc.cap > 0 && potential[v] > bound {
+                    potential[v] = bound;
+                    if !queued[v] {
+                        queued[v] = true;
+                        queue.push_back(v as u32);
+                    }
+                }
+            }
+            if scans > limit {
+                return false;
+            }
+        }
+        true
     }
 
     /// [`Csr::fixed_sink`] with the rounds' first budget and the half-arc count from which
@@ -693,18 +776,18 @@ impl Csr {
         cancel: Option<&Cancel>,
         budget: usize,
         dense: usize,
+        potential: &mut [i64],
     ) -> (FlowResult, bool) {
         let mut undo = Undo::new(self.arcs.len());
-        let mut potential = vec![0i64; self.start.len() - 1];
         let mut total = FlowResult { flow: 0, cost: 0 };
         let mut budget = Some(budget);
         if self.arcs.len() > dense {
-            let phases = self.run_phased(s, t, cancel, &mut undo, &mut potential, u32::MAX);
+            let phases = self.run_phased(s, t, cancel, &mut undo, potential, u32::MAX);
             if phases.cut || phases.left == 0 {
                 return (phases.result, phases.cut);
             }
             undo.restore(&mut self.arcs);
-            return self.run(s, t, cancel);
+            return self.run_from(s, t, cancel, potential);
         }
         let add = |total: &mut FlowResult, r: FlowResult| {
             total.flow += r.flow;
@@ -712,7 +795,7 @@ impl Csr {
         };
         'modes: loop {
             let (result, end, work) =
-                self.by_deficits(s, t, cancel, &mut undo, &mut potential, budget.take());
+                self.by_deficits(s, t, cancel, &mut undo, potential, budget.take());
             add(&mut total, result);
             match end {
                 RoundsEnd::Done => return (total, false),
@@ -722,7 +805,7 @@ impl Csr {
             }
             let per_unit = work as f64 / result.flow.max(1) as f64;
             loop {
-                let phase = self.run_phased(s, t, cancel, &mut undo, &mut potential, 1);
+                let phase = self.run_phased(s, t, cancel, &mut undo, potential, 1);
                 add(&mut total, phase.result);
                 if phase.cut {
                     return (total, true);
@@ -739,7 +822,7 @@ impl Csr {
             }
         }
         undo.restore(&mut self.arcs);
-        self.run(s, t, cancel)
+        self.run_from(s, t, cancel, potential)
     }
 
     /// Swaps each arc's direction in place: a half-arc and its twin exchange capacity and
@@ -1035,8 +1118,21 @@ impl Csr {
     /// See [`MinCostFlow::solve`].
     fn run(&mut self, s: usize, t: usize, cancel: Option<&Cancel>) -> (FlowResult, bool) {
         let mut potential = vec![0i64; self.start.len() - 1];
+        self.run_from(s, t, cancel, &mut potential)
+    }
+
+    /// [`Csr::run`] (from the seed flow the arcs hold), its potentials left in `potential`
+    /// (zeroed first: the seed flow of cost 0 has no negative residual arc).
+    fn run_from(
+        &mut self,
+        s: usize,
+        t: usize,
+        cancel: Option<&Cancel>,
+        potential: &mut [i64],
+    ) -> (FlowResult, bool) {
+        potential.iter_mut().for_each(|p| *p = 0);
         let (result, end, _) =
-            self.rounds(t, usize::MAX, |_| Some((s, None)), &mut potential, cancel, None);
+            self.rounds(t, usize::MAX, |_| Some((s, None)), potential, cancel, None);
         (result, end == RoundsEnd::Cut)
     }
 
@@ -1491,9 +1587,24 @@ mod tests {
             let expected = build().solve(from, to);
             for (budget, dense) in [(usize::MAX, usize::MAX), (0, usize::MAX), (1, usize::MAX), (0, 0)] {
                 let mut g = build();
-                let (got, cut) = g.freeze().fixed_sink_tuned(from, to, None, budget, dense);
+                let mut potential = vec![0i64; 2 + r + c];
+                let (got, cut) =
+                    g.freeze().fixed_sink_tuned(from, to, None, budget, dense, &mut potential);
                 proptest::prop_assert!(!cut);
                 proptest::prop_assert_eq!(got, expected, "budget {} dense {}", budget, dense);
+                // Warm: from arbitrary labels (mostly infeasible), repaired, the same flow and
+                // cost; then again on a fresh copy from the labels that solve left (as the
+                // next epoch starts from the last one's).
+                let mut warm: Vec<i64> = (0..2 + r + c).map(|_| next(41) as i64 - 20).collect();
+                for _ in 0..2 {
+                    let mut g = build();
+                    let csr = g.freeze();
+                    proptest::prop_assert!(csr.repair(&mut warm, usize::MAX));
+                    let (got, cut) =
+                        csr.fixed_sink_tuned(from, to, None, budget, dense, &mut warm);
+                    proptest::prop_assert!(!cut);
+                    proptest::prop_assert_eq!(got, expected, "warm: budget {} dense {}", budget, dense);
+                }
             }
         }
     }

@@ -94,6 +94,52 @@ pub struct StructuredSolution {
     pub status: Status,
 }
 
+/// The labels (dual potentials) that a solve leaves on the network's lasting vertices —
+/// source, sink, cluster, racks and nodes, which the next epoch's network has again — for
+/// the next solve of a similar network to start from ([`solve_warm`]; issue 18 item 3, the
+/// reuse of dual values across scheduling rounds that Firmament's incremental solvers make).
+/// In the caller's integer cost units, on the network the right way round (source → sink).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Potentials {
+    /// The source's label.
+    pub source: i64,
+    /// The sink's label.
+    pub sink: i64,
+    /// The cluster aggregator's label.
+    pub cluster: i64,
+    /// Per rack.
+    pub racks: Vec<i64>,
+    /// Per node id (a node without a free slot is not in the network and keeps its label).
+    pub nodes: Vec<i64>,
+}
+
+impl Potentials {
+    /// Zero labels for `slots`' racks and nodes (what a cold solve starts from).
+    pub fn zeros(slots: Slots<'_>) -> Self {
+        Self { racks: vec![0; slots.racks], nodes: vec![0; slots.free.len()], ..Self::default() }
+    }
+
+    /// Every label × `factor`, rounded (the next epoch's cost units may differ).
+    pub fn rescaled(&self, factor: f64) -> Self {
+        let f = |x: i64| {
+            let y = (x as f64 * factor).round();
+            let bound = (1u64 << 53) as f64;
+            if y.is_finite() {
+                y.clamp(-bound, bound) as i64
+            } else {
+                0
+            }
+        };
+        Self {
+            source: f(self.source),
+            sink: f(self.sink),
+            cluster: f(self.cluster),
+            racks: self.racks.iter().map(|&x| f(x)).collect(),
+            nodes: self.nodes.iter().map(|&x| f(x)).collect(),
+        }
+    }
+}
+
 /// lsap_quota's arcs between the source and the jobs.
 struct Front {
     /// Per pool: S → pool.
@@ -441,12 +487,52 @@ pub fn solve_with(
     quotas: Option<&Quotas>,
     cancel: Option<&Cancel>,
 ) -> StructuredSolution {
+    solve_warm(slots, count, arcs_of, quotas, cancel, None)
+}
+
+/// [`solve_with`], its searches started from `warm`'s labels when given (issue 18 item 3):
+/// the network's lasting vertices take the labels an earlier solve left, every new vertex
+/// (tasks, lsap_quota's pools and jobs) a label above them all, and
+/// [`LaidFlow::solve_fixed_sink_warm`] lowers them until they are feasible. The placement
+/// is a minimum-cost maximum flow as [`solve_with`]'s, though it may be another of equal
+/// cost. On return `warm` holds the labels this solve left (unchanged when the seeds alone
+/// decided; reset to zeros first when its sizes do not match `slots`).
+///
+/// # Complexity
+/// As [`solve_with`], plus O(degree) per label the repair lowers.
+///
+/// # Errors
+/// None, as [`solve`].
+///
+/// # Examples
+/// lsap-sched's Fig. 1 as in [`solve`], twice, the second solve starting from the first's
+/// labels:
+/// ```
+/// use placer_solver::flow::structured::{solve_warm, Potentials, Slots, TaskArcs};
+/// let slots = Slots { node_rack: &[0, 0], free: &[1, 1], racks: 1 };
+/// let t1 = TaskArcs { on_node: vec![(0, 0), (1, 0)], base: Some(1), ..TaskArcs::default() };
+/// let t2 = TaskArcs { on_node: vec![(0, 0)], base: Some(1), ..TaskArcs::default() };
+/// let tasks = [t1, t2];
+/// let mut warm = Potentials::zeros(slots);
+/// for _ in 0..2 {
+///     let answer = solve_warm(slots, 2, |i| tasks[i].clone(), None, None, Some(&mut warm));
+///     assert_eq!(answer.node_of_task, vec![Some(1), Some(0)]);
+/// }
+/// ```
+pub fn solve_warm(
+    slots: Slots<'_>,
+    count: usize,
+    arcs_of: impl Fn(usize) -> TaskArcs,
+    quotas: Option<&Quotas>,
+    cancel: Option<&Cancel>,
+    warm: Option<&mut Potentials>,
+) -> StructuredSolution {
     let mut degrees = match seeds_alone(slots, count, &arcs_of, quotas) {
         Ok(answer) => return answer,
         Err(degrees) => *degrees,
     };
     degrees.open = None;
-    network(slots, count, arcs_of, quotas, degrees, cancel)
+    network(slots, count, arcs_of, quotas, degrees, cancel, warm)
 }
 
 /// [`solve_with`] on the whole network, laid out by a [`FlowBuilder`] whose counting pass
@@ -462,6 +548,7 @@ fn network(
     quotas: Option<&Quotas>,
     degrees: Degrees,
     cancel: Option<&Cancel>,
+    warm: Option<&mut Potentials>,
 ) -> StructuredSolution {
     let free = slots.free;
     let mut node_of_task = vec![None; count];
@@ -537,6 +624,9 @@ fn network(
     // network. Tasks come in order, so a class is laid out at its first member.
     let mut heads: Vec<Head> = Vec::with_capacity(classes);
     let mut zero_pairs: Lists<u32> = Lists::with_capacity(count, 0);
+    // The largest arc cost (a label above every lasting one by more is feasible on all arcs
+    // out of a new vertex).
+    let mut widest = 1i64;
     for i in 0..count {
         let c = degrees.class_of[i] as usize;
         if c < heads.len() {
@@ -547,6 +637,8 @@ fn network(
             continue;
         }
         let task = arcs_of(i);
+        widest = widest.max(task.offset).max(task.base.unwrap_or(0));
+        widest = task.on_node.iter().chain(&task.racks).fold(widest, |w, &(_, c)| w.max(c));
         let v = task_v0 + c;
         let k = i64::from(members[c].len() as u32);
         let o = task.offset;
@@ -658,11 +750,52 @@ fn network(
     // (When some task cannot reach some node, `solve_fixed_sink` notices and falls back.)
     let supply: i64 = g.residual_out(s);
     let slots_left: i64 = nodes.iter().map(|&n| g.residual(node_arc[n as usize])).sum();
-    if supply >= slots_left {
-        g.solve_fixed_sink(s, t_sink);
-    } else {
-        g.reverse();
-        g.solve_fixed_sink(t_sink, s);
+    let forward = supply >= slots_left;
+    match warm {
+        None if forward => {
+            g.solve_fixed_sink(s, t_sink);
+        }
+        None => {
+            g.reverse();
+            g.solve_fixed_sink(t_sink, s);
+        }
+        Some(warm) => {
+            if warm.racks.len() != racks || warm.nodes.len() != free.len() {
+                *warm = Potentials::zeros(slots);
+            }
+            // Lasting vertices from `warm`, new ones above them all (the right way round;
+            // a reversed network takes the labels negated).
+            let lasting = [warm.source, warm.sink, warm.cluster].into_iter();
+            let top = lasting.chain(warm.racks.iter().copied()).chain(warm.nodes.iter().copied());
+            let high = top.max().unwrap_or(0).saturating_add(widest.saturating_add(1));
+            let mut labels = vec![high; g.vertex_count()];
+            labels[s] = warm.source;
+            labels[t_sink] = warm.sink;
+            labels[cluster] = warm.cluster;
+            for q in 0..racks {
+                labels[3 + q] = warm.racks[q];
+            }
+            for &n in &nodes {
+                labels[node_v[n as usize]] = warm.nodes[n as usize];
+            }
+            if forward {
+                g.solve_fixed_sink_warm(s, t_sink, &mut labels);
+            } else {
+                labels.iter_mut().for_each(|x| *x = -*x);
+                g.reverse();
+                g.solve_fixed_sink_warm(t_sink, s, &mut labels);
+                labels.iter_mut().for_each(|x| *x = -*x);
+            }
+            warm.source = labels[s];
+            warm.sink = labels[t_sink];
+            warm.cluster = labels[cluster];
+            for q in 0..racks {
+                warm.racks[q] = labels[3 + q];
+            }
+            for &n in &nodes {
+                warm.nodes[n as usize] = labels[node_v[n as usize]];
+            }
+        }
     }
 
     // Decompose: nodes each rack sends flow to, racks the cluster sends flow to.
@@ -916,8 +1049,69 @@ mod tests {
                 for task in &arcs {
                     degrees.add(task, &free, &rack_has_node);
                 }
-                let full = network(slots, tasks, arcs_of, quotas, degrees, None);
+                let full = network(slots, tasks, arcs_of, quotas, degrees, None, None);
                 proptest::prop_assert_eq!(alone, full);
+            }
+        }
+
+        /// Warm starts (issue 18 item 3): over a run of epochs whose free slots and tasks
+        /// change, each solve started from the labels the previous one left (the first from
+        /// arbitrary labels) places as many tasks at the same cost as a cold solve, with and
+        /// without lsap_quota's front.
+        #[test]
+        fn warm_starts_change_no_objective(
+            (nodes, seed, with_quotas) in
+                (1usize..16, proptest::prelude::any::<u64>(), proptest::prelude::any::<bool>())
+        ) {
+            let mut x = seed | 1;
+            let mut next = |m: u64| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x % m
+            };
+            let node_rack: Vec<u32> = (0..nodes as u32).map(|n| n / 3).collect();
+            let racks = nodes.div_ceil(3);
+            let mut warm = Potentials {
+                source: next(100) as i64 - 50,
+                sink: next(100) as i64 - 50,
+                cluster: next(100) as i64 - 50,
+                racks: (0..racks).map(|_| next(100) as i64 - 50).collect(),
+                nodes: (0..nodes).map(|_| next(100) as i64 - 50).collect(),
+            };
+            for _epoch in 0..5 {
+                let free: Vec<u32> = (0..nodes).map(|_| next(3) as u32).collect();
+                let tasks = 1 + next(30) as usize;
+                let arcs: Vec<TaskArcs> = (0..tasks)
+                    .map(|_| {
+                        let mut on_node: Vec<(u32, i64)> = (0..next(4))
+                            .map(|_| (next(nodes as u64) as u32, next(3) as i64))
+                            .collect();
+                        on_node.sort_unstable();
+                        on_node.dedup_by_key(|p| p.0);
+                        let q = next(racks as u64) as u32;
+                        let racks_listed = if next(2) == 0 { vec![(q, 2 + next(4) as i64)] } else { vec![] };
+                        let base = (next(8) != 0).then(|| 4 + next(6) as i64);
+                        let (offset, job) = (next(3) as i64, next(3) as u32);
+                        TaskArcs { offset, on_node, racks: racks_listed, base, job }
+                    })
+                    .collect();
+                let quotas = Quotas {
+                    must: vec![next(6), next(6)],
+                    flex: vec![(next(8), 0), (next(8), 1)],
+                    groups: [next(10), next(10)],
+                    job_pool: vec![0, 1, 1],
+                    job_share: vec![next(6), next(6), next(6)],
+                };
+                let quotas = with_quotas.then_some(&quotas);
+                let slots = Slots { node_rack: &node_rack, free: &free, racks };
+                let cold = solve(slots, &arcs, quotas);
+                let warmed =
+                    solve_warm(slots, tasks, |i| arcs[i].clone(), quotas, None, Some(&mut warm));
+                proptest::prop_assert_eq!(
+                    objective(slots, &arcs, quotas, &warmed),
+                    objective(slots, &arcs, quotas, &cold)
+                );
             }
         }
 
@@ -996,7 +1190,7 @@ mod tests {
             for task in &arcs {
                 degrees.add(task, &free, &rack_has_node);
             }
-            let apart = network(slots, tasks, |i| arcs[i].clone(), quotas, degrees, None);
+            let apart = network(slots, tasks, |i| arcs[i].clone(), quotas, degrees, None, None);
             proptest::prop_assert_eq!(
                 objective(slots, &arcs, quotas, &shared),
                 objective(slots, &arcs, quotas, &apart)

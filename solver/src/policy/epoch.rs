@@ -8,6 +8,7 @@ use crate::cost::LocalityCost;
 use crate::fair_shares::FairShares;
 use crate::index::Indexed;
 use crate::starvation::Starvation;
+use crate::warm::WarmStart;
 use placer_models::SolverEngine;
 
 /// The context of one `place` call.
@@ -26,4 +27,14 @@ pub struct Epoch<'e, 'a> {
     /// The caller's deadline ([`PlaceOptions::cancel`](crate::PlaceOptions)): exact policies
     /// pass it to their engines and answer `time_limited` when cut; `None` = run to the end.
     pub cancel: Option<&'e Cancel>,
+    /// Labels kept across epochs ([`PlaceOptions::warm`](crate::PlaceOptions)): exact policies
+    /// pass it to the structured flow; `None` = every solve starts cold.
+    pub warm: Option<&'e WarmStart>,
+}
+
+impl<'e> Epoch<'e, '_> {
+    /// The deadline's token and the store of labels, as the exact layer takes them.
+    pub fn control(&self) -> crate::exact::Control<'e> {
+        crate::exact::Control { cancel: self.cancel, warm: self.warm }
+    }
 }

@@ -53,14 +53,14 @@ impl Policy for Lsap {
         let mut node_of_task = vec![None; epoch.ix.req.pending.len()];
         let mut status = Status::Optimal;
         for kind in TaskKind::ALL {
-            let solved = exact::solve_kind_cancellable(
+            let solved = exact::solve_kind_under(
                 epoch.ix,
                 epoch.model,
                 kind,
                 epoch.engine,
                 Objective::Locality,
                 &mut node_of_task,
-                epoch.cancel,
+                epoch.control(),
             )?;
             if solved == Status::TimeLimited {
                 status = solved;

@@ -246,14 +246,14 @@ impl Policy for LsapFair {
         let mut node_of_task = vec![None; ix.req.pending.len()];
         let mut status = Status::Optimal;
         for kind in TaskKind::ALL {
-            let solved = exact::solve_kind_cancellable(
+            let solved = exact::solve_kind_under(
                 ix,
                 epoch.model,
                 kind,
                 epoch.engine,
                 Objective::Offset(&offsets),
                 &mut node_of_task,
-                epoch.cancel,
+                epoch.control(),
             )?;
             if solved == Status::TimeLimited {
                 status = solved;

@@ -377,7 +377,7 @@ impl Policy for LsapQuota {
 /// let shares = fair_shares::compute(&ix);
 /// let starvation = Starvation::new(&ix, &shares);
 /// let epoch = Epoch { ix: &ix, model: &model, shares: &shares, starvation: &starvation,
-///                     engine: placer_models::SolverEngine::Auto, cancel: None };
+///                     engine: placer_models::SolverEngine::Auto, cancel: None, warm: None };
 /// let optimal = placer_models::Status::Optimal;
 /// assert_eq!(place_under_quotas(&epoch, &model, None, &[]).unwrap(), (vec![Some(0), None], optimal));
 /// let credit = [0.0, -20.0];
@@ -404,14 +404,14 @@ pub fn place_under_quotas(
             })
             .collect();
         let objective = Objective::Quota { quotas: &q, levels: &task_levels, offsets };
-        let solved = exact::solve_kind_cancellable(
+        let solved = exact::solve_kind_under(
             ix,
             model,
             kind,
             epoch.engine,
             objective,
             &mut node_of_task,
-            epoch.cancel,
+            epoch.control(),
         )?;
         if solved == Status::TimeLimited {
             status = solved;

@@ -1,0 +1,87 @@
+//! Warm starts across epochs (issue 18 item 3; Firmament, Gog et al., OSDI 2016, §5: consecutive
+//! scheduling rounds differ little, so the min-cost-flow solver starts from the previous
+//! round's state instead of from scratch). A [`WarmStart`] keeps, per task kind, the dual
+//! labels that the last structured solve left on the network's lasting vertices (source,
+//! sink, cluster, racks, nodes; [`Potentials`]) and the cost unit they are in; the next solve
+//! of that kind rescales them to its own unit and starts from them
+//! ([`crate::flow::structured::solve_warm`]). The placement stays a least-cost one whatever
+//! the labels: they only move where the searches start.
+//!
+//! The service stays stateless: a `place` call uses a store only when its caller passes one
+//! in [`crate::PlaceOptions::warm`]. The simulator does (`placer whatif --warm-start`); each
+//! run has its own store, so runs stay independent and deterministic.
+
+use crate::flow::structured::Potentials;
+use placer_models::TaskKind;
+use std::sync::{Arc, Mutex};
+
+/// A store of the last labels per task kind, shared by its clones (a handle).
+#[derive(Clone, Debug, Default)]
+pub struct WarmStart(Arc<Mutex<[Option<Stored>; 2]>>);
+
+/// Labels and the integer cost units per second they were computed in.
+#[derive(Clone, Debug)]
+struct Stored {
+    units_per_second: f64,
+    labels: Potentials,
+}
+
+impl PartialEq for WarmStart {
+    /// Two handles are equal when they share one store.
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for WarmStart {}
+
+impl WarmStart {
+    /// An empty store: the first solve of each kind starts cold.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The labels last left for `kind`, rescaled from their cost unit to `units_per_second`;
+    /// `None` when there are none yet.
+    ///
+    /// Complexity: O(racks + nodes).
+    pub fn take(&self, kind: TaskKind, units_per_second: f64) -> Option<Potentials> {
+        let store = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let stored = store[kind.slot()].as_ref()?;
+        Some(stored.labels.rescaled(units_per_second / stored.units_per_second))
+    }
+
+    /// Keeps `labels`, in `units_per_second`, for the next solve of `kind`.
+    ///
+    /// Complexity: O(1).
+    pub fn put(&self, kind: TaskKind, units_per_second: f64, labels: Potentials) {
+        let mut store = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        store[kind.slot()] = Some(Stored { units_per_second, labels });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Labels put at 10⁹ units per second come back at 10⁶ divided by 1,000.
+    #[test]
+    fn labels_are_rescaled_to_the_next_unit() {
+        let warm = WarmStart::new();
+        assert_eq!(warm.take(TaskKind::Map, 1e9), None);
+        let labels = Potentials {
+            source: 5_000,
+            sink: -2_000,
+            cluster: 1_499,
+            racks: vec![3_000],
+            nodes: vec![-1_000, 0],
+        };
+        warm.put(TaskKind::Map, 1e9, labels);
+        let back = warm.take(TaskKind::Map, 1e6).expect("stored");
+        assert_eq!((back.source, back.sink, back.cluster), (5, -2, 1));
+        assert_eq!((back.racks, back.nodes), (vec![3], vec![-1, 0]));
+        assert_eq!(warm.take(TaskKind::Reduce, 1e9), None);
+        assert_eq!(warm.clone(), warm);
+        assert_ne!(WarmStart::new(), warm);
+    }
+}
