@@ -772,9 +772,7 @@ fn network(
             labels[s] = warm.source;
             labels[t_sink] = warm.sink;
             labels[cluster] = warm.cluster;
-            for q in 0..racks {
-                labels[3 + q] = warm.racks[q];
-            }
+            labels[3..3 + racks].copy_from_slice(&warm.racks);
             for &n in &nodes {
                 labels[node_v[n as usize]] = warm.nodes[n as usize];
             }
@@ -789,9 +787,7 @@ fn network(
             warm.source = labels[s];
             warm.sink = labels[t_sink];
             warm.cluster = labels[cluster];
-            for q in 0..racks {
-                warm.racks[q] = labels[3 + q];
-            }
+            warm.racks.copy_from_slice(&labels[3..3 + racks]);
             for &n in &nodes {
                 warm.nodes[n as usize] = labels[node_v[n as usize]];
             }
