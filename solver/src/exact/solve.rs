@@ -175,7 +175,8 @@ pub struct Control<'c> {
 /// use placer_solver::exact::{self, solve::Control, Objective};
 /// use placer_solver::{cost::LocalityCost, index::Indexed, WarmStart};
 /// let req = placer_models::parse_request(br#"{"schema_version": 1,
-///   "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "A", "rack": "r"}, {"id": "B", "rack": "r"}]},
+///   "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "A", "rack": "r", "map_slots": 1},
+///                                              {"id": "B", "rack": "r", "map_slots": 1}]},
 ///   "pools": [{"id": "p"}], "jobs": [{"id": "j", "pool": "p"}],
 ///   "pending": [
 ///     {"id": "T1", "job": "j", "kind": "map", "input_bytes": 64000000, "replicas": ["A", "B"]},
