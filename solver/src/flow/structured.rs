@@ -963,6 +963,28 @@ fn seeds_alone(
 mod tests {
     use super::*;
 
+    /// A xorshift generator: `next(m)` is uniform-ish in 0..m.
+    fn xorshift(seed: u64) -> impl FnMut(u64) -> u64 {
+        let mut x = seed | 1;
+        move |m| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        }
+    }
+
+    /// lsap_quota's front for pools 0 and 1 and jobs 0 (pool 0), 1 and 2 (pool 1).
+    fn random_quotas(next: &mut impl FnMut(u64) -> u64) -> Quotas {
+        Quotas {
+            must: vec![next(6), next(6)],
+            flex: vec![(next(8), 0), (next(8), 1)],
+            groups: [next(10), next(10)],
+            job_pool: vec![0, 1, 1],
+            job_share: vec![next(6), next(6), next(6)],
+        }
+    }
+
     /// Σ (offset + cheapest path cost) over the placed tasks, plus one unit per job unit
     /// beyond its share under quotas; panics if a node takes more than its free slots.
     fn objective(
@@ -1005,13 +1027,7 @@ mod tests {
             (nodes, tasks, seed, with_quotas) in
                 (1usize..12, 1usize..40, proptest::prelude::any::<u64>(), proptest::prelude::any::<bool>())
         ) {
-            let mut x = seed | 1;
-            let mut next = |m: u64| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x % m
-            };
+            let mut next = xorshift(seed);
             let node_rack: Vec<u32> = (0..nodes as u32).map(|n| n / 3).collect();
             let racks = nodes.div_ceil(3);
             let free: Vec<u32> = (0..nodes).map(|_| next(3) as u32).collect();
@@ -1059,13 +1075,7 @@ mod tests {
             (nodes, seed, with_quotas) in
                 (1usize..16, proptest::prelude::any::<u64>(), proptest::prelude::any::<bool>())
         ) {
-            let mut x = seed | 1;
-            let mut next = |m: u64| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x % m
-            };
+            let mut next = xorshift(seed);
             let node_rack: Vec<u32> = (0..nodes as u32).map(|n| n / 3).collect();
             let racks = nodes.div_ceil(3);
             let mut warm = Potentials {
@@ -1092,13 +1102,7 @@ mod tests {
                         TaskArcs { offset, on_node, racks: racks_listed, base, job }
                     })
                     .collect();
-                let quotas = Quotas {
-                    must: vec![next(6), next(6)],
-                    flex: vec![(next(8), 0), (next(8), 1)],
-                    groups: [next(10), next(10)],
-                    job_pool: vec![0, 1, 1],
-                    job_share: vec![next(6), next(6), next(6)],
-                };
+                let quotas = random_quotas(&mut next);
                 let quotas = with_quotas.then_some(&quotas);
                 let slots = Slots { node_rack: &node_rack, free: &free, racks };
                 let cold = solve(slots, &arcs, quotas);
@@ -1124,13 +1128,7 @@ mod tests {
                 proptest::prelude::any::<bool>(),
             )
         ) {
-            let mut x = seed | 1;
-            let mut next = |m: u64| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x % m
-            };
+            let mut next = xorshift(seed);
             let node_rack: Vec<u32> = (0..nodes as u32).map(|n| n / 4).collect();
             let racks = nodes.div_ceil(4);
             let free: Vec<u32> = (0..nodes).map(|_| next(4) as u32).collect();
@@ -1166,13 +1164,7 @@ mod tests {
                     _ => shapes[next(templates as u64) as usize].clone(),
                 })
                 .collect();
-            let quotas = Quotas {
-                must: vec![next(6), next(6)],
-                flex: vec![(next(8), 0), (next(8), 1)],
-                groups: [next(10), next(10)],
-                job_pool: vec![0, 1, 1],
-                job_share: vec![next(6), next(6), next(6)],
-            };
+            let quotas = random_quotas(&mut next);
             let quotas = with_quotas.then_some(&quotas);
             let slots = Slots { node_rack: &node_rack, free: &free, racks };
             let shared = solve(slots, &arcs, quotas);
