@@ -79,6 +79,32 @@ fn sls_inputsls_two_jobs_finish_at_hand_checked_times() {
     assert_eq!(summary[0]["makespan_s"].parse::<f64>().unwrap(), 130.163);
 }
 
+#[test]
+fn warm_start_keeps_the_hand_checked_times() {
+    // The same replay with `--warm-start` (issue 18 item 3): each epoch's flow starts from the
+    // labels the previous one left; placements stay least-cost, and here nothing competes, so
+    // the times are the hand-checked ones above (17.843 and 130.163 s).
+    let out = fresh("whatif_sls_warm");
+    let extra = [
+        "--policies",
+        "lsap,lsap_quota,lsap_fair",
+        "--heartbeat",
+        "epoch",
+        "--task-overhead-s",
+        "0",
+        "--warm-start",
+    ];
+    let o = sls(&out, &extra);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for policy in ["lsap", "lsap_quota", "lsap_fair"] {
+        let jobs = rows(&out.join(format!("jobs/policy={policy}/part-0.csv")));
+        let finish: Vec<f64> = jobs.iter().map(|r| r["finish_s"].parse().unwrap()).collect();
+        assert_eq!(finish.len(), 2, "{policy}");
+        assert!((finish[0] - 17.843).abs() < 1e-9, "{policy}: {finish:?}");
+        assert!((finish[1] - 130.163).abs() < 1e-9, "{policy}: {finish:?}");
+    }
+}
+
 fn mumak(out: &Path, extra: &[&str]) -> Output {
     let (trace, topology) = (data("19-jobs.trace.json.gz"), data("19-jobs.topology.json.gz"));
     let out = out.display().to_string();
