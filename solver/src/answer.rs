@@ -26,8 +26,9 @@ pub struct PlaceOptions {
     /// `None` = run to the end.
     pub cancel: Option<crate::cancel::Cancel>,
     /// A store of the structured flow's labels across calls (issue 18 item 3): when given,
-    /// `lsap`, `lsap_quota` and `lsap_fair` start each solve from the labels the previous call
-    /// left and leave theirs. The placement is a least-cost one either way (it may be another
+    /// `lsap`, `lsap_quota` and `lsap_fair` start each solve on the structured flow engine
+    /// (`policy.solver` `auto` or `flow`; the dense engines and the capped reduces' flow ignore
+    /// it) from the labels the previous call left and leave theirs. The placement is a least-cost one either way (it may be another
     /// of equal cost). `None` (the service): every call starts cold.
     pub warm: Option<crate::warm::WarmStart>,
 }

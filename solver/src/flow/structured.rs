@@ -30,10 +30,11 @@
 //! Time O(F · E log V) in the worst case for the F units left after the greedy seed.
 //!
 //! Tasks are interchangeable when their arcs are identical, as slots on a node are: a job's
-//! reduces that read the same map outputs cost the same on every node. Such tasks (long rows
-//! only, never a zero-cost seed) share one vertex whose arcs carry as many units as it has
-//! members, and the flow on each arc goes back to the members in task order. A job of 1,200
-//! reduces reading from 600 nodes is then 600 arcs instead of 720,000, with the same optimum.
+//! reduces that read the same map outputs cost the same on every node. A run of consecutive
+//! such tasks (long rows only, never a zero-cost seed or a no-preference task) shares one
+//! vertex whose arcs carry as many units as it has members, and the flow on each arc goes
+//! back to the members in task order. A job of 1,200 reduces reading from 600 nodes is then
+//! 600 arcs instead of 720,000, with the same optimum; finding the runs holds one row.
 
 use super::ssp::{FlowBuilder, LaidFlow};
 use super::zero_matching::max_matching;
@@ -224,9 +225,9 @@ const CLASS_MIN_ARCS: usize = 8;
 
 /// Half-arcs per vertex that the tasks' arcs add, counted by [`seeds_alone`]'s pass over
 /// `arcs_of` for the network's [`FlowBuilder`] (so that `arcs_of` runs at most twice), and the
-/// task classes: tasks with identical arcs are interchangeable (the same cost on every node,
-/// the same job), so they share one vertex whose arcs carry as many units as the class has
-/// members. A class of k reduces that read from every node then costs one row of arcs instead
+/// task classes: consecutive tasks with identical arcs are interchangeable (the same cost on
+/// every node, the same job), so they share one vertex whose arcs carry as many units as the
+/// class has members. A class of k reduces that read from every node then costs one row of arcs instead
 /// of k, and its units move together in the searches.
 #[derive(Clone, Debug, Default)]
 struct Degrees {
@@ -239,9 +240,12 @@ struct Degrees {
     members: Vec<u32>,
     /// Per task: its class; classes are numbered in the order of their first member.
     class_of: Vec<u32>,
-    /// The arcs of each class that may take more members (long rows that are not zero-cost
-    /// seeds), while the tasks are being read; dropped before the network is built.
-    open: Option<foldhash::HashMap<TaskArcs, u32>>,
+    /// Whether tasks may share a vertex (the property tests turn it off for a reference).
+    sharing: bool,
+    /// The previous task's arcs when it may share (a long row, not a seed): the next task
+    /// joins its class if identical. Only runs of consecutive tasks share (a job's reduces
+    /// come together), so one row is held, never every task's.
+    last: Option<TaskArcs>,
     /// Per node id: task arcs into it.
     node_in: Vec<u32>,
     /// Per rack: task arcs into it.
@@ -261,7 +265,8 @@ impl Degrees {
             task_job: Vec::new(),
             members: Vec::new(),
             class_of: Vec::with_capacity(count),
-            open: Some(foldhash::HashMap::default()),
+            sharing: true,
+            last: None,
             node_in: vec![0; nodes],
             rack_in: vec![0; racks],
             cluster_in: 0,
@@ -277,17 +282,19 @@ impl Degrees {
         !seedable && task.on_node.len() + task.racks.len() >= CLASS_MIN_ARCS
     }
 
-    /// Counts the next task's arcs, as [`network`] adds them, unless a task with the same
-    /// arcs came before (it joins that one's class). O(its arcs).
+    /// Counts the next task's arcs, as [`network`] adds them, unless the task just before
+    /// has the same arcs and may share (it joins that one's class, the last one). O(its arcs).
     fn add(&mut self, task: &TaskArcs, free: &[u32], rack_has_node: &[bool]) {
         let class = self.members.len() as u32;
-        if let Some(open) = self.open.as_mut().filter(|_| Self::may_share(task)) {
-            if let Some(&c) = open.get(task) {
-                self.members[c as usize] += 1;
-                self.class_of.push(c);
+        if self.sharing && Self::may_share(task) {
+            if self.last.as_ref() == Some(task) {
+                self.members[class as usize - 1] += 1;
+                self.class_of.push(class - 1);
                 return;
             }
-            open.insert(task.clone(), class);
+            self.last = Some(task.clone());
+        } else {
+            self.last = None;
         }
         self.class_of.push(class);
         self.members.push(1);
@@ -401,8 +408,9 @@ pub fn vertex_count(slots: Slots<'_>, tasks: usize, quotas: Option<&Quotas>) -> 
 /// c(t, n) = `on_node` cost if listed, else the `racks` cost of n's rack if listed, else
 /// `base` (plus, under [`Quotas`], one unit per job unit beyond its share).
 ///
-/// Tasks with identical arcs (at least 8 listed nodes and racks, no zero-cost pair) share one
-/// vertex of their count's capacity: the same optimum, from a network with one row per class.
+/// Runs of consecutive tasks with identical arcs (at least 8 listed nodes and racks, neither a
+/// zero-cost pair nor offset and base 0) share one vertex of their count's capacity: the same
+/// optimum, from a network with one row per class.
 ///
 /// # Complexity
 /// Time O(F · E log V) in the worst case for the F units left after the zero-cost seed (each
@@ -531,7 +539,7 @@ pub fn solve_warm(
         Ok(answer) => return answer,
         Err(degrees) => *degrees,
     };
-    degrees.open = None;
+    degrees.last = None;
     network(slots, count, arcs_of, quotas, degrees, cancel, warm)
 }
 
@@ -763,12 +771,21 @@ fn network(
             if warm.racks.len() != racks || warm.nodes.len() != free.len() {
                 *warm = Potentials::zeros(slots);
             }
-            // Lasting vertices from `warm`, new ones above them all (the right way round;
-            // a reversed network takes the labels negated).
+            // Lasting vertices from `warm`; new ones (tasks, lsap_quota's front) above them
+            // all on the network as it is solved, so that the arcs leaving them are feasible:
+            // above the highest when it runs forward, below the lowest the right way round
+            // when it runs reversed (its labels are the negated ones).
             let lasting = [warm.source, warm.sink, warm.cluster].into_iter();
-            let top = lasting.chain(warm.racks.iter().copied()).chain(warm.nodes.iter().copied());
-            let high = top.max().unwrap_or(0).saturating_add(widest.saturating_add(1));
-            let mut labels = vec![high; g.vertex_count()];
+            let all = || {
+                lasting.clone().chain(warm.racks.iter().copied()).chain(warm.nodes.iter().copied())
+            };
+            let step = widest.saturating_add(1);
+            let fresh = if forward {
+                all().max().unwrap_or(0).saturating_add(step)
+            } else {
+                all().min().unwrap_or(0).saturating_sub(step)
+            };
+            let mut labels = vec![fresh; g.vertex_count()];
             labels[s] = warm.source;
             labels[t_sink] = warm.sink;
             labels[cluster] = warm.cluster;
@@ -1017,6 +1034,25 @@ mod tests {
         (answer.node_of_task.iter().flatten().count(), total)
     }
 
+    /// Warm starts on a network solved reversed (more free slots than tasks): the same epoch
+    /// again and again leaves labels of the size of its costs, not ones that grow by a cost
+    /// each epoch (new vertices must start below the lasting ones there, as they are negated).
+    #[test]
+    fn warm_labels_stay_bounded_when_solved_reversed() {
+        let node_rack: Vec<u32> = vec![0; 10];
+        let free = vec![2u32; 10];
+        let slots = Slots { node_rack: &node_rack, free: &free, racks: 1 };
+        let tasks = |_: usize| TaskArcs { base: Some(1000), ..TaskArcs::default() };
+        let mut warm = Potentials::zeros(slots);
+        for _ in 0..8 {
+            let answer = solve_warm(slots, 5, tasks, None, None, Some(&mut warm));
+            assert_eq!(answer.node_of_task.iter().flatten().count(), 5);
+        }
+        let labels = [warm.source, warm.sink, warm.cluster];
+        let all = labels.iter().chain(&warm.racks).chain(&warm.nodes);
+        assert!(all.clone().all(|x| x.abs() <= 2000), "{warm:?}");
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
 
@@ -1134,7 +1170,7 @@ mod tests {
             let free: Vec<u32> = (0..nodes).map(|_| next(4) as u32).collect();
             // Rows listing most nodes and some racks (long enough to share a vertex from about
             // 10 nodes on), some with a zero-cost node (never shared), drawn from a few
-            // templates so that most tasks repeat one; a few short rows of their own.
+            // templates.
             let template = |next: &mut dyn FnMut(u64) -> u64| {
                 let mut on_node: Vec<(u32, i64)> = Vec::new();
                 for n in 0..nodes as u32 {
@@ -1153,17 +1189,23 @@ mod tests {
                 TaskArcs { offset, on_node, racks: racks_listed, base, job }
             };
             let shapes: Vec<TaskArcs> = (0..templates).map(|_| template(&mut next)).collect();
-            let arcs: Vec<TaskArcs> = (0..tasks)
-                .map(|_| match next(6) {
-                    0 => TaskArcs {
+            // Runs of 1–8 copies of a template (a job's reduces come together), now and then a
+            // short row of its own between them.
+            let mut arcs: Vec<TaskArcs> = Vec::with_capacity(tasks);
+            while arcs.len() < tasks {
+                if next(6) == 0 {
+                    arcs.push(TaskArcs {
                         on_node: vec![(next(nodes as u64) as u32, next(3) as i64)],
                         base: Some(5),
                         job: next(3) as u32,
                         ..TaskArcs::default()
-                    },
-                    _ => shapes[next(templates as u64) as usize].clone(),
-                })
-                .collect();
+                    });
+                    continue;
+                }
+                let shape = &shapes[next(templates as u64) as usize];
+                let run = (1 + next(8) as usize).min(tasks - arcs.len());
+                arcs.extend(std::iter::repeat_n(shape.clone(), run));
+            }
             let quotas = random_quotas(&mut next);
             let quotas = with_quotas.then_some(&quotas);
             let slots = Slots { node_rack: &node_rack, free: &free, racks };
@@ -1174,7 +1216,7 @@ mod tests {
                 rack_has_node[node_rack[n] as usize] |= f > 0;
             }
             let mut degrees = Degrees::new(nodes, racks, tasks);
-            degrees.open = None;
+            degrees.sharing = false;
             for task in &arcs {
                 degrees.add(task, &free, &rack_has_node);
             }
