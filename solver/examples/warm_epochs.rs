@@ -6,8 +6,11 @@
 //! their slots, and SLOTS random slots free up (tasks finishing), as in the simulator's steady
 //! state. Prints per-epoch engine times (arcs, network and flow; validation and indexing are
 //! done once, outside) and their sums.
+//! With IDLE = K instead, the cluster stays as the snapshot has it and each epoch's pending
+//! list is K tasks drawn anew from the snapshot's (more free slots than tasks: the network is
+//! solved reversed, as on an idle cluster whose tasks finish between epochs).
 //! `cargo run --release -p placer-solver --no-default-features --example warm_epochs -- FILE
-//! [EPOCHS] [SLOTS] [SEED]`
+//! [EPOCHS] [SLOTS] [SEED] [IDLE]`
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 use placer_models::{SolverEngine, TaskKind};
 use placer_solver::exact::{self, Control, Objective};
@@ -20,6 +23,7 @@ fn main() {
     let epochs: usize = args.get(2).map_or(30, |x| x.parse().expect("EPOCHS"));
     let slots: usize = args.get(3).map_or(50, |x| x.parse().expect("SLOTS"));
     let mut x: u64 = args.get(4).map_or(1, |x| x.parse().expect("SEED")) | 1;
+    let idle: Option<usize> = args.get(5).map(|x| x.parse().expect("IDLE"));
     let mut next = |m: u64| {
         x ^= x << 13;
         x ^= x >> 7;
@@ -30,6 +34,12 @@ fn main() {
     placer_models::validate(&req).expect("valid");
     let mut ix = Indexed::new(&req);
     let nodes = ix.node_rack.len() as u64;
+    let all_maps = ix.eligible_of_kind[0].clone();
+    if let Some(k) = idle {
+        ix.eligible_of_kind[0] = (0..k).map(|_| all_maps[next(all_maps.len() as u64) as usize]).collect();
+        ix.eligible_of_kind[0].sort_unstable();
+        ix.eligible_of_kind[0].dedup();
+    }
     let warm = WarmStart::new();
     let (mut cold_total, mut warm_total) = (0.0, 0.0);
     println!("epoch,pending,free_slots,placed,cold_ms,warm_ms");
@@ -73,6 +83,15 @@ fn main() {
             warm_total += warm_ms;
         }
         drop(model);
+        if let Some(k) = idle {
+            // Tasks finish between epochs; K new ones arrive.
+            let mut drawn: Vec<usize> =
+                (0..k).map(|_| all_maps[next(all_maps.len() as u64) as usize]).collect();
+            drawn.sort_unstable();
+            drawn.dedup();
+            ix.eligible_of_kind[0] = drawn;
+            continue;
+        }
         // The placed tasks start: they leave the pending list and take their slots.
         ix.eligible_of_kind[0].retain(|&t| placed[t].is_none());
         for n in placed.iter().flatten() {
