@@ -46,6 +46,8 @@ pub(crate) fn summarize(dir: &Path, out: impl Write) -> Result<(), CliError> {
         let path = path.to_path_buf();
         move |source| CliError::Io { path, source }
     };
+    // Nothing is written (not even the header) for a directory that cannot be read.
+    std::fs::read_dir(dir).map_err(io(dir))?;
     let stdout = PathBuf::from("stdout");
     let mut csv = csv::Writer::from_writer(out);
     csv.write_record(HEADER).map_err(|e| io(&stdout)(e.into()))?;

@@ -131,6 +131,16 @@ fn lsap_file_minimise_and_maximise() {
 }
 
 #[test]
+fn events_summarize_of_a_missing_directory_writes_nothing_and_exits_1() {
+    let dir = scratch("no-such-event-log");
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = placer(&["events", "summarize", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-event-log"));
+}
+
+#[test]
 fn lsap_errors_exit_1_with_a_message() {
     let f = scratch("bad.lsap");
     write_lsap(&f, 2, 2, &[1.0, 2.0, 3.0]);

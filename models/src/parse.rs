@@ -17,8 +17,13 @@ use serde::Deserialize;
 /// # Complexity
 /// O(bytes) time; memory the parsed snapshot.
 ///
+/// A body whose shape does not parse but whose top-level `schema_version` does, and is not
+/// [`crate::SCHEMA_VERSION`], is [`ModelError::UnsupportedSchemaVersion`]: another version's
+/// snapshot is refused for its version, not for a field that version may have changed.
+///
 /// # Errors
-/// [`ModelError::MalformedJson`] or [`ModelError::InvalidField`], as above.
+/// [`ModelError::MalformedJson`], [`ModelError::InvalidField`] or
+/// [`ModelError::UnsupportedSchemaVersion`], as above.
 pub fn parse_request(bytes: &[u8]) -> Result<PlaceRequest, ModelError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     match PlaceRequest::deserialize(&mut de).and_then(|r| de.end().map(|()| r)) {
@@ -31,6 +36,20 @@ pub fn parse_request(bytes: &[u8]) -> Result<PlaceRequest, ModelError> {
 /// the path.
 #[cold]
 fn parse_error(bytes: &[u8]) -> ModelError {
+    /// Only the version of a body (other fields ignored).
+    #[derive(Deserialize)]
+    struct Version {
+        schema_version: u64,
+    }
+    if let Ok(Version { schema_version: found }) = serde_json::from_slice::<Version>(bytes) {
+        if found != u64::from(crate::SCHEMA_VERSION) {
+            return ModelError::UnsupportedSchemaVersion {
+                path: "schema_version".to_owned(),
+                found,
+                supported: crate::SCHEMA_VERSION,
+            };
+        }
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let parsed: Result<PlaceRequest, _> = serde_path_to_error::deserialize(&mut de);
     match parsed {

@@ -52,6 +52,11 @@ fn the_base_snapshot_is_valid() {
 fn schema_version_other_than_1() {
     rejects(|v| v["schema_version"] = json!(2), "unsupported_schema_version", "schema_version");
     rejects(|v| v["schema_version"] = json!(0), "unsupported_schema_version", "schema_version");
+    // Another version whose shape does not parse as v1 is refused for its version.
+    rejects(|v| *v = json!({"schema_version": 2}), "unsupported_schema_version", "schema_version");
+    rejects(|v| v["schema_version"] = json!(3), "unsupported_schema_version", "schema_version");
+    // Version 1 with a missing field is still that field's error.
+    rejects(|v| *v = json!({"schema_version": 1}), "invalid_field", "$");
 }
 
 #[test]

@@ -36,7 +36,8 @@ fn main() {
     let nodes = ix.node_rack.len() as u64;
     let all_maps = ix.eligible_of_kind[0].clone();
     if let Some(k) = idle {
-        ix.eligible_of_kind[0] = (0..k).map(|_| all_maps[next(all_maps.len() as u64) as usize]).collect();
+        ix.eligible_of_kind[0] =
+            (0..k).map(|_| all_maps[next(all_maps.len() as u64) as usize]).collect();
         ix.eligible_of_kind[0].sort_unstable();
         ix.eligible_of_kind[0].dedup();
     }
