@@ -28,8 +28,9 @@ pub struct PlaceOptions {
     /// A store of the structured flow's labels across calls (issue 18 item 3): when given,
     /// `lsap`, `lsap_quota` and `lsap_fair` start each solve on the structured flow engine
     /// (`policy.solver` `auto` or `flow`; the dense engines and the capped reduces' flow ignore
-    /// it) from the labels the previous call left and leave theirs. The placement is a least-cost one either way (it may be another
-    /// of equal cost). `None` (the service): every call starts cold.
+    /// it) from the labels the previous call left and leave theirs. The placement is a
+    /// least-cost one either way (it may be another of equal cost). `None` (the service):
+    /// every call starts cold.
     pub warm: Option<crate::warm::WarmStart>,
 }
 

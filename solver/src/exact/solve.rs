@@ -93,8 +93,8 @@ pub fn solve_kind(
 }
 
 /// [`solve_kind`] with a deadline (issue 16, DESIGN.md §Service endpoints): the engines poll
-/// `cancel` at bounded intervals (the structured flow once per augmenting path, phase or blocking-flow push,
-/// dense JV once per augmenting row, the capped reduces' flow once per
+/// `cancel` at bounded intervals (the structured flow once per augmenting path, phase or
+/// blocking-flow push, dense JV once per augmenting row, the capped reduces' flow once per
 /// augmenting path; Kuhn–Munkres, a reference engine, does not poll), and a token already
 /// cancelled skips the engine. When cut, the engine's partial placement (valid: every
 /// capacity respected) is completed greedily under the same hard constraints (the exact

@@ -295,10 +295,10 @@ impl MinCostFlow {
     }
 
     /// Sets the token the next solve polls once per augmenting path (and once per phase and
-    /// per blocking-flow push of [`MinCostFlow::solve_fixed_sink`]'s phases); when it reports cancelled
-    /// the solve stops with the flow it has, feasible (capacities and conservation hold: only
-    /// whole source–sink paths are pushed) but not necessarily maximum or of least cost, and
-    /// [`MinCostFlow::was_cut`] says so. O(1) per poll.
+    /// per blocking-flow push of [`MinCostFlow::solve_fixed_sink`]'s phases); when it reports
+    /// cancelled the solve stops with the flow it has, feasible (capacities and conservation
+    /// hold: only whole source–sink paths are pushed) but not necessarily maximum or of least
+    /// cost, and [`MinCostFlow::was_cut`] says so. O(1) per poll.
     pub fn set_cancel(&mut self, cancel: Option<Cancel>) {
         self.cancel = cancel;
     }

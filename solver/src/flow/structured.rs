@@ -283,18 +283,15 @@ impl Degrees {
     }
 
     /// Counts the next task's arcs, as [`network`] adds them, unless the task just before
-    /// has the same arcs and may share (it joins that one's class, the last one). O(its arcs).
-    fn add(&mut self, task: &TaskArcs, free: &[u32], rack_has_node: &[bool]) {
+    /// has the same arcs and may share (it joins that one's class, the last one). Takes the
+    /// row so that a long one is kept as `last` without a copy. O(its arcs).
+    fn add(&mut self, task: TaskArcs, free: &[u32], rack_has_node: &[bool]) {
         let class = self.members.len() as u32;
-        if self.sharing && Self::may_share(task) {
-            if self.last.as_ref() == Some(task) {
-                self.members[class as usize - 1] += 1;
-                self.class_of.push(class - 1);
-                return;
-            }
-            self.last = Some(task.clone());
-        } else {
-            self.last = None;
+        let shares = self.sharing && Self::may_share(&task);
+        if shares && self.last.as_ref() == Some(&task) {
+            self.members[class as usize - 1] += 1;
+            self.class_of.push(class - 1);
+            return;
         }
         self.class_of.push(class);
         self.members.push(1);
@@ -317,6 +314,7 @@ impl Degrees {
         }
         self.task_out.push(outs);
         self.task_job.push(task.job);
+        self.last = shares.then_some(task);
     }
 
     /// The number of classes (the network's task vertices).
@@ -414,9 +412,10 @@ pub fn vertex_count(slots: Slots<'_>, tasks: usize, quotas: Option<&Quotas>) -> 
 ///
 /// # Complexity
 /// Time O(F · E log V) in the worst case for the F units left after the zero-cost seed (each
-/// search stays near its deficit in practice, see [`MinCostFlow::solve_fixed_sink`]); memory O(V + E) with
-/// V = [`vertex_count`] and E = Σ (listed nodes + listed racks + 2) + nodes + racks, summed
-/// over task classes (identical tasks count once), plus O(tasks) to find the classes.
+/// search stays near its deficit in practice, see [`MinCostFlow::solve_fixed_sink`]); memory
+/// O(V + E) with V = [`vertex_count`] and E = Σ (listed nodes + listed racks + 2) + nodes +
+/// racks, summed over task classes (a run of identical tasks counts once), plus O(tasks) to
+/// find the classes.
 ///
 /// # Errors
 /// None: a task that cannot be placed is `None` in the answer. Costs must be ≥ 0 and their
@@ -884,7 +883,7 @@ fn seeds_alone(
             (task.offset == 0 && units == 0 && free[n as usize] > 0).then_some(n)
         }));
         heads.push(Head { offset: task.offset, base: task.base, job: task.job });
-        degrees.add(&task, free, &rack_has_node);
+        degrees.add(task, free, &rack_has_node);
     }
     // Tasks that could be seeded at all; too few means the network is needed.
     let candidates = (0..count)
@@ -1095,7 +1094,7 @@ mod tests {
                 }
                 let mut degrees = Degrees::new(nodes, racks, tasks);
                 for task in &arcs {
-                    degrees.add(task, &free, &rack_has_node);
+                    degrees.add(task.clone(), &free, &rack_has_node);
                 }
                 let full = network(slots, tasks, arcs_of, quotas, degrees, None, None);
                 proptest::prop_assert_eq!(alone, full);
@@ -1132,7 +1131,8 @@ mod tests {
                         on_node.sort_unstable();
                         on_node.dedup_by_key(|p| p.0);
                         let q = next(racks as u64) as u32;
-                        let racks_listed = if next(2) == 0 { vec![(q, 2 + next(4) as i64)] } else { vec![] };
+                        let racks_listed =
+                            if next(2) == 0 { vec![(q, 2 + next(4) as i64)] } else { vec![] };
                         let base = (next(8) != 0).then(|| 4 + next(6) as i64);
                         let (offset, job) = (next(3) as i64, next(3) as u32);
                         TaskArcs { offset, on_node, racks: racks_listed, base, job }
@@ -1218,7 +1218,7 @@ mod tests {
             let mut degrees = Degrees::new(nodes, racks, tasks);
             degrees.sharing = false;
             for task in &arcs {
-                degrees.add(task, &free, &rack_has_node);
+                degrees.add(task.clone(), &free, &rack_has_node);
             }
             let apart = network(slots, tasks, |i| arcs[i].clone(), quotas, degrees, None, None);
             proptest::prop_assert_eq!(
