@@ -260,6 +260,8 @@ pub fn validate_resolved(req: &PlaceRequest) -> Result<Resolved, ModelError> {
     let mut tasks: HashMap<&str, TaskAt> = map_with_capacity(req.pending.len() + req.running.len());
     // The replica lists' duplicates: the (task + 1, position) that last named each node.
     let mut named: Vec<(usize, usize)> = vec![(0, 0); req.cluster.nodes.len()];
+    // The last pending task with shuffle sources, and where its resolved nodes start.
+    let mut last_shuffle: Option<(usize, usize)> = None;
 
     for (i, task) in req.pending.iter().enumerate() {
         claim(&mut tasks, task.id.as_str(), TaskAt::Pending(i))?;
@@ -316,11 +318,25 @@ pub fn validate_resolved(req: &PlaceRequest) -> Result<Resolved, ModelError> {
             named[n] = (i + 1, k);
             out.replica_nodes.push(position(n));
         }
+        // Reduces of one job list the same source nodes in the same order: a source named as
+        // the previous reduce's k-th is resolved already (one string comparison, no lookup).
+        let (previous, resolved) = match last_shuffle {
+            Some((p, at)) => (req.pending[p].shuffle.as_slice(), at),
+            None => (&[][..], 0),
+        };
+        let at = out.shuffle_nodes.len();
         for (k, source) in task.shuffle.iter().enumerate() {
-            let n = known(&nodes, source.node.as_str(), "node", || {
-                format!("pending[{i}].shuffle[{k}].node")
-            })?;
+            let node = source.node.as_str();
+            let same = previous.get(k).is_some_and(|s| s.node.as_str() == node);
+            if let Some(&n) = same.then(|| out.shuffle_nodes.get(resolved + k)).flatten() {
+                out.shuffle_nodes.push(n);
+                continue;
+            }
+            let n = known(&nodes, node, "node", || format!("pending[{i}].shuffle[{k}].node"))?;
             out.shuffle_nodes.push(position(n));
+        }
+        if !task.shuffle.is_empty() {
+            last_shuffle = Some((i, at));
         }
     }
 

@@ -5,7 +5,7 @@
 use crate::csr::Lists;
 use crate::job_limits;
 use crate::network::Bandwidths;
-use placer_models::{PlaceRequest, ReducePhase, Resolved, TaskKind};
+use placer_models::{PlaceRequest, ReducePhase, Resolved, ShuffleSource, TaskKind};
 use std::collections::HashMap;
 
 /// The snapshot with every reference resolved.
@@ -151,6 +151,8 @@ impl<'a> Indexed<'a> {
             (0..req.pending.len()).map(|t| or_zero(pending_job.get(t))).collect();
         let known = |&n: &u32| n != Resolved::UNKNOWN && (n as usize) < req.cluster.nodes.len();
         let (mut at_replica, mut at_source) = (0, 0);
+        // The last pending task with shuffle sources: (task, its range in `shuffle_nodes`).
+        let mut previous_sources: Option<(usize, usize, usize)> = None;
         for (i, t) in req.pending.iter().enumerate() {
             pending_of_kind[t.kind.slot()].push(i);
             let k = t.replicas.len();
@@ -159,22 +161,27 @@ impl<'a> Indexed<'a> {
             at_replica += k;
             let k = t.shuffle.len();
             let listed = shuffle_nodes.get(at_source..at_source + k).unwrap_or(&[]);
-            let mut sources: Vec<(u32, u64)> = listed
-                .iter()
-                .zip(&t.shuffle)
-                .filter(|(n, _)| known(n))
-                .map(|(&n, s)| (n, s.bytes))
-                .collect();
+            // Reduces of one job often list the same sources with the same bytes as the
+            // previous reduce: its merged list is copied rather than merged again.
+            let same = k > 0
+                && previous_sources.is_some_and(|(p, from, to)| {
+                    shuffle_nodes.get(from..to) == Some(listed)
+                        && req.pending.get(p).is_some_and(|before| {
+                            before
+                                .shuffle
+                                .iter()
+                                .map(|s| s.bytes)
+                                .eq(t.shuffle.iter().map(|s| s.bytes))
+                        })
+                });
+            let sources = match shuffle.last() {
+                Some(last) if same => Vec::clone(last),
+                _ => merged_sources(listed, &t.shuffle, known),
+            };
+            if k > 0 {
+                previous_sources = Some((i, at_source, at_source + k));
+            }
             at_source += k;
-            sources.sort_unstable_by_key(|&(n, _)| n);
-            sources.dedup_by(|later, kept| {
-                if later.0 == kept.0 {
-                    kept.1 = kept.1.saturating_add(later.1);
-                    true
-                } else {
-                    false
-                }
-            });
             shuffle.push(sources);
         }
         let job_pool: Vec<u32> = (0..req.jobs.len()).map(|j| or_zero(job_pool.get(j))).collect();
@@ -276,4 +283,32 @@ impl<'a> Indexed<'a> {
     pub fn free_slots(&self, kind: TaskKind) -> u64 {
         self.free[kind.slot()].iter().map(|&f| u64::from(f)).sum()
     }
+}
+
+/// A reduce's shuffle sources as (node index, bytes), merged per node and sorted by node;
+/// `listed` holds the resolved node of each entry of `sources`, and those `known` rejects are
+/// left out. Lists already in strictly ascending node order (a simulator's, say) are taken as
+/// they are.
+///
+/// # Complexity
+/// O(k) for a sorted list of k sources, else O(k log k).
+fn merged_sources(
+    listed: &[u32],
+    sources: &[ShuffleSource],
+    known: impl Fn(&u32) -> bool,
+) -> Vec<(u32, u64)> {
+    let mut merged: Vec<(u32, u64)> =
+        listed.iter().zip(sources).filter(|(n, _)| known(n)).map(|(&n, s)| (n, s.bytes)).collect();
+    if !merged.windows(2).all(|w| w[0].0 < w[1].0) {
+        merged.sort_unstable_by_key(|&(n, _)| n);
+        merged.dedup_by(|later, kept| {
+            if later.0 == kept.0 {
+                kept.1 = kept.1.saturating_add(later.1);
+                true
+            } else {
+                false
+            }
+        });
+    }
+    merged
 }
