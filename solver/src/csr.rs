@@ -86,6 +86,75 @@ impl<T, L: IntoIterator<Item = T>> FromIterator<L> for Lists<T> {
     }
 }
 
+/// Lists of `T` where a list may repeat the one before it without a copy: list `i` is
+/// `items[spans[i].0..spans[i].1]`. The index's shuffle sources per pending task use it:
+/// the reduces of one job usually read the same bytes from the same nodes, and a list of
+/// hundreds of sources is then stored once. Memory: `size_of::<T>()` per stored item plus 8
+/// bytes per list.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SharedLists<T> {
+    spans: Vec<(u32, u32)>,
+    items: Vec<T>,
+}
+
+impl<T> SharedLists<T> {
+    /// No lists, room for `lists` lists.
+    pub fn with_capacity(lists: usize) -> Self {
+        Self { spans: Vec::with_capacity(lists), items: Vec::new() }
+    }
+
+    /// Appends the list that `fill` appends to the item array (it must only append). A list
+    /// that would take the items beyond 2³² − 1 in all is stored empty (a snapshot under any
+    /// body limit has far fewer).
+    pub fn push_with(&mut self, fill: impl FnOnce(&mut Vec<T>)) {
+        let start = self.items.len();
+        fill(&mut self.items);
+        if self.items.len() > u32::MAX as usize {
+            self.items.truncate(start);
+        }
+        self.spans.push((start as u32, self.items.len() as u32));
+    }
+
+    /// Appends a list equal to the last one, sharing its items (an empty list when there is
+    /// none). O(1).
+    pub fn repeat_last(&mut self) {
+        let span = self.spans.last().copied().unwrap_or((0, 0));
+        self.spans.push(span);
+    }
+
+    /// Whether lists `i` and `j` are stored as one (then they are equal; equal lists stored
+    /// apart give false). O(1).
+    pub fn shared(&self, i: usize, j: usize) -> bool {
+        matches!((self.spans.get(i), self.spans.get(j)), (Some(a), Some(b)) if a == b)
+    }
+
+    /// Number of lists.
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Whether there is no list.
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    /// List `i`, or `None` beyond the last. O(1).
+    pub fn get(&self, i: usize) -> Option<&[T]> {
+        let &(a, b) = self.spans.get(i)?;
+        self.items.get(a as usize..b as usize)
+    }
+}
+
+impl<T> Index<usize> for SharedLists<T> {
+    type Output = [T];
+
+    /// List `i`. Panics beyond the last list, as `Vec` indexing does.
+    fn index(&self, i: usize) -> &[T] {
+        let (a, b) = self.spans[i];
+        &self.items[a as usize..b as usize]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,5 +170,21 @@ mod tests {
         assert_eq!(lists.get(3), None);
         assert_eq!(lists.total(), 3);
         assert_eq!(lists.iter().map(<[u32]>::len).collect::<Vec<_>>(), [2, 1, 0]);
+    }
+
+    #[test]
+    fn shared_lists_repeat_without_a_copy() {
+        // Two reduces of one job reading 3 and 5 bytes from nodes 0 and 2, then a map (none).
+        let mut lists: SharedLists<(u32, u64)> = SharedLists::with_capacity(3);
+        lists.push_with(|items| items.extend([(0, 3), (2, 5)]));
+        lists.repeat_last();
+        lists.push_with(|_| {});
+        assert_eq!(lists.len(), 3);
+        assert_eq!(&lists[1], &[(0, 3), (2, 5)]);
+        assert!(lists.shared(0, 1));
+        assert!(!lists.shared(1, 2));
+        assert!(lists[2].is_empty());
+        assert_eq!(lists.get(3), None);
+        assert_eq!(lists.items.len(), 2);
     }
 }

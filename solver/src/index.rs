@@ -2,7 +2,7 @@
 //! string ids resolved to dense indices, free slots counted per node and kind (lsap-sched
 //! §3.2: the idle slot set IS), and the bandwidth lookup. O(size of the snapshot).
 
-use crate::csr::Lists;
+use crate::csr::{Lists, SharedLists};
 use crate::job_limits;
 use crate::network::Bandwidths;
 use placer_models::{PlaceRequest, ReducePhase, Resolved, ShuffleSource, TaskKind};
@@ -37,7 +37,7 @@ pub struct Indexed<'a> {
     pub replicas: Lists<u32>,
     /// Shuffle sources per pending task as (node index, bytes), merged per node and sorted by
     /// node (empty for maps).
-    pub shuffle: Vec<Vec<(u32, u64)>>,
+    pub shuffle: SharedLists<(u32, u64)>,
     /// Job index of each pending task.
     pub pending_job: Vec<u32>,
     /// Job index of each running task.
@@ -146,7 +146,7 @@ impl<'a> Indexed<'a> {
         let mut pending_of_kind: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
         let replica_count = req.pending.iter().map(|t| t.replicas.len()).sum();
         let mut replicas = Lists::with_capacity(req.pending.len(), replica_count);
-        let mut shuffle = Vec::with_capacity(req.pending.len());
+        let mut shuffle = SharedLists::with_capacity(req.pending.len());
         let pending_job: Vec<u32> =
             (0..req.pending.len()).map(|t| or_zero(pending_job.get(t))).collect();
         let known = |&n: &u32| n != Resolved::UNKNOWN && (n as usize) < req.cluster.nodes.len();
@@ -174,15 +174,15 @@ impl<'a> Indexed<'a> {
                                 .eq(t.shuffle.iter().map(|s| s.bytes))
                         })
                 });
-            let sources = match shuffle.last() {
-                Some(last) if same => Vec::clone(last),
-                _ => merged_sources(listed, &t.shuffle, known),
-            };
+            if same {
+                shuffle.repeat_last();
+            } else {
+                shuffle.push_with(|items| merge_sources(items, listed, &t.shuffle, known));
+            }
             if k > 0 {
                 previous_sources = Some((i, at_source, at_source + k));
             }
             at_source += k;
-            shuffle.push(sources);
         }
         let job_pool: Vec<u32> = (0..req.jobs.len()).map(|j| or_zero(job_pool.get(j))).collect();
         let mut job_running = [vec![0; req.jobs.len()], vec![0; req.jobs.len()]];
@@ -285,30 +285,88 @@ impl<'a> Indexed<'a> {
     }
 }
 
-/// A reduce's shuffle sources as (node index, bytes), merged per node and sorted by node;
-/// `listed` holds the resolved node of each entry of `sources`, and those `known` rejects are
-/// left out. Lists already in strictly ascending node order (a simulator's, say) are taken as
-/// they are.
+/// Appends a reduce's shuffle sources to `items` as (node index, bytes), merged per node and
+/// sorted by node; `listed` holds the resolved node of each entry of `sources`, and those
+/// `known` rejects are left out. Lists already in strictly ascending node order (a
+/// simulator's, say) are taken as they are.
 ///
 /// # Complexity
 /// O(k) for a sorted list of k sources, else O(k log k).
-fn merged_sources(
+fn merge_sources(
+    items: &mut Vec<(u32, u64)>,
     listed: &[u32],
     sources: &[ShuffleSource],
     known: impl Fn(&u32) -> bool,
-) -> Vec<(u32, u64)> {
-    let mut merged: Vec<(u32, u64)> =
-        listed.iter().zip(sources).filter(|(n, _)| known(n)).map(|(&n, s)| (n, s.bytes)).collect();
-    if !merged.windows(2).all(|w| w[0].0 < w[1].0) {
-        merged.sort_unstable_by_key(|&(n, _)| n);
-        merged.dedup_by(|later, kept| {
-            if later.0 == kept.0 {
-                kept.1 = kept.1.saturating_add(later.1);
-                true
-            } else {
-                false
-            }
-        });
+) {
+    let start = items.len();
+    items.extend(listed.iter().zip(sources).filter(|(n, _)| known(n)).map(|(&n, s)| (n, s.bytes)));
+    let Some(list) = items.get_mut(start..) else { return };
+    if list.windows(2).all(|w| w[0].0 < w[1].0) {
+        return;
     }
-    merged
+    list.sort_unstable_by_key(|&(n, _)| n);
+    // Equal nodes are adjacent now: fold each run into its first entry.
+    let mut kept = 1;
+    for i in 1..list.len() {
+        if list[i].0 == list[kept - 1].0 {
+            list[kept - 1].1 = list[kept - 1].1.saturating_add(list[i].1);
+        } else {
+            list[kept] = list[i];
+            kept += 1;
+        }
+    }
+    items.truncate(start + kept);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sources(bytes: &[u64]) -> Vec<ShuffleSource> {
+        bytes.iter().map(|&b| ShuffleSource { node: "n".into(), bytes: b }).collect()
+    }
+
+    #[test]
+    fn sources_are_merged_per_node_and_sorted() {
+        // A reduce listing node 2 twice (3 + 4 bytes), node 0 once and an unknown node.
+        let mut items = vec![(9, 9)];
+        let listed = [2, 0, Resolved::UNKNOWN, 2];
+        merge_sources(&mut items, &listed, &sources(&[3, 5, 7, 4]), |&n| n != Resolved::UNKNOWN);
+        assert_eq!(items, [(9, 9), (0, 5), (2, 7)]);
+    }
+
+    #[test]
+    fn sorted_sources_are_taken_as_they_are() {
+        let mut items = Vec::new();
+        merge_sources(&mut items, &[0, 1, 4], &sources(&[1, 2, 3]), |_| true);
+        assert_eq!(items, [(0, 1), (1, 2), (4, 3)]);
+        merge_sources(&mut items, &[], &[], |_| true);
+        assert_eq!(items.len(), 3);
+    }
+
+    #[test]
+    fn equal_consecutive_reduces_share_one_list() {
+        // Two reduces of j0 reading the same bytes from the same two nodes, then one that
+        // reads other bytes: the first two share their list, the third has its own.
+        let body = r#"{"schema_version": 1,
+            "cluster": {"racks": [{"id": "r"}], "nodes": [
+                {"id": "a", "rack": "r", "map_slots": 1, "reduce_slots": 1},
+                {"id": "b", "rack": "r", "map_slots": 1, "reduce_slots": 1}]},
+            "pools": [{"id": "p"}], "jobs": [{"id": "j0", "pool": "p"}],
+            "pending": [
+                {"id": "r0", "job": "j0", "kind": "reduce",
+                 "shuffle": [{"node": "b", "bytes": 2}, {"node": "a", "bytes": 1}]},
+                {"id": "r1", "job": "j0", "kind": "reduce",
+                 "shuffle": [{"node": "b", "bytes": 2}, {"node": "a", "bytes": 1}]},
+                {"id": "r2", "job": "j0", "kind": "reduce",
+                 "shuffle": [{"node": "b", "bytes": 3}, {"node": "a", "bytes": 1}]}]}"#;
+        let req = placer_models::parse_request(body.as_bytes()).unwrap();
+        let resolved = placer_models::validate_resolved(&req).unwrap();
+        let ix = Indexed::with_resolved(&req, resolved);
+        assert_eq!(&ix.shuffle[0], &[(0, 1), (1, 2)]);
+        assert!(ix.shuffle.shared(0, 1));
+        assert_eq!(&ix.shuffle[2], &[(0, 1), (1, 3)]);
+        assert!(!ix.shuffle.shared(1, 2));
+        assert_eq!(Indexed::new(&req).shuffle, ix.shuffle);
+    }
 }

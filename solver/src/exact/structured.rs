@@ -128,7 +128,8 @@ struct Rows<'r, 'a, 'b> {
 impl Rows<'_, '_, '_> {
     /// [`LocalityCost::sparse_row`] of pending task `t`.
     ///
-    /// Complexity: O(shuffle sources) when the last reduce's row is reused, else
+    /// Complexity: O(1) when the last reduce's row is reused and its sources are stored as
+    /// one ([`crate::csr::SharedLists::shared`]), O(shuffle sources) when they are equal, else
     /// [`LocalityCost::sparse_row`]'s.
     fn sparse_row(&self, t: usize) -> SparseRow {
         let reduce = |t: usize| {
@@ -139,7 +140,7 @@ impl Rows<'_, '_, '_> {
         }
         let mut last = self.last.borrow_mut();
         if let Some((u, row)) = last.as_ref() {
-            if self.ix.shuffle[*u] == self.ix.shuffle[t] {
+            if self.ix.shuffle.shared(*u, t) || self.ix.shuffle[*u] == self.ix.shuffle[t] {
                 return row.clone();
             }
         }
