@@ -64,6 +64,8 @@ pub fn build(
     let mut assignments = Vec::new();
     let mut waiting: Vec<Waiting> = Vec::new();
     let mut waiting_at: HashMap<(u32, TaskKind, WaitReason), usize> = HashMap::new();
+    // The last reduce's cost row, reused by the next reduce with the same sources.
+    let mut reduce_row = None;
     let mut stats = Stats {
         pending: req.pending.len() as u64,
         free_slots: 0,
@@ -133,7 +135,7 @@ pub fn build(
                 }
                 continue;
             };
-            let locality_cost = model.cost(t, n);
+            let locality_cost = model.cost_memo(t, n, &mut reduce_row);
             let locality = model.locality(t, n);
             if kind == TaskKind::Map {
                 match locality {

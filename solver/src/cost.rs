@@ -496,6 +496,36 @@ impl<'i, 'a> LocalityCost<'i, 'a> {
         }
     }
 
+    /// [`LocalityCost::cost`] for a run of calls: a reduce whose shuffle sources are stored as
+    /// one with `memo`'s task ([`crate::csr::SharedLists::shared`], consecutive reduces of one
+    /// job) reuses its row, which depends on the sources alone. The answer prices every
+    /// assignment, and a reduce's row costs O(sources + racks · source racks) to build.
+    ///
+    /// # Complexity
+    /// O(log data nodes) when the row is reused, else [`LocalityCost::cost`]'s.
+    ///
+    /// # Errors
+    /// None (as [`LocalityCost::cost`]).
+    pub(crate) fn cost_memo(
+        &self,
+        t: usize,
+        node: u32,
+        memo: &mut Option<(usize, CostRow)>,
+    ) -> f64 {
+        if self.ix.req.pending[t].kind != TaskKind::Reduce {
+            return self.cost(t, node);
+        }
+        let rack = self.ix.node_rack[node as usize];
+        if !matches!(memo, Some((u, _)) if self.ix.shuffle.shared(*u, t)) {
+            *memo = Some((t, self.reduce_row(t)));
+        }
+        let dlc = memo.as_ref().map_or(0.0, |(_, row)| row.at(node, rack));
+        match self.terms(t) {
+            Some(terms) => dlc + terms.at(rack),
+            None => dlc,
+        }
+    }
+
     /// [`LocalityCost::cost`] without the rack terms: DLC(t, node), lsap-sched's eq. 1.
     ///
     /// # Complexity

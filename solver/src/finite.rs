@@ -43,8 +43,16 @@ pub fn check_costs(ix: &Indexed<'_>, model: &LocalityCost<'_, '_>) -> Result<(),
     // In the cost's own order of operations (α · bytes first), so that an intermediate
     // overflow shows in the bound too; half of f64's range absorbs the sums' rounding.
     let alpha = req.policy.alpha;
-    let bound: f64 =
-        (0..req.pending.len()).map(|t| alpha * bytes_of(ix, t) * BYTES_TO_MEGABITS / slowest).sum();
+    // A reduce sharing the previous task's stored sources moves the same bytes.
+    let mut bytes = 0.0;
+    let bound: f64 = (0..req.pending.len())
+        .map(|t| {
+            if t == 0 || !ix.shuffle.shared(t - 1, t) || ix.shuffle[t].is_empty() {
+                bytes = bytes_of(ix, t);
+            }
+            alpha * bytes * BYTES_TO_MEGABITS / slowest
+        })
+        .sum();
     if bound <= f64::MAX / 2.0 {
         return Ok(());
     }
