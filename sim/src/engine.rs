@@ -366,17 +366,17 @@ impl<'a> Engine<'a> {
         let wall = Instant::now();
         let mut stop = StopReason::Completed;
         while let Some(ev) = self.queue.pop() {
-            if ev.time < self.now {
+            if ev.time() < self.now {
                 return Err(SimError::Invariant {
                     time_s: self.now,
-                    message: format!("an event at {} s comes after {} s", ev.time, self.now),
+                    message: format!("an event at {} s comes after {} s", ev.time(), self.now),
                 });
             }
-            if self.cfg.max_time_s.is_some_and(|limit| ev.time > limit) {
+            if self.cfg.max_time_s.is_some_and(|limit| ev.time() > limit) {
                 stop = StopReason::TimeLimit;
                 break;
             }
-            self.now = ev.time;
+            self.now = ev.time();
             // Stale flow and task ends do not count.
             let counted = match ev.kind {
                 EventKind::Arrival(j) => {

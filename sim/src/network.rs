@@ -396,8 +396,8 @@ mod tests {
     fn next_end(net: &mut Network, q: &mut EventQueue) -> Option<(f64, FlowEnd)> {
         while let Some(e) = q.pop() {
             if let EventKind::FlowDone { flow, version } = e.kind {
-                if let Some(end) = net.finish(flow, version, e.time, q) {
-                    return Some((e.time, end));
+                if let Some(end) = net.finish(flow, version, e.time(), q) {
+                    return Some((e.time(), end));
                 }
             }
         }

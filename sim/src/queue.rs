@@ -52,12 +52,36 @@ impl EventKind {
 /// An event at a simulated time.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Event {
-    /// Simulated time, s.
-    pub time: f64,
+    /// The simulated time (s) as an integer of the same order as `f64::total_cmp`
+    /// ([`time_key`]): a heap comparison is then two integer comparisons.
+    key: u64,
     /// rank · 2⁶³ + sequence number: the tie-break after the time, in one comparison.
     order: u64,
     /// What happens.
     pub kind: EventKind,
+}
+
+impl Event {
+    /// Simulated time, s.
+    pub fn time(&self) -> f64 {
+        time_of(self.key)
+    }
+}
+
+/// `t`'s bits mapped so that unsigned order is `f64::total_cmp`'s: a negative number's bits
+/// are all flipped (larger magnitude, smaller key), a positive one's sign bit set.
+fn time_key(t: f64) -> u64 {
+    let bits = t.to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | 1 << 63
+    }
+}
+
+/// The inverse of [`time_key`].
+fn time_of(key: u64) -> f64 {
+    f64::from_bits(if key >> 63 == 1 { key & !(1 << 63) } else { !key })
 }
 
 impl PartialEq for Event {
@@ -77,7 +101,7 @@ impl PartialOrd for Event {
 impl Ord for Event {
     /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest event first.
     fn cmp(&self, other: &Self) -> Ordering {
-        other.time.total_cmp(&self.time).then(other.order.cmp(&self.order))
+        (other.key, other.order).cmp(&(self.key, self.order))
     }
 }
 
@@ -95,7 +119,7 @@ impl EventQueue {
         self.next_seq += 1;
         // Fewer than 2⁶³ pushes: the sequence number never reaches the rank bit.
         let order = (u64::from(kind.rank()) << 63) | seq;
-        self.heap.push(Event { time, order, kind });
+        self.heap.push(Event { key: time_key(time), order, kind });
     }
 
     /// The earliest event.
@@ -107,6 +131,30 @@ impl EventQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn time_keys_order_as_total_cmp_and_round_trip() {
+        let times = [
+            f64::NEG_INFINITY,
+            -1e300,
+            -2.5,
+            -0.0,
+            0.0,
+            f64::MIN_POSITIVE,
+            1.0,
+            86_400.125,
+            f64::MAX,
+            f64::INFINITY,
+        ];
+        for (i, &a) in times.iter().enumerate() {
+            assert_eq!(time_of(time_key(a)).to_bits(), a.to_bits());
+            for &b in &times[i..] {
+                assert_eq!(time_key(a).cmp(&time_key(b)), a.total_cmp(&b), "{a} vs {b}");
+            }
+        }
+        let nan = f64::NAN;
+        assert_eq!(time_key(nan).cmp(&time_key(f64::INFINITY)), nan.total_cmp(&f64::INFINITY));
+    }
 
     #[test]
     fn time_then_rank_then_push_order() {
