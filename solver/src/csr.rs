@@ -86,7 +86,7 @@ impl<T, L: IntoIterator<Item = T>> FromIterator<L> for Lists<T> {
     }
 }
 
-/// Lists of `T` where a list may repeat the one before it without a copy: list `i` is
+/// Lists of `T` where a list may repeat an earlier one without a copy: list `i` is
 /// `items[spans[i].0..spans[i].1]`. The index's shuffle sources per pending task use it:
 /// the reduces of one job usually read the same bytes from the same nodes, and a list of
 /// hundreds of sources is then stored once. Memory: `size_of::<T>()` per stored item plus 8
@@ -115,10 +115,10 @@ impl<T> SharedLists<T> {
         self.spans.push((start as u32, self.items.len() as u32));
     }
 
-    /// Appends a list equal to the last one, sharing its items (an empty list when there is
-    /// none). O(1).
-    pub fn repeat_last(&mut self) {
-        let span = self.spans.last().copied().unwrap_or((0, 0));
+    /// Appends a list equal to list `i`, sharing its items (an empty list when there is no
+    /// list `i`). O(1).
+    pub fn repeat(&mut self, i: usize) {
+        let span = self.spans.get(i).copied().unwrap_or((0, 0));
         self.spans.push(span);
     }
 
@@ -177,13 +177,13 @@ mod tests {
         // Two reduces of one job reading 3 and 5 bytes from nodes 0 and 2, then a map (none).
         let mut lists: SharedLists<(u32, u64)> = SharedLists::with_capacity(3);
         lists.push_with(|items| items.extend([(0, 3), (2, 5)]));
-        lists.repeat_last();
         lists.push_with(|_| {});
+        lists.repeat(0);
         assert_eq!(lists.len(), 3);
-        assert_eq!(&lists[1], &[(0, 3), (2, 5)]);
-        assert!(lists.shared(0, 1));
+        assert_eq!(&lists[2], &[(0, 3), (2, 5)]);
+        assert!(lists.shared(0, 2));
         assert!(!lists.shared(1, 2));
-        assert!(lists[2].is_empty());
+        assert!(lists[1].is_empty());
         assert_eq!(lists.get(3), None);
         assert_eq!(lists.items.len(), 2);
     }

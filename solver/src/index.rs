@@ -162,7 +162,7 @@ impl<'a> Indexed<'a> {
             let k = t.shuffle.len();
             let listed = shuffle_nodes.get(at_source..at_source + k).unwrap_or(&[]);
             // Reduces of one job often list the same sources with the same bytes as the
-            // previous reduce: its merged list is copied rather than merged again.
+            // previous task that had sources: its merged list is shared, not merged again.
             let same = k > 0
                 && previous_sources.is_some_and(|(p, from, to)| {
                     shuffle_nodes.get(from..to) == Some(listed)
@@ -174,10 +174,9 @@ impl<'a> Indexed<'a> {
                                 .eq(t.shuffle.iter().map(|s| s.bytes))
                         })
                 });
-            if same {
-                shuffle.repeat_last();
-            } else {
-                shuffle.push_with(|items| merge_sources(items, listed, &t.shuffle, known));
+            match previous_sources {
+                Some((p, _, _)) if same => shuffle.repeat(p),
+                _ => shuffle.push_with(|items| merge_sources(items, listed, &t.shuffle, known)),
             }
             if k > 0 {
                 previous_sources = Some((i, at_source, at_source + k));
@@ -347,7 +346,8 @@ mod tests {
     #[test]
     fn equal_consecutive_reduces_share_one_list() {
         // Two reduces of j0 reading the same bytes from the same two nodes, then one that
-        // reads other bytes: the first two share their list, the third has its own.
+        // reads other bytes: the first two share their list, the third has its own; a map,
+        // then a reduce equal to the third, which shares the third's.
         let body = r#"{"schema_version": 1,
             "cluster": {"racks": [{"id": "r"}], "nodes": [
                 {"id": "a", "rack": "r", "map_slots": 1, "reduce_slots": 1},
@@ -359,6 +359,9 @@ mod tests {
                 {"id": "r1", "job": "j0", "kind": "reduce",
                  "shuffle": [{"node": "b", "bytes": 2}, {"node": "a", "bytes": 1}]},
                 {"id": "r2", "job": "j0", "kind": "reduce",
+                 "shuffle": [{"node": "b", "bytes": 3}, {"node": "a", "bytes": 1}]},
+                {"id": "m0", "job": "j0", "kind": "map", "input_bytes": 5, "replicas": ["a"]},
+                {"id": "r3", "job": "j0", "kind": "reduce",
                  "shuffle": [{"node": "b", "bytes": 3}, {"node": "a", "bytes": 1}]}]}"#;
         let req = placer_models::parse_request(body.as_bytes()).unwrap();
         let resolved = placer_models::validate_resolved(&req).unwrap();
@@ -367,6 +370,10 @@ mod tests {
         assert!(ix.shuffle.shared(0, 1));
         assert_eq!(&ix.shuffle[2], &[(0, 1), (1, 3)]);
         assert!(!ix.shuffle.shared(1, 2));
+        // A map between two equal reduces: the second shares the first's list, not the map's.
+        assert!(ix.shuffle[3].is_empty());
+        assert_eq!(&ix.shuffle[4], &[(0, 1), (1, 3)]);
+        assert!(ix.shuffle.shared(2, 4));
         assert_eq!(Indexed::new(&req).shuffle, ix.shuffle);
     }
 }
