@@ -83,6 +83,11 @@ struct ServeArgs {
     /// Answered epochs kept in memory for GET /v1/epochs and the dashboard at GET /.
     #[arg(long, default_value_t = placer_server::epochs::DEFAULT_EPOCHS_KEPT)]
     epochs: usize,
+    /// Bytes of epoch records kept (each at its JSON size); the oldest go first, the newest
+    /// is always kept.
+    #[arg(long, default_value_t = placer_server::epochs::DEFAULT_EPOCHS_MAX_BYTES,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    epochs_max_bytes: u64,
     /// Write one JSON line per answered epoch to DIR/events.jsonl (created if needed).
     #[arg(long, value_name = "DIR")]
     event_log: Option<PathBuf>,
@@ -120,6 +125,7 @@ impl ServeArgs {
             allocations: self.allocations,
             fair_allocations: None,
             epochs_kept: self.epochs,
+            epochs_max_bytes: self.epochs_max_bytes,
             event_log: self.event_log,
             event_log_max_bytes: self.event_log_max_bytes,
             event_log_keep: self.event_log_keep,

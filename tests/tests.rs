@@ -13,6 +13,7 @@ mod conformance;
 mod dashboard;
 mod fair_policies;
 mod fair_properties;
+mod limits;
 mod placement;
 mod properties;
 mod ras_policies;

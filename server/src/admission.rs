@@ -1,11 +1,21 @@
-//! Admission control for solves (issue 16 §1 "admission that holds"; DESIGN.md §Errors: 503 with
-//! Retry-After): a request whose body is fully read asks for a permit weighted by its estimated
-//! peak memory. It runs at once when fewer than `max_in_flight` solves run, their estimates plus
-//! its own fit `max_memory_bytes`, and nobody is queued ahead of it; otherwise it waits in a
-//! bounded FIFO queue for at most `queue_wait`. The one exception to FIFO: a tiny request may
-//! pass a head that waits for memory while a core is idle. A full queue or an expired wait is a 503; an
-//! estimate larger than the whole budget can never run and is refused at once.
+//! Admission control for every route that does work (README §Operations, "Limits per route";
+//! 503 with Retry-After): a request's memory is counted against one process-wide budget from its
+//! first body byte to its last answer byte, and its work takes one of `max_in_flight` permits.
+//!
+//! - While its body arrives (and while a gzip body inflates), a request holds a [`Hold`] that
+//!   grows with the bytes it keeps. Growing never waits: when the budget cannot take the bytes,
+//!   the request is refused at once (503), so bodies in transit never push the process past
+//!   `max_memory_bytes`.
+//! - Once its body is complete, the request asks for a [`Permit`] weighted by its route's
+//!   memory model (the body included; [`MemoryModel`]), bringing its hold along: only the part
+//!   of the weight it does not hold yet is waited for. It runs at once when fewer than
+//!   `max_in_flight` permits are held, the held bytes plus its own fit `max_memory_bytes`, and
+//!   nobody is queued ahead of it; otherwise it waits in a bounded FIFO queue for at most
+//!   `queue_wait`. The one exception to FIFO: a tiny request may pass a head that waits for
+//!   memory while a core is idle. A full queue or an expired wait is a 503; a weight larger than
+//!   the whole budget can never run and is refused at once (413).
 
+use crate::error::ServerError;
 use crate::metrics;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -20,6 +30,51 @@ use tokio::sync::oneshot;
 /// O(1).
 pub fn estimate_solve_bytes(body_len: usize) -> u64 {
     u64::try_from(placer_solver::memory::peak_estimate_bytes(body_len)).unwrap_or(u64::MAX)
+}
+
+/// A route's measured memory model: the peak bytes one request holds, as a function of its
+/// decoded body (README §Operations, "Limits per route", gives each route's figures and how
+/// they were measured).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MemoryModel {
+    /// `POST /place`: [`estimate_solve_bytes`].
+    Solve,
+    /// The scheduler extender: `per_body_byte` × body + `fixed` (parsing the body into a JSON
+    /// tree dominates; the answer is bounded by the request).
+    PerBodyByte {
+        /// Peak bytes per decoded body byte, the body included.
+        per_body_byte: u64,
+        /// Bytes independent of the body.
+        fixed: u64,
+    },
+    /// A body-less request holding at most this many bytes (`GET /v1/epochs`: one page).
+    Fixed(u64),
+}
+
+impl MemoryModel {
+    /// The peak bytes of a request whose decoded body is `body_len` bytes (saturating).
+    ///
+    /// # Complexity
+    /// O(1).
+    pub(crate) fn estimate(self, body_len: usize) -> u64 {
+        let len = u64::try_from(body_len).unwrap_or(u64::MAX);
+        match self {
+            MemoryModel::Solve => estimate_solve_bytes(body_len),
+            MemoryModel::PerBodyByte { per_body_byte, fixed } => {
+                len.saturating_mul(per_body_byte).saturating_add(fixed)
+            }
+            MemoryModel::Fixed(bytes) => bytes,
+        }
+    }
+
+    /// The factor quoted in messages: peak bytes per body byte (0 for a fixed model).
+    pub(crate) fn per_body_byte(self) -> u64 {
+        match self {
+            MemoryModel::Solve => placer_solver::memory::PEAK_BYTES_PER_BODY_BYTE as u64,
+            MemoryModel::PerBodyByte { per_body_byte, .. } => per_body_byte,
+            MemoryModel::Fixed(_) => 0,
+        }
+    }
 }
 
 /// The limits one admission decision uses (read from the live configuration per request).
@@ -57,6 +112,43 @@ pub(crate) enum Refusal {
         /// `queue_wait` in ms.
         waited_ms: u64,
     },
+    /// A hold could not grow: the budget is in use by other requests now (growing never
+    /// waits, see the module docs).
+    BudgetInUse {
+        /// Bytes the request asked to hold in all.
+        wanted: u64,
+        /// Bytes held by every request now.
+        in_use: u64,
+        /// `max_memory_bytes`.
+        budget: u64,
+    },
+}
+
+impl Refusal {
+    /// The error to answer with: 413 `over_memory_budget` when waiting cannot help (the factor
+    /// of the route's [`MemoryModel`] quoted), else 503 `overloaded` with `Retry-After`.
+    pub(crate) fn into_error(self, model: MemoryModel) -> ServerError {
+        match self {
+            Refusal::OverBudget { weight, budget } => ServerError::OverMemoryBudget {
+                estimate: weight,
+                per_body_byte: model.per_body_byte(),
+                budget,
+            },
+            Refusal::Closed => ServerError::Overloaded { reason: "admission is closed".to_owned() },
+            Refusal::QueueFull { queue_len } => ServerError::Overloaded {
+                reason: format!("the admission queue is full ({queue_len} waiting)"),
+            },
+            Refusal::TimedOut { waited_ms } => ServerError::Overloaded {
+                reason: format!("no solve slot came free within {waited_ms} ms"),
+            },
+            Refusal::BudgetInUse { wanted, in_use, budget } => ServerError::Overloaded {
+                reason: format!(
+                    "the memory budget is in use ({in_use} of {budget} bytes held; this \
+                     request needs {wanted})"
+                ),
+            },
+        }
+    }
 }
 
 /// The shared admission state; clones share it.
@@ -132,6 +224,7 @@ impl Inner {
     fn publish(&self) {
         metrics::in_flight(self.running);
         metrics::queue_len(self.queue.len());
+        metrics::memory_held(self.bytes);
     }
 }
 
@@ -243,6 +336,113 @@ impl Admission {
         let inner = self.lock();
         let slot_free = inner.queue.is_empty() && inner.running < limits.max_in_flight;
         limits.max_in_flight == 0 || (!slot_free && inner.queue.len() >= limits.queue_len)
+    }
+}
+
+/// Bytes a request keeps before it asks for a permit: its body as it arrives and inflates
+/// (see the module docs). Growing never waits; the bytes are given back on drop. Takes no
+/// permit slot: a slow client holds only the bytes it has sent.
+#[derive(Debug)]
+pub(crate) struct Hold {
+    admission: Admission,
+    bytes: u64,
+    budget: u64,
+}
+
+impl Admission {
+    /// An empty hold under the budget `max_memory_bytes`.
+    pub(crate) fn hold(&self, max_memory_bytes: u64) -> Hold {
+        Hold { admission: self.clone(), bytes: 0, budget: max_memory_bytes }
+    }
+
+    /// A permit for a request whose whole weight is `weight` while it keeps `hold`: only the
+    /// part of the weight not held yet is admitted (and waited for); the hold must stay alive
+    /// as long as the permit.
+    ///
+    /// # Errors
+    /// As [`Admission::acquire`]; `OverBudget` names the whole weight.
+    pub(crate) async fn acquire_beside(
+        &self,
+        hold: &Hold,
+        weight: u64,
+        limits: Limits,
+    ) -> Result<Permit, Refusal> {
+        if weight > limits.max_memory_bytes {
+            return Err(Refusal::OverBudget { weight, budget: limits.max_memory_bytes });
+        }
+        self.acquire(weight.saturating_sub(hold.bytes()), limits).await
+    }
+
+    /// Bytes held by every permit and hold now.
+    #[cfg(test)]
+    pub(crate) fn bytes_in_use(&self) -> u64 {
+        self.lock().bytes
+    }
+
+    fn release_bytes(&self, bytes: u64) {
+        if bytes == 0 {
+            return;
+        }
+        let mut inner = self.lock();
+        inner.bytes = inner.bytes.saturating_sub(bytes);
+        let granted = inner.admit_waiters();
+        inner.publish();
+        drop(inner);
+        self.send(granted);
+    }
+}
+
+impl Hold {
+    /// Bytes held now.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Holds `bytes` in all (nothing changes when it holds that much already), if the budget
+    /// takes them now.
+    ///
+    /// # Errors
+    /// [`Refusal::OverBudget`] when `bytes` alone exceed the budget, [`Refusal::BudgetInUse`]
+    /// when other requests' bytes leave no room now.
+    ///
+    /// # Complexity
+    /// O(1) under the admission lock.
+    pub(crate) fn grow_to(&mut self, bytes: u64) -> Result<(), Refusal> {
+        if bytes <= self.bytes {
+            return Ok(());
+        }
+        if bytes > self.budget {
+            return Err(Refusal::OverBudget { weight: bytes, budget: self.budget });
+        }
+        let extra = bytes - self.bytes;
+        let mut inner = self.admission.lock();
+        if inner.bytes.saturating_add(extra) > self.budget {
+            return Err(Refusal::BudgetInUse {
+                wanted: bytes,
+                in_use: inner.bytes,
+                budget: self.budget,
+            });
+        }
+        inner.bytes += extra;
+        metrics::memory_held(inner.bytes);
+        drop(inner);
+        self.bytes = bytes;
+        Ok(())
+    }
+
+    /// Holds only `bytes` from now on (nothing changes when it holds less).
+    pub(crate) fn shrink_to(&mut self, bytes: u64) {
+        if bytes < self.bytes {
+            let freed = self.bytes - bytes;
+            self.bytes = bytes;
+            self.admission.release_bytes(freed);
+        }
+    }
+}
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        self.admission.release_bytes(self.bytes);
     }
 }
 
@@ -406,6 +606,70 @@ mod tests {
         assert!(poll_once(&mut small).await.is_none());
         drop(held);
         assert!(poll_once(&mut big).await.expect("head admitted").is_ok());
+    }
+
+    #[test]
+    fn route_models_estimate_from_the_body() {
+        let solve = MemoryModel::Solve;
+        assert_eq!(solve.estimate(1000), estimate_solve_bytes(1000));
+        let ext = MemoryModel::PerBodyByte { per_body_byte: 9, fixed: 100 };
+        assert_eq!((ext.estimate(0), ext.estimate(10)), (100, 190));
+        assert_eq!(ext.estimate(usize::MAX), u64::MAX);
+        assert_eq!(MemoryModel::Fixed(7).estimate(1 << 30), 7);
+    }
+
+    #[actix_web::test]
+    async fn a_hold_grows_within_the_budget_and_never_waits() {
+        let adm = Admission::default();
+        let l = limits(4, 100, 10);
+        let _held = adm.acquire(60, l).await.unwrap();
+        let mut hold = adm.hold(100);
+        hold.grow_to(30).unwrap();
+        assert_eq!(adm.bytes_in_use(), 90);
+        // 60 + 41 > 100: refused at once, the hold keeps what it had.
+        assert_eq!(
+            hold.grow_to(41).unwrap_err(),
+            Refusal::BudgetInUse { wanted: 41, in_use: 90, budget: 100 }
+        );
+        assert_eq!(hold.bytes(), 30);
+        assert_eq!(
+            hold.grow_to(101).unwrap_err(),
+            Refusal::OverBudget { weight: 101, budget: 100 }
+        );
+        hold.shrink_to(10);
+        assert_eq!(adm.bytes_in_use(), 70);
+        drop(hold);
+        assert_eq!(adm.bytes_in_use(), 60);
+    }
+
+    #[actix_web::test]
+    async fn a_permit_beside_a_hold_waits_only_for_the_rest() {
+        let adm = Admission::default();
+        let l = limits(4, 100, 10);
+        let mut hold = adm.hold(100);
+        hold.grow_to(50).unwrap();
+        // Weight 90 with 50 held: 40 more, which fits.
+        let permit = adm.acquire_beside(&hold, 90, l).await.unwrap();
+        assert_eq!(adm.bytes_in_use(), 90);
+        assert_eq!(
+            adm.acquire_beside(&hold, 101, l).await.unwrap_err(),
+            Refusal::OverBudget { weight: 101, budget: 100 }
+        );
+        drop(permit);
+        drop(hold);
+        assert_eq!((adm.bytes_in_use(), adm.running()), (0, 0));
+    }
+
+    #[actix_web::test]
+    async fn freed_hold_bytes_admit_a_waiter() {
+        let adm = Admission::default();
+        let l = limits(4, 100, 10);
+        let mut hold = adm.hold(100);
+        hold.grow_to(70).unwrap();
+        let mut waiting = Box::pin(adm.acquire(50, l));
+        assert!(poll_once(&mut waiting).await.is_none());
+        drop(hold);
+        assert!(poll_once(&mut waiting).await.expect("admitted").is_ok());
     }
 
     #[actix_web::test]

@@ -31,18 +31,26 @@ impl Eq for Allocations {}
 /// [`ServerError::Config`] naming the file, the element (as the key, `<weight>`) and its
 /// line, or the read error.
 pub fn load(path: &Path) -> Result<Allocations, ServerError> {
-    placer_datasets::read_fair_allocations(path).map(|a| Allocations(Arc::new(a))).map_err(|e| {
-        let file = path.display().to_string();
-        match e {
-            DatasetError::Allocations { line, element, message, .. } => ServerError::Config {
-                file,
-                key: Some(format!("<{element}>")),
-                line: usize::try_from(line).ok(),
-                message,
-            },
-            other => {
-                ServerError::Config { file, key: None, line: None, message: other.to_string() }
-            }
-        }
+    let file = path.display().to_string();
+    let text = crate::operator_file::read_text(
+        path,
+        crate::operator_file::MAX_ALLOCATIONS_BYTES,
+        crate::operator_file::READ_TIMEOUT,
+    )
+    .map_err(|message| ServerError::Config {
+        file: file.clone(),
+        key: None,
+        line: None,
+        message,
+    })?;
+    let parsed = placer_datasets::parse_fair_allocations(&file, &text);
+    parsed.map(|a| Allocations(Arc::new(a))).map_err(|e| match e {
+        DatasetError::Allocations { line, element, message, .. } => ServerError::Config {
+            file,
+            key: Some(format!("<{element}>")),
+            line: usize::try_from(line).ok(),
+            message,
+        },
+        other => ServerError::Config { file, key: None, line: None, message: other.to_string() },
     })
 }

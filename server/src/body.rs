@@ -1,23 +1,25 @@
-//! Reading a `POST /place` body under the size limit and the body timeout (DESIGN.md §Errors:
-//! 413 too large; issue 16 §1 and §8: slow clients, gzip bodies). Refuse early from
+//! Reading a request body under the size limit, the body timeout and the memory budget (RFC
+//! 9110 §15.5.14 413, §8.4.1.3 gzip; README §Operations, "Limits per route"). Refuse early from
 //! `Content-Length`, then stream the payload and stop at the first chunk that would cross the
-//! limit, so an oversized snapshot is never buffered whole. A `Content-Encoding: gzip` body
-//! (RFC 9110 §8.4.1.3) is inflated with the same limit on the decoded size, so a gzip bomb stops
-//! at `limit + 1` decoded bytes.
+//! limit, so an oversized body is never buffered whole. A `Content-Encoding: gzip` body is
+//! inflated with the same limit on the decoded size, so a gzip bomb stops at `limit + 1`
+//! decoded bytes. Every buffer's capacity is held against the memory budget before it is
+//! allocated, raw and decoded alike ([`crate::admission::Hold`]).
 
+use crate::admission::{Hold, MemoryModel};
 use crate::error::ServerError;
 use actix_web::body::{BodyStream, MessageBody};
 use actix_web::dev::Payload;
 use actix_web::http::header::{HeaderMap, CONTENT_ENCODING, CONTENT_LENGTH};
-use actix_web::web::{Bytes, BytesMut};
+use actix_web::web::Bytes;
 use actix_web::HttpRequest;
 use std::future::poll_fn;
 use std::io::Read;
 use std::pin::pin;
 use std::time::Duration;
 
-/// Bytes reserved up front for a body, whatever its `Content-Length` claims: a slow client that
-/// declares a large body holds only what it has actually sent.
+/// Smallest buffer allocated for a body, whatever its `Content-Length` claims: a slow client
+/// that declares a large body holds only what it has actually sent.
 const INITIAL_CAPACITY: usize = 64 * 1024;
 
 /// How a body is encoded on the wire.
@@ -64,71 +66,127 @@ pub(crate) fn check_content_length(headers: &HeaderMap, limit: usize) -> Result<
 }
 
 /// Reads the whole body within `timeout` and at most `limit` bytes, then decodes it per
-/// `encoding` (gzip is inflated on the blocking pool, with `limit` on the decoded size).
+/// `encoding` (gzip is inflated on the blocking pool, with `limit` on the decoded size). Every
+/// byte kept, raw or decoded, is first held in `hold` (see [`crate::admission`]): a body the
+/// memory budget cannot take now is refused while it arrives. On success the hold covers the
+/// returned bytes only.
 ///
 /// # Errors
 /// `PayloadTooLarge` over the limit, `RequestTimeout` when the body is late, `Payload` when the
-/// connection fails or the gzip stream is corrupt.
+/// connection fails or the gzip stream is corrupt, `Overloaded` (503) or `OverMemoryBudget`
+/// (413) when the budget cannot hold the bytes (the latter quoting `model`'s factor).
 ///
 /// # Complexity
 /// O(body) time; at most `limit` raw plus `limit` decoded bytes held.
 pub(crate) async fn read_body(
     req: &HttpRequest,
     payload: Payload,
-    limit: usize,
-    timeout: Duration,
+    limits: BodyLimits,
     encoding: Encoding,
-) -> Result<Bytes, ServerError> {
+    mut hold: Hold,
+    model: MemoryModel,
+) -> Result<(Bytes, Hold), ServerError> {
+    let BodyLimits { limit, timeout } = limits;
     let timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
-    let raw = tokio::time::timeout(timeout, read_limited(req, payload, limit))
+    let raw = tokio::time::timeout(timeout, read_limited(req, payload, limit, &mut hold, model))
         .await
         .map_err(|_| ServerError::RequestTimeout { timeout_ms })??;
     match encoding {
-        Encoding::Identity => Ok(raw),
-        Encoding::Gzip => actix_web::web::block(move || gunzip_limited(&raw, limit))
-            .await
-            .map_err(|e| ServerError::Internal { message: format!("gzip thread failed: {e}") })?,
+        Encoding::Identity => Ok((raw, hold)),
+        Encoding::Gzip => actix_web::web::block(move || {
+            let raw_len = raw.len() as u64;
+            let decoded = gunzip_limited(&raw, limit, |bytes| {
+                hold.grow_to(raw_len + bytes).map_err(|r| r.into_error(model))
+            })?;
+            drop(raw);
+            hold.shrink_to(decoded.len() as u64);
+            Ok((decoded, hold))
+        })
+        .await
+        .map_err(|e| ServerError::Internal { message: format!("gzip thread failed: {e}") })?,
     }
 }
 
+/// The size and time limits of one body.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BodyLimits {
+    /// Most bytes, raw and decoded.
+    pub limit: usize,
+    /// Longest time to receive it.
+    pub timeout: Duration,
+}
+
+/// The capacity to grow a buffer of `capacity` bytes to, to take `needed` bytes: at least
+/// `needed`, doubling (amortised O(1) per byte), never past `limit`.
+fn next_capacity(capacity: usize, needed: usize, limit: usize) -> usize {
+    needed.max(capacity.saturating_mul(2).max(INITIAL_CAPACITY)).min(limit.max(needed))
+}
+
 /// Buffers the whole payload, failing with `PayloadTooLarge` as soon as more than `limit`
-/// bytes have arrived. O(body) time and memory, at most `limit` bytes held.
+/// bytes have arrived, and holding every byte of the buffer's capacity in `hold` before it is
+/// allocated. O(body) time and memory, at most `limit` bytes held.
 pub(crate) async fn read_limited(
     req: &HttpRequest,
     payload: Payload,
     limit: usize,
+    hold: &mut Hold,
+    model: MemoryModel,
 ) -> Result<Bytes, ServerError> {
     check_content_length(req.headers(), limit)?;
-    let capacity = declared_length(req.headers())
-        .map_or(0, |len| len.min(limit.min(INITIAL_CAPACITY) as u64) as usize);
-    let mut buf = BytesMut::with_capacity(capacity);
+    let mut buf: Vec<u8> = Vec::new();
     let mut stream = pin!(BodyStream::new(payload));
     while let Some(chunk) = poll_fn(|cx| stream.as_mut().poll_next(cx)).await {
         let chunk = chunk.map_err(|e| ServerError::Payload { message: e.to_string() })?;
         if chunk.len() > limit - buf.len() {
             return Err(ServerError::PayloadTooLarge { limit });
         }
+        let needed = buf.len() + chunk.len();
+        if needed > buf.capacity() {
+            let capacity = next_capacity(buf.capacity(), needed, limit);
+            hold.grow_to(capacity as u64).map_err(|r| r.into_error(model))?;
+            buf.reserve_exact(capacity - buf.len());
+        }
         buf.extend_from_slice(&chunk);
     }
-    Ok(buf.freeze())
+    Ok(Bytes::from(buf))
 }
 
 /// Inflates a gzip body (RFC 1952, concatenated members too), stopping with `PayloadTooLarge`
-/// once more than `limit` decoded bytes come out.
+/// once more than `limit` decoded bytes come out. `grow(n)` is called before the output buffer
+/// grows to `n` bytes of capacity, and its error ends the decoding (the memory budget's say).
 ///
 /// # Errors
-/// `PayloadTooLarge`, or `Payload` for a corrupt stream.
+/// `PayloadTooLarge`, `Payload` for a corrupt stream, or `grow`'s error.
 ///
 /// # Complexity
 /// O(decoded size), at most `limit + 1` decoded bytes held.
-pub(crate) fn gunzip_limited(raw: &[u8], limit: usize) -> Result<Bytes, ServerError> {
-    let mut out = Vec::with_capacity(raw.len().saturating_mul(4).min(limit));
+pub(crate) fn gunzip_limited(
+    raw: &[u8],
+    limit: usize,
+    mut grow: impl FnMut(u64) -> Result<(), ServerError>,
+) -> Result<Bytes, ServerError> {
+    let mut out: Vec<u8> = Vec::new();
     let mut decoder = flate2::read::MultiGzDecoder::new(raw).take(limit as u64 + 1);
-    decoder
-        .read_to_end(&mut out)
-        .map_err(|e| ServerError::Payload { message: format!("corrupt gzip body: {e}") })?;
-    if out.len() > limit {
-        return Err(ServerError::PayloadTooLarge { limit });
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        let n = match decoder.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                return Err(ServerError::Payload { message: format!("corrupt gzip body: {e}") })
+            }
+        };
+        let needed = out.len() + n;
+        if needed > limit {
+            return Err(ServerError::PayloadTooLarge { limit });
+        }
+        if needed > out.capacity() {
+            let capacity = next_capacity(out.capacity(), needed, limit);
+            grow(capacity as u64)?;
+            out.reserve_exact(capacity - out.len());
+        }
+        out.extend_from_slice(&chunk[..n]);
     }
     Ok(Bytes::from(out))
 }
@@ -147,17 +205,29 @@ mod tests {
         enc.finish().unwrap()
     }
 
+    fn hold(budget: u64) -> Hold {
+        crate::admission::Admission::default().hold(budget)
+    }
+
+    fn no_growth_limit(_: u64) -> Result<(), ServerError> {
+        Ok(())
+    }
+
+    const MODEL: MemoryModel = MemoryModel::Solve;
+
     #[actix_web::test]
     async fn reads_a_body_within_the_limit() {
         let (req, payload) = TestRequest::post().set_payload("0123456789").to_http_parts();
-        let bytes = read_limited(&req, payload, 10).await.unwrap();
+        let mut hold = hold(1 << 20);
+        let bytes = read_limited(&req, payload, 10, &mut hold, MODEL).await.unwrap();
         assert_eq!(&bytes[..], b"0123456789");
+        assert_eq!(hold.bytes(), 10, "the buffer's capacity is held");
     }
 
     #[actix_web::test]
     async fn refuses_early_from_content_length() {
         let (req, payload) = TestRequest::post().set_payload("0123456789").to_http_parts();
-        let err = read_limited(&req, payload, 9).await.unwrap_err();
+        let err = read_limited(&req, payload, 9, &mut hold(1 << 20), MODEL).await.unwrap_err();
         assert_eq!(err.code(), "payload_too_large");
     }
 
@@ -167,14 +237,29 @@ mod tests {
             .set_payload("0123456789")
             .insert_header((CONTENT_LENGTH, "3"))
             .to_http_parts();
-        let err = read_limited(&req, payload, 5).await.unwrap_err();
+        let err = read_limited(&req, payload, 5, &mut hold(1 << 20), MODEL).await.unwrap_err();
         assert_eq!(err.code(), "payload_too_large");
+    }
+
+    /// A body the memory budget cannot hold now is refused while it arrives (503), not
+    /// buffered first.
+    #[actix_web::test]
+    async fn a_body_over_the_free_budget_is_refused_while_it_arrives() {
+        let admission = crate::admission::Admission::default();
+        let mut other = admission.hold(100);
+        other.grow_to(95).unwrap();
+        let (req, payload) = TestRequest::post().set_payload("0123456789").to_http_parts();
+        let mut mine = admission.hold(100);
+        let err = read_limited(&req, payload, 1000, &mut mine, MODEL).await.unwrap_err();
+        assert_eq!(err.code(), "overloaded");
+        assert_eq!(admission.bytes_in_use(), 95);
     }
 
     #[test]
     fn gzip_round_trips_within_the_limit() {
         let body = br#"{"schema_version":1}"#;
-        assert_eq!(&gunzip_limited(&gzip(body), body.len()).unwrap()[..], body);
+        let out = gunzip_limited(&gzip(body), body.len(), no_growth_limit).unwrap();
+        assert_eq!(&out[..], body);
     }
 
     /// A gzip bomb: 16 MiB of zeros compress to about 16 KiB; the limit applies to the decoded
@@ -183,13 +268,34 @@ mod tests {
     fn a_gzip_bomb_is_413_on_the_decoded_size() {
         let bomb = gzip(&vec![0u8; 16 << 20]);
         assert!(bomb.len() < 64 << 10);
-        let err = gunzip_limited(&bomb, 1 << 20).unwrap_err();
+        let err = gunzip_limited(&bomb, 1 << 20, no_growth_limit).unwrap_err();
         assert_eq!(err.code(), "payload_too_large");
+    }
+
+    /// Inflating counts against the budget as it goes: a bomb under the size limit stops as
+    /// soon as its decoded bytes would pass what the budget can hold, and never allocates
+    /// more than it was allowed.
+    #[test]
+    fn gzip_decoding_asks_the_budget_before_each_growth() {
+        let bomb = gzip(&vec![0u8; 16 << 20]);
+        let mut asked = Vec::new();
+        let err = gunzip_limited(&bomb, 64 << 20, |n| {
+            asked.push(n);
+            if n > 1 << 20 {
+                Err(ServerError::Overloaded { reason: "budget".into() })
+            } else {
+                Ok(())
+            }
+        })
+        .unwrap_err();
+        assert_eq!(err.code(), "overloaded");
+        assert!(asked.windows(2).all(|w| w[1] >= 2 * w[0]), "doubling: {asked:?}");
+        assert!(*asked.last().unwrap() <= 2 << 20);
     }
 
     #[test]
     fn corrupt_gzip_is_a_payload_error() {
-        let err = gunzip_limited(b"\x1f\x8b\x08\x00garbage", 100).unwrap_err();
+        let err = gunzip_limited(b"\x1f\x8b\x08\x00garbage", 100, no_growth_limit).unwrap_err();
         assert_eq!(err.code(), "payload_error");
     }
 

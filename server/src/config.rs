@@ -84,6 +84,9 @@ pub struct ServerConfig {
     /// Answered epochs kept in memory for `GET /v1/epochs` and the dashboard (`--epochs`);
     /// 0 keeps none. Fixed at start.
     pub epochs_kept: usize,
+    /// Bytes of epoch records kept, each counted at its JSON size (`--epochs-max-bytes`); the
+    /// newest record is kept whatever its size. Fixed at start.
+    pub epochs_max_bytes: u64,
     /// Directory of the event log (`--event-log`): one JSON line per answered epoch; `None`
     /// = no event log. Fixed at start.
     pub event_log: Option<PathBuf>,
@@ -116,6 +119,7 @@ impl Default for ServerConfig {
             allocations: None,
             fair_allocations: None,
             epochs_kept: crate::epochs::DEFAULT_EPOCHS_KEPT,
+            epochs_max_bytes: crate::epochs::DEFAULT_EPOCHS_MAX_BYTES,
             event_log: None,
             event_log_max_bytes: crate::event_log::DEFAULT_MAX_BYTES,
             event_log_keep: crate::event_log::DEFAULT_KEEP,
@@ -167,6 +171,7 @@ mod tests {
         assert_eq!(c.shutdown_grace_ms, 30_000);
         assert_eq!(c.workers, None);
         assert_eq!((c.epochs_kept, c.event_log.as_deref()), (120, None));
+        assert_eq!(c.epochs_max_bytes, 64 << 20);
         assert_eq!((c.event_log_max_bytes, c.event_log_keep), (64 << 20, 10));
     }
 

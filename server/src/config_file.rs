@@ -49,6 +49,8 @@ pub struct FileConfig {
     pub allocations: Option<PathBuf>,
     /// `--epochs`: answered epochs kept for `GET /v1/epochs` and the dashboard.
     pub epochs: Option<usize>,
+    /// `--epochs-max-bytes`: bytes of epoch records kept (≥ 1).
+    pub epochs_max_bytes: Option<u64>,
     /// `--event-log`: the event log's directory.
     pub event_log: Option<PathBuf>,
     /// `--event-log-max-bytes`: rotation size of `events.jsonl` (≥ 1).
@@ -89,11 +91,16 @@ impl CommandLine {
 /// [`ServerError::Config`] naming the file, the key (and its line when known) for an
 /// unreadable file, a TOML syntax error, an unknown key, a wrong type or an invalid value.
 pub fn load(path: &Path, cli: &CommandLine) -> Result<ServerConfig, ServerError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ServerError::Config {
+    let text = crate::operator_file::read_text(
+        path,
+        crate::operator_file::MAX_CONFIG_BYTES,
+        crate::operator_file::READ_TIMEOUT,
+    )
+    .map_err(|message| ServerError::Config {
         file: path.display().to_string(),
         key: None,
         line: None,
-        message: format!("cannot read: {e}"),
+        message,
     })?;
     let file = parse(&text).map_err(|e| e.into_error(path))?;
     let mut config = resolve(&file, cli);
@@ -181,6 +188,7 @@ pub fn resolve(file: &FileConfig, cli: &CommandLine) -> ServerConfig {
         c.allocations.clone_from(&file.allocations);
     }
     set(cli, "epochs", &file.epochs, &mut c.epochs_kept);
+    set(cli, "epochs_max_bytes", &file.epochs_max_bytes, &mut c.epochs_max_bytes);
     if !cli.wins("event_log") && file.event_log.is_some() {
         c.event_log.clone_from(&file.event_log);
     }
@@ -237,6 +245,7 @@ fn check_values(file: &FileConfig) -> Result<(), (&'static str, String)> {
         ("deadline_ms", file.deadline_ms),
         ("workers", file.workers.map(|v| v as u64)),
         ("event_log_max_bytes", file.event_log_max_bytes),
+        ("epochs_max_bytes", file.epochs_max_bytes),
     ];
     for (key, value) in at_least_one {
         if value == Some(0) {

@@ -6,6 +6,7 @@
 
 use crate::epoch_record::EpochRecord;
 use crate::error::ServerError;
+use crate::intake::admit_fixed;
 use crate::state::AppState;
 use actix_web::http::header::{self, ContentType};
 use actix_web::{web, HttpRequest, HttpResponse, Route};
@@ -15,6 +16,10 @@ use utoipa::ToSchema;
 
 /// Where the JSON view is served.
 pub const EPOCHS_PATH: &str = "/v1/epochs";
+
+/// Most JSON bytes of records in one `GET /v1/epochs` answer (beyond its first record): 4 MiB.
+/// Older records are paged with `?before=`.
+pub const PAGE_MAX_BYTES: u64 = 4 << 20;
 
 const PAGE: &str = include_str!("dashboard/index.html");
 const STYLE: &str = include_str!("dashboard/dashboard.css");
@@ -34,8 +39,14 @@ pub(crate) struct EpochsPage {
     /// `seq` of the newest answered epoch (0 before the first), kept or not: poll with
     /// `?since=` this value to get only newer records.
     pub last_seq: u64,
-    /// The kept records with `seq > since`, oldest first, at most `limit` (the newest).
+    /// The kept records with `since < seq < before`, oldest first: the newest of them, at most
+    /// `limit` and at most [`PAGE_MAX_BYTES`] of JSON (beyond the first).
     pub epochs: Vec<EpochRecord>,
+    /// Records in the asked range left out of this page (older than its first): ask again
+    /// with `?before=` the first record's `seq` for them.
+    pub omitted: u64,
+    /// Most bytes of records the server keeps (`--epochs-max-bytes`).
+    pub max_bytes: u64,
 }
 
 /// [`EpochsPage`] borrowing the ring's records (serialized without copying them).
@@ -44,12 +55,15 @@ struct EpochsPageRef<'a> {
     capacity: usize,
     last_seq: u64,
     epochs: Vec<&'a EpochRecord>,
+    omitted: u64,
+    max_bytes: u64,
 }
 
-/// `?since=SEQ&limit=N`; unknown parameters are ignored.
+/// `?since=SEQ&before=SEQ&limit=N`; unknown parameters are ignored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct EpochsQuery {
     since: u64,
+    before: u64,
     limit: usize,
 }
 
@@ -57,20 +71,19 @@ impl EpochsQuery {
     fn parse(query: &str) -> Result<Self, ServerError> {
         let pairs = web::Query::<Vec<(String, String)>>::from_query(query)
             .map_err(|e| ServerError::InvalidQuery { param: "?", message: e.to_string() })?;
-        let mut out = Self { since: 0, limit: usize::MAX };
+        let mut out = Self { since: 0, before: u64::MAX, limit: usize::MAX };
+        let number = |param: &'static str, value: &str| {
+            value.parse().map_err(|_| ServerError::InvalidQuery {
+                param,
+                message: format!("{value:?} is not a whole number ≥ 0"),
+            })
+        };
         for (key, value) in pairs.into_inner() {
             match key.as_str() {
-                "since" => {
-                    out.since = value.parse().map_err(|_| ServerError::InvalidQuery {
-                        param: "?since",
-                        message: format!("{value:?} is not a whole number ≥ 0"),
-                    })?;
-                }
+                "since" => out.since = number("?since", &value)?,
+                "before" => out.before = number("?before", &value)?,
                 "limit" => {
-                    out.limit = value.parse().map_err(|_| ServerError::InvalidQuery {
-                        param: "?limit",
-                        message: format!("{value:?} is not a whole number ≥ 0"),
-                    })?;
+                    out.limit = usize::try_from(number("?limit", &value)?).unwrap_or(usize::MAX);
                 }
                 _ => {}
             }
@@ -99,20 +112,28 @@ async fn dashboard() -> HttpResponse {
         .body(page())
 }
 
-/// `GET /v1/epochs`: the kept records after `?since=`, the newest `?limit=`. Serialized on the
-/// blocking pool (the ring can hold megabytes).
+/// `GET /v1/epochs`: the newest kept records between `?since=` and `?before=`, at most
+/// `?limit=` and one page of bytes ([`PAGE_MAX_BYTES`]). Admitted like every route that does
+/// work ([`crate::intake::admit_fixed`], weighted by twice the page's size: the records and
+/// their serialization), then serialized on the blocking pool.
 async fn epochs(req: HttpRequest, state: web::Data<AppState>) -> Result<HttpResponse, ServerError> {
     let query = EpochsQuery::parse(req.query_string())?;
     let ring = state.epochs().clone();
+    let last_seq = ring.last_seq();
+    let page = ring.page(query.since, query.before, query.limit, PAGE_MAX_BYTES);
+    let config = state.config.get();
+    let weight = page.bytes.saturating_mul(2).saturating_add(64 << 10);
+    let permit = admit_fixed(&state, &config, weight).await?;
     let body = web::block(move || {
-        let last_seq = ring.last_seq();
-        let records = ring.since(query.since, query.limit);
-        let page = EpochsPageRef {
+        let _permit = permit;
+        let out = EpochsPageRef {
             capacity: ring.capacity(),
             last_seq,
-            epochs: records.iter().map(AsRef::as_ref).collect(),
+            epochs: page.records.iter().map(AsRef::as_ref).collect(),
+            omitted: page.omitted,
+            max_bytes: ring.max_bytes(),
         };
-        serde_json::to_vec(&page)
+        serde_json::to_vec(&out)
     })
     .await
     .map_err(|e| ServerError::Internal { message: format!("epochs thread failed: {e}") })?
@@ -155,12 +176,20 @@ mod tests {
 
     #[test]
     fn the_query_parses_since_and_limit() {
-        assert_eq!(EpochsQuery::parse("").unwrap(), EpochsQuery { since: 0, limit: usize::MAX });
         assert_eq!(
-            EpochsQuery::parse("since=5&limit=2&x=y").unwrap(),
-            EpochsQuery { since: 5, limit: 2 }
+            EpochsQuery::parse("").unwrap(),
+            EpochsQuery { since: 0, before: u64::MAX, limit: usize::MAX }
         );
-        for (query, path) in [("since=-1", "?since"), ("limit=x", "?limit"), ("since=", "?since")] {
+        assert_eq!(
+            EpochsQuery::parse("since=5&limit=2&x=y&before=9").unwrap(),
+            EpochsQuery { since: 5, before: 9, limit: 2 }
+        );
+        for (query, path) in [
+            ("since=-1", "?since"),
+            ("limit=x", "?limit"),
+            ("since=", "?since"),
+            ("before=no", "?before"),
+        ] {
             let err = EpochsQuery::parse(query).unwrap_err();
             assert_eq!((err.code(), err.path()), ("invalid_query", path), "{query}");
         }

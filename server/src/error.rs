@@ -29,12 +29,14 @@ pub enum ServerError {
     /// The estimated memory of solving this snapshot alone exceeds `max_memory_bytes` (413):
     /// it could never be admitted, retrying does not help.
     #[error(
-        "the snapshot's estimated solve memory ({estimate} bytes, 8 × its size) exceeds the \
-         server's memory budget of {budget} bytes"
+        "the request's estimated peak memory ({estimate} bytes: {per_body_byte} × its decoded \
+         body, the body included) exceeds the server's memory budget of {budget} bytes"
     )]
     OverMemoryBudget {
         /// The estimate for this request.
         estimate: u64,
+        /// The route's measured factor: peak bytes per decoded body byte.
+        per_body_byte: u64,
         /// The configured `max_memory_bytes`.
         budget: u64,
     },
@@ -67,8 +69,17 @@ pub enum ServerError {
     /// No solve slot within the admission limits (503, `Retry-After: 1`).
     #[error("server overloaded: {reason}; retry later")]
     Overloaded {
-        /// Which limit: queue full, wait expired, or admission closed.
+        /// Which limit: queue full, wait expired, memory budget in use, or admission closed.
         reason: String,
+    },
+    /// A scheduler-extender call passed the server's `deadline_ms` before its answer was ready
+    /// (503, `Retry-After: 1`).
+    #[error(
+        "the call passed the server's deadline of {deadline_ms} ms before its answer was ready"
+    )]
+    DeadlineExceeded {
+        /// The deadline in force, ms (0 when the client left without one).
+        deadline_ms: u64,
     },
     /// The server is shutting down: `/readyz`, and `Expect: 100-continue` requests whose body
     /// is better sent elsewhere (503, `Retry-After: 1`).
@@ -143,6 +154,7 @@ impl ServerError {
             Self::InvalidQuery { .. } => "invalid_query",
             Self::Overloaded { .. } => "overloaded",
             Self::Draining => "draining",
+            Self::DeadlineExceeded { .. } => "deadline_exceeded",
             Self::NotFound { .. } => "not_found",
             Self::MethodNotAllowed { .. } => "method_not_allowed",
             Self::Config { .. } => "invalid_config",
@@ -212,7 +224,9 @@ impl ResponseError for ServerError {
             }
             Self::RequestTimeout { .. } => StatusCode::REQUEST_TIMEOUT,
             Self::UnsupportedEncoding { .. } => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            Self::Overloaded { .. } | Self::Draining => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Overloaded { .. } | Self::Draining | Self::DeadlineExceeded { .. } => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             Self::NotFound { .. } => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             Self::Config { .. } | Self::Internal { .. } => StatusCode::INTERNAL_SERVER_ERROR,
@@ -224,7 +238,7 @@ impl ResponseError for ServerError {
         let mut response = HttpResponse::build(self.status_code());
         response.insert_header(ContentType::json());
         match self {
-            Self::Overloaded { .. } | Self::Draining => {
+            Self::Overloaded { .. } | Self::Draining | Self::DeadlineExceeded { .. } => {
                 response.insert_header((header::RETRY_AFTER, "1"));
             }
             Self::MethodNotAllowed { allowed, .. } => {
@@ -257,6 +271,18 @@ mod tests {
         assert_eq!(invalid.status_code(), StatusCode::BAD_REQUEST);
         assert_eq!(invalid.code(), "empty_id");
         assert_eq!(invalid.path(), "jobs[0].id");
+    }
+
+    /// The message quotes the factor the estimate really uses (it once said 8 × while the
+    /// estimate used 12 ×).
+    #[test]
+    fn the_over_budget_message_quotes_the_estimates_factor() {
+        let factor = placer_solver::memory::PEAK_BYTES_PER_BODY_BYTE as u64;
+        let body = 1000;
+        let estimate = crate::admission::estimate_solve_bytes(body as usize);
+        let e = ServerError::OverMemoryBudget { estimate, per_body_byte: factor, budget: 1 };
+        assert_eq!(estimate, factor * body);
+        assert!(e.to_string().contains(&format!("{estimate} bytes: {factor} × its decoded body")));
     }
 
     #[test]

@@ -1,11 +1,12 @@
-//! Refusing before the body (issue 16 §1; RFC 9110 §10.1.1 `Expect: 100-continue`): the checks
-//! that need only the request head — an unknown `Content-Encoding`, a `Content-Length` over the
-//! body limit or whose solve estimate exceeds the memory budget, and (for `Expect` only) a
-//! draining server or a closed or full admission queue. The `/place` handler runs them first; the HTTP layer
-//! runs them on a request carrying `Expect: 100-continue` before it would send `100 Continue`,
-//! so a client never uploads a body that is going to be refused.
+//! Refusing before the body (RFC 9110 §10.1.1 `Expect: 100-continue`; README §Operations): the
+//! checks that need only the request head — an unknown `Content-Encoding`, a `Content-Length`
+//! over the body limit or whose route estimate exceeds the memory budget, and (for `Expect`
+//! only) a draining server or a closed or full admission queue. Every route that takes a body
+//! runs them first ([`crate::intake`]); the HTTP layer runs them on a request carrying `Expect:
+//! 100-continue` before it would send `100 Continue`, so a client never uploads a body that is
+//! going to be refused.
 
-use crate::admission::estimate_solve_bytes;
+use crate::admission::MemoryModel;
 use crate::body::{self, Encoding};
 use crate::config::ServerConfig;
 use crate::error::ServerError;
@@ -15,7 +16,8 @@ use actix_web::http::header::HeaderMap;
 use actix_web::http::Method;
 use std::future::{ready, Ready};
 
-/// The head-only checks of a `POST /place`; Ok returns the body's encoding.
+/// The head-only checks of a request whose route's memory model is `model`; Ok returns the
+/// body's encoding.
 ///
 /// A draining server still serves requests that reach it on open connections (they were sent
 /// before the client could know); it closes each connection after its response.
@@ -25,15 +27,17 @@ use std::future::{ready, Ready};
 pub(crate) fn check_head(
     config: &ServerConfig,
     headers: &HeaderMap,
+    model: MemoryModel,
 ) -> Result<Encoding, ServerError> {
     let encoding = body::encoding(headers)?;
     body::check_content_length(headers, config.body_limit_bytes)?;
     // A gzip body's length says little about its decoded size: checked after decoding.
     if let (Encoding::Identity, Some(len)) = (encoding, body::declared_length(headers)) {
-        let estimate = estimate_solve_bytes(usize::try_from(len).unwrap_or(usize::MAX));
+        let estimate = model.estimate(usize::try_from(len).unwrap_or(usize::MAX));
         if estimate > config.max_memory_bytes {
             return Err(ServerError::OverMemoryBudget {
                 estimate,
+                per_body_byte: model.per_body_byte(),
                 budget: config.max_memory_bytes,
             });
         }
@@ -41,21 +45,23 @@ pub(crate) fn check_head(
     Ok(encoding)
 }
 
-/// The `Expect: 100-continue` decision for `req`: the head checks of `/place`, plus refusing
-/// while draining (the body is not sent yet: better sent to another instance) and when
-/// admission is closed (`max_in_flight` 0) or its queue is full. Other routes pass.
+/// The `Expect: 100-continue` decision for `req`: the head checks of a route that takes a body
+/// (`/place`, the extender verbs), plus refusing while draining (the body is not sent yet:
+/// better sent to another instance) and when admission is closed (`max_in_flight` 0) or its
+/// queue is full. Other routes pass.
 ///
 /// # Errors
 /// The [`ServerError`] the request would get anyway.
 pub(crate) fn check_expect(state: &AppState, req: &Request) -> Result<(), ServerError> {
-    if req.path() != "/place" || req.method() != Method::POST {
-        return Ok(());
-    }
+    let model = match crate::intake::post_model(req.path()) {
+        Some(model) if req.method() == Method::POST => model,
+        _ => return Ok(()),
+    };
     if state.is_draining() {
         return Err(ServerError::Draining);
     }
     let config = state.config.get();
-    check_head(&config, req.headers())?;
+    check_head(&config, req.headers(), model)?;
     check_room(state, &config)
 }
 

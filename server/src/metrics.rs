@@ -63,6 +63,7 @@ const REQUESTS: &str = "placer_http_requests_total";
 const OVERLOADED: &str = "placer_overloaded_total";
 const IN_FLIGHT: &str = "placer_solves_in_flight";
 const QUEUE: &str = "placer_queue_length";
+const MEMORY_HELD: &str = "placer_memory_held_bytes";
 const SOLVE_SECONDS: &str = "placer_solve_seconds";
 const SNAPSHOT_BYTES: &str = "placer_snapshot_bytes";
 const PLACED: &str = "placer_tasks_placed_total";
@@ -139,6 +140,12 @@ pub fn describe() {
     describe_counter!(OVERLOADED, "Requests refused with 503 (overloaded or draining)");
     describe_gauge!(IN_FLIGHT, "Snapshots holding a solve permit right now");
     describe_gauge!(QUEUE, "Requests waiting for a solve permit right now");
+    describe_gauge!(
+        MEMORY_HELD,
+        Unit::Bytes,
+        "Estimated bytes held right now against --max-memory: admitted requests' estimates and \
+         the bodies being read or inflated"
+    );
     describe_histogram!(
         SOLVE_SECONDS,
         Unit::Seconds,
@@ -166,7 +173,10 @@ pub fn describe() {
     );
     gauge!(IN_FLIGHT).set(0.0);
     gauge!(QUEUE).set(0.0);
+    gauge!(MEMORY_HELD).set(0.0);
     gauge!(POOLS).set(0.0);
+    // Generation 1 is the config the process started with, reloaded or not.
+    gauge!(GENERATION).set(1.0);
     counter!(OVERLOADED).absolute(0);
     counter!(TIME_LIMITED).absolute(0);
     counter!(PANICS).absolute(0);
@@ -201,6 +211,12 @@ pub fn overloaded() {
 /// and calls this under the same lock, so two updates never land out of order.
 pub fn in_flight(n: usize) {
     gauge!(IN_FLIGHT).set(n as f64);
+}
+
+/// Sets `placer_memory_held_bytes` to `bytes` (the admission code calls it under its lock
+/// whenever the held bytes change).
+pub fn memory_held(bytes: u64) {
+    gauge!(MEMORY_HELD).set(bytes as f64);
 }
 
 /// Sets `placer_queue_length` to `n` (the admission code calls it whenever the queue changes).
@@ -433,6 +449,17 @@ mod tests {
         assert_eq!(escape_label("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
         assert_eq!(number(f64::INFINITY), "+Inf");
         assert_eq!(number(0.25), "0.25");
+    }
+
+    /// `placer_config_generation` was missing until the first reload, though it is 1 at start.
+    #[test]
+    fn a_fresh_page_shows_generation_1_and_no_memory_held() {
+        let recorder = recorder().unwrap();
+        let handle = recorder.handle();
+        metrics::with_local_recorder(&recorder, describe);
+        let page = handle.render();
+        assert!(page.contains("\nplacer_config_generation 1\n"), "{page}");
+        assert!(page.contains("\nplacer_memory_held_bytes 0\n"), "{page}");
     }
 
     #[test]

@@ -68,8 +68,8 @@ pub const ERROR_CODES: &[ErrorCodeDoc] = &[
     code(
         "over_memory_budget",
         413,
-        "The snapshot's estimated solve memory exceeds the server's whole `--max-memory` \
-         budget: it could never be admitted.",
+        "The request's estimated peak memory (its route's factor × the decoded body) exceeds \
+         the server's whole `--max-memory` budget: it could never be admitted.",
     ),
     code("uri_too_long", 414, "The request line is too long."),
     code("unsupported_encoding", 415, "A `Content-Encoding` other than `gzip` or `identity`."),
@@ -96,6 +96,12 @@ pub const ERROR_CODES: &[ErrorCodeDoc] = &[
         "No solve slot or memory budget within the queue wait; see `Retry-After`.",
     ),
     code("draining", 503, "The server is shutting down and takes no new snapshots."),
+    code(
+        "deadline_exceeded",
+        503,
+        "A scheduler-extender call passed the server's `--deadline-ms` (or its client left) \
+         before its answer was ready.",
+    ),
     code("http_version_not_supported", 505, "An HTTP version other than 1.0 and 1.1."),
 ];
 
@@ -310,7 +316,10 @@ mod operations {
     /// The last answered epochs, oldest first: a bounded digest of each answer (pools, waiting
     /// jobs and reasons, placements by locality, preemptions, solve time), the data of the
     /// dashboard at `GET /` and of the event log's lines. The server keeps the last
-    /// `--epochs` (default 120); poll with `?since=` the previous answer's `last_seq`.
+    /// `--epochs` (default 120) and at most `--epochs-max-bytes` of them (default 64 MiB);
+    /// one answer carries at most 4 MiB of records (older ones are left out, counted in
+    /// `omitted`, and paged with `?before=`). Poll with `?since=` the previous answer's
+    /// `last_seq`.
     #[utoipa::path(
         get,
         path = "/v1/epochs",
@@ -319,14 +328,21 @@ mod operations {
         params(
             ("since" = Option<u64>, Query,
              description = "Only records with `seq` greater than this. Default 0 (all kept)."),
+            ("before" = Option<u64>, Query,
+             description = "Only records with `seq` less than this (the next older page: the \
+                            first `seq` of the previous one). Default: no bound."),
             ("limit" = Option<u64>, Query,
-             description = "At most this many records, the newest. Default: all."),
+             description = "At most this many records, the newest. Default: all that fit \
+                            one page."),
         ),
         responses(
             (status = 200, description = "The kept records.", body = crate::dashboard::EpochsPage,
              content_type = "application/json"),
-            (status = 400, description = "A bad `?since` or `?limit`.", body = ErrorResponse,
-             content_type = "application/json"),
+            (status = 400, description = "A bad `?since`, `?before` or `?limit`.",
+             body = ErrorResponse, content_type = "application/json"),
+            (status = 503, description = "Overloaded: retry after the `Retry-After` seconds.",
+             body = ErrorResponse, content_type = "application/json",
+             headers(("Retry-After" = u32, description = "Seconds to wait before retrying."))),
         )
     )]
     fn epochs() {}

@@ -1,7 +1,8 @@
-//! Config reload (issue 16 item 8: "Reloaded on SIGHUP or file change; an invalid reload keeps
-//! the old config and logs why. The reload is visible in `/metrics`"): re-read the file, check
-//! it as at start, and swap the whole [`ServerConfig`] in the [`LiveConfig`] that requests read.
-//! Settings fixed when the server starts are kept and logged as "restart needed".
+//! Config reload (README §Operations, "Reloading": on SIGHUP or file change; an invalid reload
+//! keeps the old config and logs why; visible in `/metrics`): re-read the file, check it as at
+//! start, and swap the whole [`ServerConfig`] in the [`LiveConfig`] that requests read. Settings
+//! fixed when the server starts are kept and logged as "restart needed". Files are read under a
+//! size and time limit, regular files only ([`crate::operator_file`]), on a thread of their own.
 //!
 //! The fair-scheduler allocation file (`--allocations`, issue 17 item 3) is part of the config:
 //! a change of either file reloads both, and an invalid allocation file is rejected (logged,
@@ -13,20 +14,20 @@ use crate::config_file::{self, CommandLine};
 use crate::live_config::LiveConfig;
 use crate::metrics;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
 /// How often the file's modification time and length are compared with the last load's.
 pub const POLL_EVERY: Duration = Duration::from_secs(1);
 
 /// Keys that take effect only when the server starts: a reload keeps their old values.
-pub const RESTART_KEYS: [&str; 9] = [
+pub const RESTART_KEYS: [&str; 10] = [
     "addr",
     "workers",
     "header_timeout_ms",
     "shutdown_grace_ms",
     "log_format",
     "epochs",
+    "epochs_max_bytes",
     "event_log",
     "event_log_max_bytes",
     "event_log_keep",
@@ -168,6 +169,7 @@ fn merge(
     new.shutdown_grace_ms = old.shutdown_grace_ms;
     new.log_format = old.log_format;
     new.epochs_kept = old.epochs_kept;
+    new.epochs_max_bytes = old.epochs_max_bytes;
     new.event_log.clone_from(&old.event_log);
     new.event_log_max_bytes = old.event_log_max_bytes;
     new.event_log_keep = old.event_log_keep;
@@ -200,6 +202,7 @@ fn changed_keys(a: &ServerConfig, b: &ServerConfig) -> Vec<&'static str> {
         "allocations",
     );
     check(a.epochs_kept != b.epochs_kept, "epochs");
+    check(a.epochs_max_bytes != b.epochs_max_bytes, "epochs_max_bytes");
     check(a.event_log != b.event_log, "event_log");
     check(a.event_log_max_bytes != b.event_log_max_bytes, "event_log_max_bytes");
     check(a.event_log_keep != b.event_log_keep, "event_log_keep");
@@ -211,12 +214,20 @@ fn stamp(path: &std::path::Path) -> Option<Stamp> {
     Some((meta.modified().ok()?, meta.len()))
 }
 
-/// Starts reloading on the current actix runtime: on every SIGHUP, and whenever
-/// [`Reloader::poll`] sees the file change (checked every [`POLL_EVERY`]). Must run inside
-/// an actix system (as [`crate::run`] does).
+/// Starts reloading: on every SIGHUP, and whenever [`Reloader::poll`] sees a file change
+/// (checked every [`POLL_EVERY`]). The reloads run on a thread of their own (`placer-reload`):
+/// the SIGHUP listener on the actix runtime only passes the signal on, so a slow or blocked
+/// read never delays the handling of SIGTERM. Must run inside an actix system (as
+/// [`crate::run`] does).
 pub fn spawn(reloader: Reloader) {
-    let reloader = Arc::new(Mutex::new(reloader));
-    let on_hup = Arc::clone(&reloader);
+    let (hup, hups) = std::sync::mpsc::channel::<()>();
+    let thread = std::thread::Builder::new()
+        .name("placer-reload".to_owned())
+        .spawn(move || reload_loop(reloader, &hups));
+    if let Err(e) = thread {
+        tracing::warn!(error = %e, "no reload thread; the config will not be reloaded");
+        return;
+    }
     actix_web::rt::spawn(async move {
         use actix_web::rt::signal::unix::{signal, SignalKind};
         let mut hangups = match signal(SignalKind::hangup()) {
@@ -228,16 +239,29 @@ pub fn spawn(reloader: Reloader) {
         };
         while hangups.recv().await.is_some() {
             tracing::info!("SIGHUP: reloading the config file");
-            on_hup.lock().unwrap_or_else(PoisonError::into_inner).reload_once();
+            if hup.send(()).is_err() {
+                return;
+            }
         }
     });
-    actix_web::rt::spawn(async move {
-        let mut tick = actix_web::rt::time::interval(POLL_EVERY);
-        loop {
-            tick.tick().await;
-            reloader.lock().unwrap_or_else(PoisonError::into_inner).poll();
+}
+
+/// The reload thread: a reload per message on `hups`, a poll every [`POLL_EVERY`] between.
+fn reload_loop(mut reloader: Reloader, hups: &std::sync::mpsc::Receiver<()>) {
+    use std::sync::mpsc::RecvTimeoutError;
+    loop {
+        match hups.recv_timeout(POLL_EVERY) {
+            Ok(()) => {
+                // Signals that came while reloading ask for the same reload.
+                while hups.try_recv().is_ok() {}
+                reloader.reload_once();
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                reloader.poll();
+            }
+            Err(RecvTimeoutError::Disconnected) => return,
         }
-    });
+    }
 }
 
 #[cfg(test)]

@@ -3,20 +3,19 @@
 //! 404/405 answers for everything else. Handlers stay
 //! thin: limits and I/O here, the work in [`crate::pipeline`] on the blocking pool.
 
-use crate::admission::{estimate_solve_bytes, Refusal};
-use crate::body::read_body;
+use crate::admission::MemoryModel;
 use crate::deadline::Deadline;
 use crate::error::ServerError;
-use crate::expect::{check_head, check_room};
+use crate::expect::check_room;
+use crate::intake::{admit, CancelOnDrop};
 use crate::logging::SolveLog;
 use crate::query::PlaceQuery;
 use crate::request_id::RequestId;
-use crate::state::{limits, AppState};
+use crate::state::AppState;
 use crate::{metrics, pipeline};
 use actix_web::http::header::ContentType;
 use actix_web::{web, HttpMessage, HttpRequest, HttpResponse, Route};
 use placer_solver::PlaceOptions;
-use std::time::{Duration, Instant};
 
 /// Registers the routes, the shared state and the JSON 404 on `cfg`.
 pub(crate) fn register(cfg: &mut web::ServiceConfig, state: AppState) {
@@ -48,8 +47,9 @@ pub(crate) fn register(cfg: &mut web::ServiceConfig, state: AppState) {
 }
 
 /// `POST /place`: one epoch. Any Content-Type is accepted (`curl -d` sends a form type).
-/// Order: head checks → read (and decode) the body within the body timeout → wait for a solve
-/// permit → solve on the blocking pool under the request's deadline.
+/// Order: the intake ([`crate::intake::admit`]: head checks, the body within the body timeout
+/// and the memory budget, a permit) → solve on the blocking pool under the request's deadline.
+/// A client that goes away cancels the solve, which then ends at its next poll.
 async fn place(
     req: HttpRequest,
     payload: web::Payload,
@@ -60,46 +60,26 @@ async fn place(
     let request_id = req.extensions().get::<RequestId>().map(|id| id.as_str().to_owned());
     let recording = state.recording(log, request_id.unwrap_or_default());
     let query = PlaceQuery::parse(req.query_string())?;
-    let encoding = check_head(&config, req.headers())?;
-    let body_timeout = Duration::from_millis(config.body_timeout_ms);
-    let bytes =
-        read_body(&req, payload.into_inner(), config.body_limit_bytes, body_timeout, encoding)
-            .await?;
-    let body_read_at = Instant::now();
-    let weight = estimate_solve_bytes(bytes.len());
-    let permit = state.admission.acquire(weight, limits(&config)).await.map_err(refused)?;
-    let deadline = Deadline::new(query.deadline_ms, config.deadline_ms, body_read_at)
-        .reserving_for(bytes.len());
+    let admitted = admit(&req, payload.into_inner(), &state, &config, MemoryModel::Solve).await?;
+    let deadline = Deadline::new(query.deadline_ms, config.deadline_ms, admitted.body_read_at)
+        .reserving_for(admitted.bytes.len());
+    let gone = CancelOnDrop::new(deadline.cancel());
     // The service is stateless: no warm start across requests.
     let opts = PlaceOptions { explain: query.explain, cancel: Some(deadline.cancel()), warm: None };
     let solve = state.solve;
-    // The permit moves into the closure: the slot stays taken until the solve really ends, even
-    // if the client disconnects and this future is dropped.
+    // The permit and the hold move into the closure: they stay taken until the solve really
+    // ends, even if the client disconnects and this future is dropped.
     let body = web::block(move || {
-        let _permit = permit;
+        let crate::intake::Admitted { bytes, hold, permit, .. } = admitted;
+        let _held = (hold, permit);
         let allocations = config.fair_allocations.as_ref().map(|a| &*a.0);
         let defaults = config.policy_defaults.as_ref();
         pipeline::answer(bytes, &opts, solve, &deadline, defaults, allocations, &recording)
     })
     .await
     .map_err(|e| ServerError::Internal { message: format!("solver thread failed: {e}") })??;
+    gone.disarm();
     Ok(HttpResponse::Ok().insert_header(ContentType::json()).body(body))
-}
-
-/// The error for an admission refusal.
-fn refused(refusal: Refusal) -> ServerError {
-    match refusal {
-        Refusal::OverBudget { weight, budget } => {
-            ServerError::OverMemoryBudget { estimate: weight, budget }
-        }
-        Refusal::Closed => ServerError::Overloaded { reason: "admission is closed".to_owned() },
-        Refusal::QueueFull { queue_len } => ServerError::Overloaded {
-            reason: format!("the admission queue is full ({queue_len} waiting)"),
-        },
-        Refusal::TimedOut { waited_ms } => ServerError::Overloaded {
-            reason: format!("no solve slot came free within {waited_ms} ms"),
-        },
-    }
 }
 
 /// `GET /healthz`: 200 `{"status":"ok"}` while the process serves (liveness).

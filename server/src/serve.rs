@@ -6,7 +6,12 @@
 //! Lifecycle: SIGTERM or SIGINT marks the state as draining (`/readyz` → 503, `Expect:
 //! 100-continue` → 503, connections close after their next response), stops accepting
 //! connections, and lets requests on open connections finish for up to `shutdown_grace_ms`;
-//! then [`run`] returns `Ok`. A second signal stops at once.
+//! then [`run`] returns `Ok`. A second signal ends the process at once, with status 128 + the
+//! signal's number (143 for SIGTERM, 130 for SIGINT), abandoning the solves still running.
+//!
+//! At start the process raises its open-files limit to the hard limit (each connection is a
+//! file descriptor; the common soft default of 1,024 lets slow clients crowd out the others)
+//! and logs the value.
 
 use crate::app::app;
 use crate::config::ServerConfig;
@@ -34,6 +39,7 @@ use tokio::net::TcpStream;
 /// # Errors
 /// Binding or signal registration failed, or the event log cannot be opened.
 pub async fn run(config: ServerConfig) -> io::Result<()> {
+    raise_open_files_limit();
     let state = AppState::try_new(&config)?;
     run_with(config, state, |addr| eprintln!("placer listening on http://{addr}")).await
 }
@@ -45,6 +51,7 @@ pub async fn run(config: ServerConfig) -> io::Result<()> {
 /// # Errors
 /// Binding or signal registration failed, or the event log cannot be opened.
 pub async fn run_reloading(config: ServerConfig, cli: CommandLine) -> io::Result<()> {
+    raise_open_files_limit();
     let state = AppState::try_new(&config)?;
     let live = state.live_config().clone();
     match (config.config_path.clone(), &config.allocations) {
@@ -103,16 +110,28 @@ pub async fn run_with(
     server.await
 }
 
-/// Waits for SIGTERM/SIGINT, drains, and stops at once on a second signal.
+/// Waits for SIGTERM/SIGINT, drains, and on a second signal ends the process at once: stopping
+/// the server alone would still wait for the solves running on the blocking pool, which the
+/// runtime joins before the process can exit.
 async fn drain_on_signal(mut signals: StopSignals, state: AppState, handle: ServerHandle) {
     signals.recv().await;
     eprintln!("placer: stop signal received, draining in-flight requests");
     state.start_draining();
-    let graceful = handle.clone();
-    actix_web::rt::spawn(async move { graceful.stop(true).await });
-    signals.recv().await;
+    actix_web::rt::spawn(async move { handle.stop(true).await });
+    let signal = signals.recv().await;
     eprintln!("placer: second stop signal, stopping now");
-    handle.stop(false).await;
+    std::process::exit(128 + signal);
+}
+
+/// Raises the soft limit on open files to the hard limit and logs both (at `warn` when it
+/// cannot be raised). Each connection holds a descriptor.
+fn raise_open_files_limit() {
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(limit) => {
+            tracing::info!(open_files = limit, "open-files limit raised to the hard limit")
+        }
+        Err(e) => tracing::warn!(error = %e, "could not raise the open-files limit"),
+    }
 }
 
 /// SIGTERM and SIGINT, registered before the server announces its address so that no signal
@@ -136,23 +155,26 @@ impl StopSignals {
         Ok(Self {})
     }
 
-    /// The next stop signal.
+    /// The next stop signal's number (15 for SIGTERM, 2 for SIGINT).
     #[cfg(unix)]
-    async fn recv(&mut self) {
+    async fn recv(&mut self) -> i32 {
         poll_fn(|cx| {
-            if self.term.poll_recv(cx).is_ready() || self.int.poll_recv(cx).is_ready() {
-                Poll::Ready(())
+            if self.term.poll_recv(cx).is_ready() {
+                Poll::Ready(15)
+            } else if self.int.poll_recv(cx).is_ready() {
+                Poll::Ready(2)
             } else {
                 Poll::Pending
             }
         })
-        .await;
+        .await
     }
 
     #[cfg(not(unix))]
-    async fn recv(&mut self) {
+    async fn recv(&mut self) -> i32 {
         if tokio::signal::ctrl_c().await.is_err() {
             poll_fn(|_| Poll::<()>::Pending).await;
         }
+        2
     }
 }

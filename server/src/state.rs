@@ -66,7 +66,7 @@ impl AppState {
             admission: Admission::default(),
             draining: Arc::new(AtomicBool::new(false)),
             solve,
-            epochs: Epochs::new(settings.epochs_kept),
+            epochs: Epochs::bounded(settings.epochs_kept, settings.epochs_max_bytes),
             event_log,
             k8s_racks: crate::k8s::RackMap::default(),
         }

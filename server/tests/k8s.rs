@@ -236,6 +236,29 @@ async fn filter_holds_a_pool_at_its_fair_share() {
     assert_eq!(result["NodeNames"], json!(["n1", "n3"]));
 }
 
+/// The filter answer is bounded by the request: 200,000 short names all held back by the
+/// pool's fair share once made an answer 12–14 times the request (a 130-byte reason per
+/// name). Now the reasons stop at the request's size; every name is still filtered out, and
+/// the first ones carry the reason.
+#[actix_web::test]
+async fn the_filter_answer_is_at_most_about_twice_the_request() {
+    let svc = Service::new();
+    let mut record = EpochRecord::default();
+    record.pools = vec![pool("etl", 6.0, 6.0, 20.0)];
+    svc.state.epochs().push(record);
+    let names: Vec<String> = (0..200_000).map(|i| format!("n{i}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let request = serde_json::to_vec(&names_args(pod(), &names)).unwrap();
+    let (status, _, answer) = svc.post("/k8s/v1/filter", request.clone()).await;
+    assert_eq!(status, 200);
+    let out = serde_json::to_vec(&answer).unwrap().len();
+    assert!(out <= 2 * request.len() + 1024, "{out} bytes out for {} in", request.len());
+    assert_eq!(answer["NodeNames"], json!([]));
+    let failed = answer["FailedAndUnresolvableNodes"].as_object().unwrap();
+    assert!(!failed.is_empty() && failed.len() < names.len(), "{}", failed.len());
+    assert!(failed["n0"].as_str().unwrap().starts_with("pool etl is at or over"));
+}
+
 /// Go's encoding/json matches untagged fields case-insensitively: `pod`, `NODENAMES`.
 #[actix_web::test]
 async fn keys_match_case_insensitively_like_go() {

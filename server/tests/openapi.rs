@@ -302,7 +302,7 @@ fn every_error_code_is_listed_with_its_status() {
         ServerError::Solve(SolveError::EngineFailed { path: p(), message: p() }),
         ServerError::Solve(SolveError::CostOverflow { path: p(), message: p() }),
         ServerError::PayloadTooLarge { limit: 1 },
-        ServerError::OverMemoryBudget { estimate: 2, budget: 1 },
+        ServerError::OverMemoryBudget { estimate: 2, per_body_byte: 2, budget: 1 },
         ServerError::RequestTimeout { timeout_ms: 1 },
         ServerError::UnsupportedEncoding { encoding: p() },
         ServerError::InvalidQuery { param: "?explain", message: p() },

@@ -21,12 +21,22 @@
 //!    next tries it. Pods read input (they are placer's map tasks), so map slots are compared.
 //!
 //! `FailedNodes` (resolvable by preemption) is always empty: placer has no such reason.
+//!
+//! The answer is bounded by the request: the kept nodes are a subset of those sent, and the
+//! reasons together take at most as many bytes as the request body ([`filter`]'s
+//! `reason_budget`). Past that, further failing nodes are still filtered out but listed
+//! without a reason: kube-scheduler drops a node missing from the kept list whether or not it
+//! has a reason, and reasons only feed the pod's `FailedScheduling` event, which counts nodes
+//! per distinct reason. A pool name in a reason is cut to [`POOL_IN_REASON`] characters.
 
 use super::args::{Args, Candidates};
 use super::pod::Amounts;
 use super::wire::{FilterResult, NodeListOut};
 use crate::epochs::EpochRecord;
 use std::collections::BTreeMap;
+
+/// Most characters of a pool's name quoted in a reason.
+pub const POOL_IN_REASON: usize = 64;
 
 /// Why the pod's pool may take no slot now, or `None` when it may (or nothing is known).
 ///
@@ -37,9 +47,11 @@ pub fn over_fair_share(pool: &str, latest: Option<&EpochRecord>) -> Option<Strin
     let share = report.fair_share?.map;
     let (running, demand) = (report.running_after.map, report.demand.map);
     (demand > share && running >= share).then(|| {
+        let shown: String = pool.chars().take(POOL_IN_REASON).collect();
+        let cut = if shown.len() < pool.len() { "…" } else { "" };
         format!(
-            "pool {pool} is at or over its fair share: {} map tasks running ≥ fair share {} \
-             (demand {}) in the latest answered epoch",
+            "pool {shown}{cut} is at or over its fair share: {} map tasks running ≥ fair share \
+             {} (demand {}) in the latest answered epoch",
             round2(running),
             round2(share),
             round2(demand)
@@ -70,19 +82,31 @@ pub fn misfit(requests: Amounts, allocatable: Amounts) -> Option<String> {
     (!reasons.is_empty()).then(|| reasons.join("; "))
 }
 
-/// The filter answer for `args`, knowing the latest answered epoch.
+/// The filter answer for `args`, knowing the latest answered epoch, with at most
+/// `reason_budget` bytes of reasons (names and texts; see the module docs).
 ///
 /// # Complexity
 /// O(candidates + pools).
-pub fn filter<'v>(args: &'v Args<'v>, latest: Option<&EpochRecord>) -> FilterResult<'v> {
+pub fn filter<'v>(
+    args: &'v Args<'v>,
+    latest: Option<&EpochRecord>,
+    reason_budget: usize,
+) -> FilterResult<'v> {
     let pool_reason = over_fair_share(&args.pod.pool, latest);
     let mut unresolvable = BTreeMap::new();
-    // Records why `name` fails, if it does; whether it passes.
-    let mut passes = |name: &'v str, reasons: Vec<String>| {
+    let mut budget = reason_budget;
+    // Records why `name` fails, if it does, while the budget lasts; whether it passes.
+    let mut passes = |name: &'v str, reasons: &[&str]| {
         if reasons.is_empty() {
             return true;
         }
-        unresolvable.insert(name, reasons.join("; "));
+        // The entry's bytes on the wire: quotes, colon, comma, and "; " between reasons.
+        let text_len = reasons.iter().map(|r| r.len() + 2).sum::<usize>() - 2;
+        let cost = name.len() + text_len + 6;
+        if cost <= budget {
+            budget -= cost;
+            unresolvable.insert(name, reasons.join("; "));
+        }
         false
     };
     let mut result = FilterResult {
@@ -96,23 +120,18 @@ pub fn filter<'v>(args: &'v Args<'v>, latest: Option<&EpochRecord>) -> FilterRes
         Candidates::Nodes { list, nodes } => {
             let mut items = Vec::new();
             for node in nodes {
-                let reasons: Vec<String> =
-                    [misfit(args.pod.requests, node.allocatable), pool_reason.clone()]
-                        .into_iter()
-                        .flatten()
-                        .collect();
-                if passes(node.name, reasons) {
+                let misfit = misfit(args.pod.requests, node.allocatable);
+                let reasons: Vec<&str> =
+                    [misfit.as_deref(), pool_reason.as_deref()].into_iter().flatten().collect();
+                if passes(node.name, &reasons) {
                     items.push(node.raw);
                 }
             }
             result.nodes = Some(NodeListOut { list, items });
         }
         Candidates::Names(names) => {
-            let kept = names
-                .iter()
-                .copied()
-                .filter(|&name| passes(name, pool_reason.iter().cloned().collect()))
-                .collect();
+            let reasons: Vec<&str> = pool_reason.as_deref().into_iter().collect();
+            let kept = names.iter().copied().filter(|&name| passes(name, &reasons)).collect();
             result.node_names = Some(kept);
         }
     }
@@ -154,6 +173,17 @@ mod tests {
         assert!(over_fair_share("etl", None).is_none());
         let why = over_fair_share("etl", Some(&record(7.0 / 3.0, 3.0, 10.0))).unwrap();
         assert!(why.contains("3 map tasks running ≥ fair share 2.33 (demand 10)"), "{why}");
+    }
+
+    /// A pool name as long as the annotation allows is quoted cut, so one reason stays short.
+    #[test]
+    fn a_long_pool_name_is_cut_in_the_reason() {
+        let long = "p".repeat(10_000);
+        let mut rec = record(4.0, 4.0, 10.0);
+        rec.pools[0].id = long.as_str().into();
+        let why = over_fair_share(&long, Some(&rec)).unwrap();
+        assert!(why.len() < 300, "{} bytes", why.len());
+        assert!(why.contains(&format!("pool {}… is", "p".repeat(POOL_IN_REASON))));
     }
 
     #[test]

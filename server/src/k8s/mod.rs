@@ -10,6 +10,12 @@
 //! latest `POST /place` answer, every node; `prioritize` scores nodes 0..10 by placer's
 //! locality cost. Malformed bodies get placer's JSON errors (400). Handlers stay thin: the
 //! decoding and the rules live in this module's files, run on the blocking pool.
+//!
+//! Both verbs come in through the same intake as `POST /place` ([`crate::intake`]): the body
+//! limit and timeout, gzip inflated under the memory budget, and a permit weighted by the
+//! extender's measured memory model. Their work is linear in the body, and it stops between
+//! its steps (parse, read, answer) when the client has gone or the server's `deadline_ms` has
+//! passed (503 `deadline_exceeded`).
 
 mod args;
 mod filter;
@@ -25,13 +31,13 @@ mod wire;
 pub use node::check_label_key;
 pub use racks::RackMap;
 
-use crate::body::read_body;
+use crate::deadline::Deadline;
 use crate::error::ServerError;
-use crate::expect::check_head;
+use crate::intake::{admit, Admitted, CancelOnDrop, EXTENDER_MODEL};
 use crate::state::AppState;
 use actix_web::http::header::ContentType;
 use actix_web::{web, HttpRequest, HttpResponse, Route};
-use std::time::Duration;
+use placer_solver::Cancel;
 
 /// The `filter` verb's path (`urlPrefix` + `/` + `filterVerb`).
 pub const FILTER_PATH: &str = "/k8s/v1/filter";
@@ -51,9 +57,11 @@ pub(crate) fn register(cfg: &mut web::ServiceConfig) {
 }
 
 /// Which verb a request asks for.
-#[derive(Clone, Copy)]
-enum Verb {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verb {
+    /// `filter`.
     Filter,
+    /// `prioritize`.
     Prioritize,
 }
 
@@ -73,8 +81,9 @@ async fn prioritize_route(
     answer(req, payload, state, Verb::Prioritize).await
 }
 
-/// Reads the body under the server's limits (size, time, gzip), then decodes and answers on
-/// the blocking pool (a `Nodes` body of 5,000 full Node objects is tens of megabytes).
+/// Takes the request in ([`crate::intake::admit`]), then decodes and answers on the blocking
+/// pool (a `Nodes` body of 5,000 full Node objects is tens of megabytes) under the server's
+/// deadline, cancelled if the client goes away.
 async fn answer(
     req: HttpRequest,
     payload: web::Payload,
@@ -82,39 +91,66 @@ async fn answer(
     verb: Verb,
 ) -> Result<HttpResponse, ServerError> {
     let config = state.config.get();
-    let encoding = check_head(&config, req.headers())?;
-    let timeout = Duration::from_millis(config.body_timeout_ms);
-    let bytes =
-        read_body(&req, payload.into_inner(), config.body_limit_bytes, timeout, encoding).await?;
+    let admitted = admit(&req, payload.into_inner(), &state, &config, EXTENDER_MODEL).await?;
+    let deadline = Deadline::new(None, config.deadline_ms, admitted.body_read_at);
+    let gone = CancelOnDrop::new(deadline.cancel());
     let racks = state.k8s_racks.clone();
     let latest = state.epochs().latest();
     let body = web::block(move || {
-        respond(&bytes, &config.k8s_rack_label, &racks, latest.as_deref(), verb)
+        let Admitted { bytes, hold, permit, .. } = admitted;
+        let _held = (hold, permit);
+        let _timer = deadline.arm(None);
+        let cancel = deadline.cancel();
+        let deadline_ms = deadline.effective_ms(None).unwrap_or(0);
+        let stop = || stopped(&cancel, deadline_ms);
+        respond(&bytes, &config.k8s_rack_label, &racks, latest.as_deref(), verb, &stop)
     })
     .await
     .map_err(|e| ServerError::Internal { message: format!("extender thread failed: {e}") })??;
+    gone.disarm();
     Ok(HttpResponse::Ok().insert_header(ContentType::json()).body(body))
 }
 
-/// The answer's JSON bytes for one call.
+/// `Err(DeadlineExceeded)` once `cancel` is set (the deadline passed or the client left).
+fn stopped(cancel: &Cancel, deadline_ms: u64) -> Result<(), ServerError> {
+    if cancel.is_cancelled() {
+        Err(ServerError::DeadlineExceeded { deadline_ms })
+    } else {
+        Ok(())
+    }
+}
+
+/// The answer's JSON bytes for one call. `stop` is asked between the steps; its error ends
+/// the call. The answer is at most about twice the body ([`filter::filter`]'s reason budget is
+/// the body's length).
+///
+/// # Complexity
+/// O(body) expected.
 ///
 /// # Errors
-/// 400 `malformed_json` or `invalid_field` for a body that is not `ExtenderArgs`.
-fn respond(
+/// 400 `malformed_json` or `invalid_field` for a body that is not `ExtenderArgs`; `stop`'s.
+pub fn respond(
     bytes: &[u8],
     rack_label: &str,
     racks: &RackMap,
     latest: Option<&crate::epochs::EpochRecord>,
     verb: Verb,
+    stop: &dyn Fn() -> Result<(), ServerError>,
 ) -> Result<Vec<u8>, ServerError> {
     let body = args::parse_body(bytes)?;
+    stop()?;
     let args = args::read_args(&body, rack_label)?;
+    stop()?;
     if let args::Candidates::Nodes { nodes, .. } = &args.candidates {
         racks.learn(rack_label, nodes.iter().map(|n| (n.name, n.rack)));
     }
     let json = match verb {
-        Verb::Filter => serde_json::to_vec(&filter::filter(&args, latest)),
-        Verb::Prioritize => serde_json::to_vec(&prioritize::prioritize(&args, racks, rack_label)?),
+        Verb::Filter => serde_json::to_vec(&filter::filter(&args, latest, bytes.len())),
+        Verb::Prioritize => {
+            let scores = prioritize::prioritize(&args, racks, rack_label)?;
+            stop()?;
+            serde_json::to_vec(&scores)
+        }
     };
     json.map_err(|e| ServerError::Internal { message: format!("extender answer: {e}") })
 }

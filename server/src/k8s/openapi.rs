@@ -84,8 +84,18 @@ pub(crate) struct HostPriority {
          body = ExtenderFilterResult, content_type = "application/json"),
         (status = 400, description = "Not an `ExtenderArgs` body.", body = ErrorResponse,
          content_type = "application/json"),
-        (status = 413, description = "The (decompressed) body exceeds `--body-limit`.",
+        (status = 408, description = "The body did not arrive within `--body-timeout-ms`.",
          body = ErrorResponse, content_type = "application/json"),
+        (status = 413, description = "The (decompressed) body exceeds `--body-limit`, or the \
+                                      call's estimated memory the whole `--max-memory`.",
+         body = ErrorResponse, content_type = "application/json"),
+        (status = 415, description = "A `Content-Encoding` other than `gzip` or `identity`.",
+         body = ErrorResponse, content_type = "application/json"),
+        (status = 503, description = "Overloaded (no permit or memory within the queue wait), \
+                                      shutting down, or past the server's `--deadline-ms`: \
+                                      retry after the `Retry-After` seconds.",
+         body = ErrorResponse, content_type = "application/json",
+         headers(("Retry-After" = u32, description = "Seconds to wait before retrying."))),
     )
 )]
 fn filter() {}
@@ -106,8 +116,18 @@ fn filter() {}
          body = Vec<HostPriority>, content_type = "application/json"),
         (status = 400, description = "Not an `ExtenderArgs` body.", body = ErrorResponse,
          content_type = "application/json"),
-        (status = 413, description = "The (decompressed) body exceeds `--body-limit`.",
+        (status = 408, description = "The body did not arrive within `--body-timeout-ms`.",
          body = ErrorResponse, content_type = "application/json"),
+        (status = 413, description = "The (decompressed) body exceeds `--body-limit`, or the \
+                                      call's estimated memory the whole `--max-memory`.",
+         body = ErrorResponse, content_type = "application/json"),
+        (status = 415, description = "A `Content-Encoding` other than `gzip` or `identity`.",
+         body = ErrorResponse, content_type = "application/json"),
+        (status = 503, description = "Overloaded (no permit or memory within the queue wait), \
+                                      shutting down, or past the server's `--deadline-ms`: \
+                                      retry after the `Retry-After` seconds.",
+         body = ErrorResponse, content_type = "application/json",
+         headers(("Retry-After" = u32, description = "Seconds to wait before retrying."))),
     )
 )]
 fn prioritize() {}

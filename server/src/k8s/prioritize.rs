@@ -31,26 +31,51 @@ use std::collections::{BTreeSet, HashMap};
 /// The highest score (`extenderv1.MaxExtenderPriority`).
 pub const MAX_SCORE: i64 = 10;
 
-/// The rack id of a node: its label value, or the node alone. Label values cannot hold ':',
-/// so the two kinds never collide.
-fn rack_id(node: &str, rack: Option<&str>) -> String {
-    match rack {
-        Some(rack) => format!("rack:{rack}"),
-        None => format!("node:{node}"),
+/// A node's rack: the value of its rack label, or the node alone when it has none. Label
+/// values cannot hold ':', so the two kinds never collide in [`RackKey::id`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum RackKey<'a> {
+    /// A rack label's value.
+    Label(&'a str),
+    /// A node of unknown rack, a rack of its own.
+    Node(&'a str),
+}
+
+impl<'a> RackKey<'a> {
+    fn of(node: &'a str, rack: Option<&'a str>) -> Self {
+        rack.map_or(RackKey::Node(node), RackKey::Label)
+    }
+
+    /// The rack's id in the one-task snapshot.
+    fn id(self) -> String {
+        match self {
+            RackKey::Label(rack) => format!("rack:{rack}"),
+            RackKey::Node(node) => format!("node:{node}"),
+        }
     }
 }
 
-/// A node id that no Kubernetes node name nor `placer.io/replicas` entry can be (it holds a
-/// comma), in a rack of its own: the node of a rack without replicas, whose cost is the pod's
-/// worst. (A candidate sent with this name is such a node already.)
+/// A node id that no `placer.io/replicas` entry can be (it holds a comma), in a rack of its
+/// own: a node of a rack without replicas, whose cost is the pod's worst.
 const ELSEWHERE: &str = "placer,elsewhere";
+
+/// The id of the node standing for every non-replica node of the `i`-th replica rack (holds
+/// a comma, so no replica has it).
+fn stand_in(i: usize) -> String {
+    format!("placer,in-rack,{i}")
+}
 
 /// The locality cost of the pod on each candidate, in seconds, in candidate order, and its
 /// cost on a node of a rack holding none of its replicas (`worst`).
 ///
+/// A candidate's cost depends only on whether it holds a replica and, if not, on its rack:
+/// so the one-task snapshot holds the replica nodes in their racks, one stand-in node per
+/// replica rack and one node in a rack of its own ([`ELSEWHERE`]), and each candidate takes the
+/// cost of the node it stands with. The snapshot is O(replicas) whatever the candidates; a
+/// candidate sent twice keeps the rack of its first appearance.
+///
 /// # Complexity
-/// O((candidates + replicas) · log) to build and index the one-task snapshot, O(replicas) per
-/// candidate for its cost.
+/// O(candidates) expected for the lookups, O(replicas · log) to build and index the snapshot.
 ///
 /// # Errors
 /// `internal` (500) if the snapshot built here were invalid (a bug).
@@ -60,43 +85,63 @@ pub fn costs(
     label: &str,
 ) -> Result<(Vec<f64>, f64), ServerError> {
     let names = args.candidates.names();
-    let known: Vec<Option<String>> = match &args.candidates {
-        Candidates::Nodes { nodes, .. } => {
-            nodes.iter().map(|n| n.rack.map(str::to_owned)).collect()
-        }
+    let learned_names: Vec<Option<String>> = match &args.candidates {
+        Candidates::Nodes { .. } => Vec::new(),
         Candidates::Names(names) => racks.racks_of(label, names),
     };
-    let mut rack_of: HashMap<&str, Option<String>> = HashMap::new();
-    let mut order: Vec<&str> = Vec::new();
-    for (name, rack) in names.iter().zip(known) {
-        if !rack_of.contains_key(name) {
-            rack_of.insert(name, rack);
-            order.push(name);
+    let known: Vec<Option<&str>> = match &args.candidates {
+        Candidates::Nodes { nodes, .. } => nodes.iter().map(|n| n.rack).collect(),
+        Candidates::Names(_) => learned_names.iter().map(Option::as_deref).collect(),
+    };
+    let mut rack_of: HashMap<&str, Option<&str>> = HashMap::with_capacity(names.len());
+    for (name, rack) in names.iter().zip(&known) {
+        rack_of.entry(name).or_insert(*rack);
+    }
+    let replicas: Vec<&str> = args.pod.replicas.iter().map(String::as_str).collect();
+    let elsewhere: Vec<&str> =
+        replicas.iter().copied().filter(|r| !rack_of.contains_key(r)).collect();
+    let elsewhere_racks = racks.racks_of(label, &elsewhere);
+    let mut replica_rack: HashMap<&str, RackKey<'_>> = HashMap::with_capacity(replicas.len());
+    for (name, rack) in elsewhere.iter().zip(&elsewhere_racks) {
+        replica_rack.insert(name, RackKey::of(name, rack.as_deref()));
+    }
+    for name in &replicas {
+        if let Some(rack) = rack_of.get(name) {
+            replica_rack.insert(name, RackKey::of(name, *rack));
         }
     }
-    let elsewhere: Vec<&str> =
-        args.pod.replicas.iter().map(String::as_str).filter(|r| !rack_of.contains_key(r)).collect();
-    for (name, rack) in elsewhere.iter().zip(racks.racks_of(label, &elsewhere)) {
-        rack_of.insert(name, rack);
-        order.push(name);
+    // Replica racks in first-seen order, each with its stand-in.
+    let mut stand_ins: HashMap<RackKey<'_>, usize> = HashMap::new();
+    let mut order: Vec<RackKey<'_>> = Vec::new();
+    for name in &replicas {
+        let rack = replica_rack.get(name).copied().unwrap_or(RackKey::Node(name));
+        if !stand_ins.contains_key(&rack) {
+            stand_ins.insert(rack, order.len());
+            order.push(rack);
+        }
     }
-    if !rack_of.contains_key(ELSEWHERE) {
-        order.push(ELSEWHERE);
-    }
-    let rack_ids: Vec<String> =
-        order.iter().map(|n| rack_id(n, rack_of.get(n).and_then(|r| r.as_deref()))).collect();
-    let distinct: BTreeSet<&str> = rack_ids.iter().map(String::as_str).collect();
+    let elsewhere_rack = RackKey::Node(ELSEWHERE).id();
+    let mut nodes: Vec<serde_json::Value> = replicas
+        .iter()
+        .map(|n| {
+            let rack = replica_rack.get(n).copied().unwrap_or(RackKey::Node(n));
+            json!({"id": n, "rack": rack.id()})
+        })
+        .collect();
+    nodes.extend(order.iter().enumerate().map(|(i, r)| json!({"id": stand_in(i), "rack": r.id()})));
+    nodes.push(json!({"id": ELSEWHERE, "rack": elsewhere_rack}));
+    let mut all_racks: BTreeSet<String> = order.iter().map(|r| r.id()).collect();
+    all_racks.insert(elsewhere_rack);
     let snapshot = json!({
         "schema_version": 1,
         "cluster": {
-            "racks": distinct.iter().map(|r| json!({"id": r})).collect::<Vec<_>>(),
-            "nodes": order.iter().zip(&rack_ids)
-                .map(|(n, r)| json!({"id": n, "rack": r})).collect::<Vec<_>>(),
+            "racks": all_racks.iter().map(|r| json!({"id": r})).collect::<Vec<_>>(),
+            "nodes": nodes,
         },
         "pools": [{"id": "pool"}],
         "jobs": [{"id": "job", "pool": "pool"}],
         "pending": [{"id": "pod", "job": "job", "kind": "map",
-                     "input_bytes": args.pod.input_bytes, "replicas": args.pod.replicas}],
+                     "input_bytes": args.pod.input_bytes, "replicas": replicas}],
     });
     let bug = |e: String| ServerError::Internal { message: format!("extender snapshot: {e}") };
     let bytes = serde_json::to_vec(&snapshot).map_err(|e| bug(e.to_string()))?;
@@ -104,8 +149,21 @@ pub fn costs(
     placer_models::validate(&req).map_err(|e| bug(e.to_string()))?;
     let ix = Indexed::new(&req);
     let model = LocalityCost::new(&ix);
-    let index: HashMap<&str, u32> = order.iter().enumerate().map(|(i, n)| (*n, i as u32)).collect();
-    let costs = names.iter().map(|n| index.get(n).map_or(0.0, |&i| model.cost(0, i))).collect();
+    // Node indices follow the snapshot's order: replicas, stand-ins, then ELSEWHERE.
+    let replica_cost: HashMap<&str, f64> =
+        replicas.iter().enumerate().map(|(i, n)| (*n, model.cost(0, i as u32))).collect();
+    let in_rack = |i: usize| model.cost(0, (replicas.len() + i) as u32);
+    let elsewhere_cost = model.cost(0, (replicas.len() + order.len()) as u32);
+    let costs = names
+        .iter()
+        .map(|name| {
+            if let Some(&cost) = replica_cost.get(name) {
+                return cost;
+            }
+            let rack = RackKey::of(name, rack_of.get(name).copied().flatten());
+            stand_ins.get(&rack).map_or(elsewhere_cost, |&i| in_rack(i))
+        })
+        .collect();
     Ok((costs, model.row(0).max()))
 }
 
