@@ -250,7 +250,7 @@ mod tests {
         other.grow_to(95).unwrap();
         let (req, payload) = TestRequest::post().set_payload("0123456789").to_http_parts();
         let mut mine = admission.hold(100);
-        let err = read_limited(&req, payload, 1000, &mut mine, MODEL).await.unwrap_err();
+        let err = read_limited(&req, payload, 50, &mut mine, MODEL).await.unwrap_err();
         assert_eq!(err.code(), "overloaded");
         assert_eq!(admission.bytes_in_use(), 95);
     }
