@@ -243,6 +243,7 @@ fn tls_and_tokens_with_curl_and_python() {
     assert_eq!(r.status, 200, "TLS 1.2: {r:?}");
     let r = curl(&server.url("/healthz"), &["--cacert", other_ca]);
     assert!(!r.ok && r.status == 0, "a wrong CA must fail the handshake: {r:?}");
+    assert!(r.stderr.contains("certificate"), "{r:?}");
     let healthz = "GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
     let out = python(server.port, ca, None, healthz);
     assert!(out.starts_with("TLSv1.3\nHTTP/1.1 200 OK\n"), "{out}");
@@ -250,7 +251,7 @@ fn tls_and_tokens_with_curl_and_python() {
     assert!(out.starts_with("ERROR SSLCertVerificationError"), "{out}");
     // Plain HTTP on the TLS port gets no answer.
     let plain = format!("http://127.0.0.1:{}/healthz", server.port);
-    assert_eq!(curl(&plain, &[]).status, 0);
+    assert_eq!(curl::<&str>(&plain, &[]).status, 0);
 
     // Open routes need no token.
     for path in ["/readyz", "/openapi.json", "/"] {
