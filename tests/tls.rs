@@ -69,6 +69,11 @@ struct Server {
 
 impl Server {
     fn start(args: &[&str]) -> Self {
+        Self::start_announcing("placer listening on https://", args)
+    }
+
+    /// Starts the server and waits for the line `announce` followed by the address.
+    fn start_announcing(announce: &'static str, args: &[&str]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_placer"))
             .args(["serve", "--addr", "127.0.0.1:0", "--workers", "1"])
             .args(args)
@@ -82,7 +87,7 @@ impl Server {
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
-                if let Some(addr) = line.strip_prefix("placer listening on https://") {
+                if let Some(addr) = line.strip_prefix(announce) {
                     let _ = tx.send(addr.trim().to_owned());
                 }
                 let mut log = sink.lock().unwrap();
@@ -90,9 +95,9 @@ impl Server {
                 log.push('\n');
             }
         });
-        let addr = rx.recv_timeout(Duration::from_secs(60)).unwrap_or_else(|_| {
-            panic!("no `placer listening on https://` line: {}", log.lock().unwrap())
-        });
+        let addr = rx
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("no `{announce}` line: {}", log.lock().unwrap()));
         let port = addr.rsplit_once(':').unwrap().1.parse().unwrap();
         Self { child, port, log }
     }
@@ -396,6 +401,33 @@ fn mutual_tls_with_curl_and_python() {
     assert_eq!(r.status, 200, "{r:?}");
     let r = curl(&server.url("/metrics"), &with_cert);
     assert_eq!(r.status, 401, "/metrics still needs a token: {r:?}");
+}
+
+/// The dashboard with tokens (plaintext on loopback: Chromium is not told of the test CA): its
+/// page is open, and its script sends the `read` token of the URL fragment to `/v1/epochs`;
+/// without one it shows why the data is missing.
+#[test]
+fn the_dashboard_sends_the_token_of_its_url_fragment() {
+    use placer_testkit::browser::Browser;
+    let dir = Scratch::new("dashboard");
+    dir.put("tokens.txt", format!("place {PLACE}\nread {READ}\n").as_bytes());
+    let server = Server::start_announcing(
+        "placer listening on http://",
+        &["--tokens", &dir.path("tokens.txt")],
+    );
+    let base = format!("http://127.0.0.1:{}/", server.port);
+    let data = format!("@{SNAPSHOT}");
+    let r = curl(&format!("{base}place"), &["--data-binary", &data, "-H", &bearer(PLACE)]);
+    assert_eq!(r.status, 200, "{r:?}");
+
+    let wait = Duration::from_secs(20);
+    let mut browser = Browser::start().expect("headless Chromium (bash scripts/deps installs it)");
+    browser.goto(&format!("{base}#token={READ}")).unwrap();
+    assert_eq!(browser.wait_text("#last-seq", "1", wait).unwrap(), "1");
+    browser.goto(&format!("{base}?again#")).unwrap();
+    let error = browser.wait_text("#error", "HTTP 401", wait).unwrap();
+    assert!(error.contains("#token="), "{error}");
+    assert!(!server.log().contains(READ), "the token reached the server's log");
 }
 
 /// examples/kube-scheduler-config-tls.yaml: the extender over HTTPS with a client certificate.
