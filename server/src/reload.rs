@@ -145,12 +145,16 @@ impl Reloader {
         changed.then(|| self.reload_once())
     }
 
-    /// The watched files for logs: the config file, else the allocation file.
+    /// The watched files for logs: the config file, else the allocation, certificate or token
+    /// file.
     fn file(&self) -> String {
-        match (&self.path, &self.live.get().allocations) {
+        let live = self.live.get();
+        let named = [&live.allocations, &live.tls_cert, &live.tokens];
+        let file = match (&self.path, named.into_iter().flatten().next()) {
             (Some(p), _) | (None, Some(p)) => p.display().to_string(),
             (None, None) => "(command line)".to_owned(),
-        }
+        };
+        file
     }
 }
 

@@ -200,15 +200,16 @@ pub(crate) fn exposure_warning(addr: SocketAddr, tls: bool, tokens: bool) -> Opt
     if addr.ip().is_loopback() {
         return None;
     }
-    const NO_TLS: &str = "without TLS (--tls-cert, --tls-key): tokens and data cross the network \
-                          in clear";
-    const NO_TOKENS: &str = "without bearer tokens (--tokens): anyone who reaches it may post \
-                             snapshots and read epochs and metrics";
+    const ANYONE: &str = "anyone who reaches it may post snapshots and read epochs and metrics";
+    const CLEAR: &str = "crosses the network in clear";
     let missing = match (tls, tokens) {
         (true, true) => return None,
-        (false, true) => NO_TLS.to_owned(),
-        (true, false) => NO_TOKENS.to_owned(),
-        (false, false) => format!("{NO_TLS}, and {NO_TOKENS}"),
+        (false, true) => format!("without TLS (--tls-cert, --tls-key): every token {CLEAR}"),
+        (true, false) => format!("without bearer tokens (--tokens): {ANYONE}"),
+        (false, false) => format!(
+            "without TLS (--tls-cert, --tls-key) and without bearer tokens (--tokens): {ANYONE}, \
+             and everything {CLEAR}"
+        ),
     };
     Some(format!("listening on the non-loopback address {addr} {missing}"))
 }
