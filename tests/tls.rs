@@ -5,7 +5,8 @@
 //! wrong CA, mutual TLS with and without a client certificate, 401/403/200 by token and scope,
 //! `Expect: 100-continue` refused before the body, the HTTP layer's JSON errors under TLS, the
 //! auth counters in `/metrics`, a certificate reload on SIGHUP (a bad one rejected, a good one
-//! used by new connections), and that no token reaches the log.
+//! used by new connections), the handshake timeout, the dashboard's token, and that no token
+//! reaches the log.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -359,6 +360,8 @@ fn mutual_tls_with_curl_and_python() {
         &fixture("ca.pem"),
         "--tokens",
         &dir.path("tokens.txt"),
+        "--header-timeout-ms",
+        "1000",
     ]);
     let ca = fixture("ca.pem");
     let ca = ca.as_str();
@@ -378,6 +381,17 @@ fn mutual_tls_with_curl_and_python() {
     assert!(out.starts_with("ERROR"), "no client certificate: {out}");
     let out = python(server.port, ca, Some((&other_cert, &other_key)), healthz);
     assert!(out.starts_with("ERROR"), "a client certificate of another CA: {out}");
+
+    // A client that connects and never starts the handshake is dropped after the header
+    // timeout (1 s here), not held open.
+    let mut silent = std::net::TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    silent.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let started = Instant::now();
+    let mut buf = [0u8; 64];
+    let read = std::io::Read::read(&mut silent, &mut buf);
+    assert!(matches!(read, Ok(0)) || read.is_err(), "{read:?}");
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_millis(900) && waited < Duration::from_secs(5), "{waited:?}");
 
     // With the client certificate: accepted.
     let with_cert = ["--cacert", ca, "--cert", cert.as_str(), "--key", key.as_str()];
