@@ -136,9 +136,8 @@ impl Reloader {
     }
 
     /// Reloads if the config file's or a named file's (allocations, TLS, tokens) modification
-    /// time or length
-    /// differs from the last load's (also when it appeared or disappeared); `None` when
-    /// unchanged.
+    /// time or length differs from the last load's (also when it appeared or disappeared);
+    /// `None` when unchanged.
     pub fn poll(&mut self) -> Option<ReloadOutcome> {
         let changed = self.path.as_deref().and_then(stamp) != self.stamp
             || allocations_stamp(&self.live.get()) != self.allocations_stamp;
