@@ -183,6 +183,9 @@ fn merge(
         new.tls_key.clone_from(&old.tls_key);
         new.tls_client_ca.clone_from(&old.tls_client_ca);
         new.tls.clone_from(&old.tls);
+    } else if new.tls == old.tls {
+        // Unchanged files keep the rustls config in force, and so its TLS session cache.
+        new.tls.clone_from(&old.tls);
     }
     new.addr.clone_from(&old.addr);
     new.workers = old.workers;

@@ -465,12 +465,20 @@ mod tests {
         let second = live.get().tls.clone().unwrap();
         assert_ne!(second, first);
 
+        // Another key changed, the files not: the rustls config in force (and its session
+        // cache) stays.
+        dir.put("placer.toml", format!("{config_text}body_limit = 1000\n").as_bytes());
+        let outcome = reloader.reload_once();
+        let changed = vec!["body_limit"];
+        assert_eq!(outcome, ReloadOutcome::Applied { changed, restart_needed: vec![] });
+        assert!(Arc::ptr_eq(&live.get().tls.as_ref().unwrap().config, &second.config));
+
         // TLS off needs a restart: the certificate stays in force.
         dir.put("placer.toml", b"");
         let outcome = reloader.reload_once();
         assert_eq!(
             outcome,
-            ReloadOutcome::Applied { changed: vec![], restart_needed: vec!["tls"] }
+            ReloadOutcome::Applied { changed: vec!["body_limit"], restart_needed: vec!["tls"] }
         );
         assert_eq!(live.get().tls.as_ref(), Some(&second));
         assert!(live.get().tls_cert.is_some());
