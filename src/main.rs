@@ -102,6 +102,20 @@ struct ServeArgs {
     /// (POST /k8s/v1/filter, /k8s/v1/prioritize).
     #[arg(long, default_value = placer_server::DEFAULT_K8S_RACK_LABEL, value_parser = parse_rack_label)]
     k8s_rack_label: String,
+    /// Serve HTTPS with this PEM certificate chain (needs --tls-key). Re-read on SIGHUP or
+    /// change (README "TLS and tokens").
+    #[arg(long, value_name = "FILE")]
+    tls_cert: Option<PathBuf>,
+    /// The PEM private key of --tls-cert.
+    #[arg(long, value_name = "FILE")]
+    tls_key: Option<PathBuf>,
+    /// Require client certificates signed by this PEM CA (mutual TLS; needs --tls-cert).
+    #[arg(long, value_name = "FILE")]
+    tls_client_ca: Option<PathBuf>,
+    /// Bearer token file, one `SCOPES TOKEN` line per token (scopes: place, read); without
+    /// it no token is checked. Re-read on SIGHUP or change.
+    #[arg(long, value_name = "FILE")]
+    tokens: Option<PathBuf>,
 }
 
 impl ServeArgs {
@@ -130,6 +144,12 @@ impl ServeArgs {
             event_log_max_bytes: self.event_log_max_bytes,
             event_log_keep: self.event_log_keep,
             k8s_rack_label: self.k8s_rack_label,
+            tls_cert: self.tls_cert,
+            tls_key: self.tls_key,
+            tls_client_ca: self.tls_client_ca,
+            tls: None,
+            tokens: self.tokens,
+            auth_tokens: None,
         }
     }
 }

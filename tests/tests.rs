@@ -1,7 +1,7 @@
 //! placer's integration tests, in one binary (DESIGN.md §Style): the in-process API, the CLI
 //! contract, the conformance suite of every exact engine, the epoch pipeline and the fair-sharing
 //! family `lsap_shuffle`, `ras` and `lsap_ras` on hand-derived snapshots, their property tests against
-//! brute-force oracles, `placer whatif` and its report page, and `placer serve`'s SIGTERM drain. Snapshots and workloads come from
+//! brute-force oracles, `placer whatif` and its report page, `placer serve`'s SIGTERM drain, and TLS, client certificates and bearer tokens with real clients. Snapshots and workloads come from
 //! `placer-testkit`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -21,5 +21,6 @@ mod ras_properties;
 mod serve;
 mod shuffle_policies;
 mod shuffle_properties;
+mod tls;
 mod whatif;
 mod whatif_report;

@@ -36,6 +36,8 @@ pub fn app(
     let draining = state.clone();
     App::new()
         .configure(|cfg| configure(cfg, state))
+        // Bearer tokens (`--tokens`), before any handler reads a body.
+        .wrap(from_fn(crate::auth::middleware))
         .wrap_fn(move |req, srv| {
             let head = req.method() == Method::HEAD;
             let response = srv.call(req);

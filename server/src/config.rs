@@ -97,6 +97,23 @@ pub struct ServerConfig {
     /// The node label whose value is a node's rack for the scheduler extender
     /// (`--k8s-rack-label`); default `topology.kubernetes.io/rack`.
     pub k8s_rack_label: String,
+    /// PEM certificate chain to serve TLS with (`--tls-cert`; README "TLS and tokens"); with
+    /// `tls_key`, or neither for plaintext. Re-read on SIGHUP or change, like the config.
+    pub tls_cert: Option<PathBuf>,
+    /// PEM private key of `tls_cert` (`--tls-key`).
+    pub tls_key: Option<PathBuf>,
+    /// PEM CA certificates that client certificates must chain to (`--tls-client-ca`, mutual
+    /// TLS); `None` asks for no client certificate.
+    pub tls_client_ca: Option<PathBuf>,
+    /// The rustls config read from the three files above (`None` until loaded, or without
+    /// TLS): [`crate::tls::load_into`] reads it.
+    pub tls: Option<crate::tls::Tls>,
+    /// A bearer token file (`--tokens`): `SCOPES TOKEN` lines ([`crate::auth`]); `None` checks
+    /// nothing. Re-read on SIGHUP or change, like the config.
+    pub tokens: Option<PathBuf>,
+    /// The tokens read from `tokens` (`None` until loaded, or without a file):
+    /// [`crate::auth::load_into`] reads them.
+    pub auth_tokens: Option<crate::auth::Tokens>,
 }
 
 impl Default for ServerConfig {
@@ -124,6 +141,12 @@ impl Default for ServerConfig {
             event_log_max_bytes: crate::event_log::DEFAULT_MAX_BYTES,
             event_log_keep: crate::event_log::DEFAULT_KEEP,
             k8s_rack_label: DEFAULT_K8S_RACK_LABEL.to_owned(),
+            tls_cert: None,
+            tls_key: None,
+            tls_client_ca: None,
+            tls: None,
+            tokens: None,
+            auth_tokens: None,
         }
     }
 }

@@ -59,6 +59,15 @@ pub struct FileConfig {
     pub event_log_keep: Option<usize>,
     /// `--k8s-rack-label`: the node label read as a node's rack by the scheduler extender.
     pub k8s_rack_label: Option<String>,
+    /// `--tls-cert`: PEM certificate chain; a relative path is taken from the config file's
+    /// directory (so are the three below).
+    pub tls_cert: Option<PathBuf>,
+    /// `--tls-key`: PEM private key of `tls_cert`.
+    pub tls_key: Option<PathBuf>,
+    /// `--tls-client-ca`: PEM CA of the client certificates (mutual TLS).
+    pub tls_client_ca: Option<PathBuf>,
+    /// `--tokens`: the bearer token file.
+    pub tokens: Option<PathBuf>,
 }
 
 /// The `[policy]` table alone, read again with its spans for precise error lines.
@@ -109,6 +118,17 @@ pub fn load(path: &Path, cli: &CommandLine) -> Result<ServerConfig, ServerError>
         let dir = path.parent().unwrap_or(Path::new(""));
         config.allocations = Some(dir.join(allocations));
     }
+    let dir = path.parent().unwrap_or(Path::new(""));
+    for (key, from, to) in [
+        ("tls_cert", &file.tls_cert, &mut config.tls_cert),
+        ("tls_key", &file.tls_key, &mut config.tls_key),
+        ("tls_client_ca", &file.tls_client_ca, &mut config.tls_client_ca),
+        ("tokens", &file.tokens, &mut config.tokens),
+    ] {
+        if let (false, Some(from)) = (cli.wins(key), from) {
+            *to = Some(dir.join(from));
+        }
+    }
     load_allocations(config)
 }
 
@@ -121,12 +141,14 @@ pub fn from_command_line(cli: &CommandLine) -> Result<ServerConfig, ServerError>
 }
 
 /// `config` with `fair_allocations` read from `config.allocations` (`None` without one).
+/// Also reads the TLS files and the token file ([`crate::tls::load_into`],
+/// [`crate::auth::load_into`]).
 fn load_allocations(mut config: ServerConfig) -> Result<ServerConfig, ServerError> {
     config.fair_allocations = match &config.allocations {
         Some(path) => Some(crate::allocations::load(path)?),
         None => None,
     };
-    Ok(config)
+    crate::tls::load_into(config).and_then(crate::auth::load_into)
 }
 
 /// Parses and checks the text of a config file. O(text).
@@ -195,6 +217,16 @@ pub fn resolve(file: &FileConfig, cli: &CommandLine) -> ServerConfig {
     set(cli, "event_log_max_bytes", &file.event_log_max_bytes, &mut c.event_log_max_bytes);
     set(cli, "event_log_keep", &file.event_log_keep, &mut c.event_log_keep);
     set(cli, "k8s_rack_label", &file.k8s_rack_label, &mut c.k8s_rack_label);
+    for (key, from, to) in [
+        ("tls_cert", &file.tls_cert, &mut c.tls_cert),
+        ("tls_key", &file.tls_key, &mut c.tls_key),
+        ("tls_client_ca", &file.tls_client_ca, &mut c.tls_client_ca),
+        ("tokens", &file.tokens, &mut c.tokens),
+    ] {
+        if !cli.wins(key) && from.is_some() {
+            to.clone_from(from);
+        }
+    }
     c
 }
 

@@ -1,6 +1,7 @@
 //! The one error type of `placer-server` (DESIGN.md §Errors): every failure of a request becomes
 //! `{"error": {"code", "path", "message"}}` with `Content-Type: application/json` and the status
-//! the design assigns — 400 malformed/invalid, 408 too slow, 413 too large, 415 unknown
+//! the design assigns — 400 malformed/invalid, 401/403 no or insufficient bearer token (README
+//! "TLS and tokens"), 408 too slow, 413 too large, 415 unknown
 //! `Content-Encoding`, 422 unsolvable as asked, 503 overloaded or draining (with `Retry-After`),
 //! 500 only for a bug. [`error_json`] is the same shape for errors raised below the app.
 
@@ -132,6 +133,24 @@ pub enum ServerError {
         /// What is wrong.
         message: String,
     },
+    /// No usable bearer token on a route that needs one, with `--tokens` (401, with
+    /// `WWW-Authenticate: Bearer`; RFC 6750 §3). The token is never part of the message.
+    #[error("{}", unauthorized_message(.denial))]
+    Unauthorized {
+        /// Missing or invalid (malformed or unknown).
+        denial: crate::auth::Denial,
+    },
+    /// A known bearer token without the scope the route needs (403, RFC 6750 §3.1
+    /// `insufficient_scope`).
+    #[error("the token lacks scope `{scope}`, which {method} {path} needs")]
+    Forbidden {
+        /// The scope needed: `place` or `read`.
+        scope: &'static str,
+        /// The request method.
+        method: String,
+        /// The request path.
+        path: String,
+    },
     /// A bug: the solver panicked or its thread pool failed (500).
     #[error("internal error (a bug in placer): {message}")]
     Internal {
@@ -161,6 +180,8 @@ impl ServerError {
             Self::Internal { .. } => "internal",
             Self::ExtenderJson { .. } => "malformed_json",
             Self::ExtenderArgs { .. } => "invalid_field",
+            Self::Unauthorized { .. } => "unauthorized",
+            Self::Forbidden { .. } => "forbidden",
         }
     }
 
@@ -183,6 +204,17 @@ pub(crate) fn config_location(key: Option<&String>, line: Option<&usize>) -> Str
         (Some(k), None) => format!("key `{k}`: "),
         (None, Some(l)) => format!("line {l}: "),
         (None, None) => String::new(),
+    }
+}
+
+/// The message of a 401: what to send, never what was sent.
+fn unauthorized_message(denial: &crate::auth::Denial) -> &'static str {
+    match denial {
+        crate::auth::Denial::Missing => {
+            "this route needs a bearer token: send `Authorization: Bearer TOKEN` with a token \
+             of the server's token file"
+        }
+        _ => "the bearer token is malformed or not one of the server's tokens",
     }
 }
 
@@ -229,6 +261,8 @@ impl ResponseError for ServerError {
             }
             Self::NotFound { .. } => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
+            Self::Unauthorized { .. } => StatusCode::UNAUTHORIZED,
+            Self::Forbidden { .. } => StatusCode::FORBIDDEN,
             Self::Config { .. } | Self::Internal { .. } => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -243,6 +277,20 @@ impl ResponseError for ServerError {
             }
             Self::MethodNotAllowed { allowed, .. } => {
                 response.insert_header((header::ALLOW, *allowed));
+            }
+            // RFC 6750 §3: the challenge, with the error code once a token was sent.
+            Self::Unauthorized { denial: crate::auth::Denial::Missing } => {
+                response.insert_header((header::WWW_AUTHENTICATE, "Bearer realm=\"placer\""));
+            }
+            Self::Unauthorized { .. } => {
+                let challenge = "Bearer realm=\"placer\", error=\"invalid_token\"";
+                response.insert_header((header::WWW_AUTHENTICATE, challenge));
+            }
+            Self::Forbidden { scope, .. } => {
+                let challenge = format!(
+                    "Bearer realm=\"placer\", error=\"insufficient_scope\", scope=\"{scope}\""
+                );
+                response.insert_header((header::WWW_AUTHENTICATE, challenge));
             }
             _ => {}
         }

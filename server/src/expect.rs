@@ -82,11 +82,24 @@ pub(crate) fn check_room(state: &AppState, config: &ServerConfig) -> Result<(), 
 }
 
 /// The expect service of the HTTP layer: the request goes on (and `100 Continue` is sent) or
-/// the error is the response.
+/// the error is the response. The bearer token is checked first, on every route
+/// ([`crate::auth`]): an unauthenticated client never uploads its body.
 pub(crate) fn service(
     state: AppState,
 ) -> impl Fn(Request) -> Ready<Result<Request, actix_web::Error>> + Clone {
-    move |req| ready(check_expect(&state, &req).map(|()| req).map_err(actix_web::Error::from))
+    move |req| {
+        let tokens = state.config.get().auth_tokens.clone();
+        let client_cert = req.conn_data::<crate::tls::ClientCert>().is_some();
+        let checked = crate::auth::authorize(
+            tokens.as_ref(),
+            req.method(),
+            req.path(),
+            req.headers(),
+            client_cert,
+        )
+        .and_then(|()| check_expect(&state, &req));
+        ready(checked.map(|()| req).map_err(actix_web::Error::from))
+    }
 }
 
 #[cfg(test)]

@@ -56,6 +56,11 @@ impl<T> JsonErrorIo<T> {
         Self { inner, pending: Vec::new(), pending_from: 0, state: WriteState::Head(Vec::new()) }
     }
 
+    /// The wrapped connection.
+    pub(crate) fn get_ref(&self) -> &T {
+        &self.inner
+    }
+
     /// Feeds bytes the dispatcher wrote into the framing tracker; output goes to `pending`.
     fn feed(&mut self, mut buf: &[u8]) {
         while !buf.is_empty() {

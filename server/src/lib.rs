@@ -2,7 +2,8 @@
 //! an actix-web 4 app serving `POST /place`, `GET /healthz`, `GET /readyz` and `GET /metrics`,
 //! with JSON errors (the HTTP layer's own included), a body limit (413), admission by count and
 //! memory with a bounded queue (503), gzip bodies, per-request deadlines, request ids and
-//! structured logs, a config file reloaded while running, and a draining shutdown. A library:
+//! structured logs, a config file reloaded while running, a draining shutdown, and optional TLS,
+//! client certificates and bearer tokens ([`tls`], [`auth`]). A library:
 //! `placer serve` calls [`run_reloading`]; tests mount [`app`] in process or call [`run_with`].
 //!
 //! ```no_run
@@ -14,6 +15,7 @@
 mod admission;
 pub mod allocations;
 mod app;
+pub mod auth;
 mod body;
 mod config;
 pub mod config_file;
@@ -41,6 +43,7 @@ pub mod request_id;
 mod routes;
 mod serve;
 mod state;
+pub mod tls;
 
 pub use admission::estimate_solve_bytes;
 pub use app::{app, configure};

@@ -22,6 +22,7 @@
 //! | `placer_config_last_reload_timestamp_seconds` | gauge | — |
 //! | `placer_config_generation` | gauge | — |
 //! | `placer_event_log_errors_total` | counter | — (event log writes that failed) |
+//! | `placer_auth_failures_total` | counter | `reason` (missing/invalid/scope; README "TLS and tokens") |
 
 use metrics::{counter, describe_counter, describe_gauge, describe_histogram, gauge, histogram};
 use metrics::{SetRecorderError, Unit};
@@ -74,6 +75,7 @@ const RELOADS: &str = "placer_config_reloads_total";
 const RELOAD_TIME: &str = "placer_config_last_reload_timestamp_seconds";
 const GENERATION: &str = "placer_config_generation";
 const EVENT_LOG_ERRORS: &str = "placer_event_log_errors_total";
+const AUTH_FAILURES: &str = "placer_auth_failures_total";
 
 /// How often the background thread folds histogram samples into their buckets, so that an
 /// unscraped process does not accumulate samples.
@@ -171,6 +173,13 @@ pub fn describe() {
         EVENT_LOG_ERRORS,
         "Event log lines that could not be written (--event-log; the answers were sent)"
     );
+    describe_counter!(
+        AUTH_FAILURES,
+        "Requests refused for their bearer token (--tokens), by reason: missing, invalid, scope"
+    );
+    for reason in ["missing", "invalid", "scope"] {
+        counter!(AUTH_FAILURES, "reason" => reason).absolute(0);
+    }
     gauge!(IN_FLIGHT).set(0.0);
     gauge!(QUEUE).set(0.0);
     gauge!(MEMORY_HELD).set(0.0);
@@ -260,6 +269,11 @@ pub fn config_generation(generation: u64) {
 /// One event log line that could not be written.
 pub fn event_log_error() {
     counter!(EVENT_LOG_ERRORS).increment(1);
+}
+
+/// One request refused for its bearer token; `reason` is `missing`, `invalid` or `scope`.
+pub fn auth_failure(reason: &'static str) {
+    counter!(AUTH_FAILURES, "reason" => reason).increment(1);
 }
 
 /// Everything one successful answer tells: the solve time histogram, the placed-task

@@ -3,6 +3,7 @@
 //! real wire types of `placer-models`, so every field, default and enum is the one serde reads
 //! and writes, plus the operations and every error code with its HTTP status.
 
+use crate::auth::SecurityDoc;
 use crate::error::ServerError;
 use actix_web::http::header::{self, ContentType};
 use actix_web::{web, HttpRequest, HttpResponse, Route};
@@ -61,6 +62,13 @@ pub const ERROR_CODES: &[ErrorCodeDoc] = &[
         "The HTTP layer refused the request before routing: a bad, negative or duplicate \
          `Content-Length`, `Content-Length` with chunked encoding, a bad header.",
     ),
+    code(
+        "unauthorized",
+        401,
+        "With `--tokens`: no bearer token, or a malformed or unknown one (see \
+         `WWW-Authenticate`).",
+    ),
+    code("forbidden", 403, "With `--tokens`: the bearer token lacks the route's scope."),
     code("not_found", 404, "No route for this path."),
     code("method_not_allowed", 405, "The path exists, not for this method (see `Allow`)."),
     code("request_timeout", 408, "The headers or the body did not arrive in time."),
@@ -387,7 +395,7 @@ mod operations {
     ),
     components(schemas(ErrorResponse, ErrorDetail, ErrorCode)),
     nest((path = "/k8s/v1", api = crate::k8s::openapi::ExtenderApi)),
-    modifiers(&ErrorLists, &Examples),
+    modifiers(&SecurityDoc, &ErrorLists, &Examples),
     tags(
         (name = "placement", description = "One scheduling epoch."),
         (name = "operations", description = "Probes, metrics, the dashboard and its data."),

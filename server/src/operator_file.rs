@@ -23,12 +23,23 @@ pub const READ_TIMEOUT: Duration = Duration::from_secs(5);
 /// `timeout`.
 ///
 /// # Errors
-/// Why not, as a sentence: not a regular file, unreadable, larger than `max_bytes`, slower
-/// than `timeout`, or not UTF-8.
+/// Why not, as a sentence: as [`read_bytes`], or not UTF-8.
 ///
 /// # Complexity
 /// O(file) time and memory, at most `max_bytes + 1` bytes read.
 pub fn read_text(path: &Path, max_bytes: u64, timeout: Duration) -> Result<String, String> {
+    String::from_utf8(read_bytes(path, max_bytes, timeout)?).map_err(|e| format!("not UTF-8: {e}"))
+}
+
+/// The bytes of the regular file at `path`, at most `max_bytes`, read within `timeout`.
+///
+/// # Errors
+/// Why not, as a sentence: not a regular file, unreadable, larger than `max_bytes`, slower
+/// than `timeout`.
+///
+/// # Complexity
+/// O(file) time and memory, at most `max_bytes + 1` bytes read.
+pub fn read_bytes(path: &Path, max_bytes: u64, timeout: Duration) -> Result<Vec<u8>, String> {
     let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
     if !meta.file_type().is_file() {
         return Err("not a regular file (a named pipe, device or directory is refused)".into());
@@ -56,7 +67,7 @@ pub fn read_text(path: &Path, max_bytes: u64, timeout: Duration) -> Result<Strin
             return Err(format!("not read within {} ms", timeout.as_millis()));
         }
     }
-    String::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))
+    Ok(bytes)
 }
 
 #[cfg(test)]

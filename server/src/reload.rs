@@ -8,6 +8,11 @@
 //! a change of either file reloads both, and an invalid allocation file is rejected (logged,
 //! counted in `placer_config_reloads_total{result="error"}`) like an invalid config, keeping
 //! the old allocations. Without `--config`, only the allocation file is watched.
+//!
+//! So are the TLS certificate, key and client CA and the bearer token file (README "TLS and
+//! tokens"; [`crate::tls`], [`crate::auth`]): a change of any of them reloads all, an unusable
+//! one is rejected the same way, and new connections use the new certificate. Turning TLS on or
+//! off needs a restart.
 
 use crate::config::ServerConfig;
 use crate::config_file::{self, CommandLine};
@@ -57,8 +62,8 @@ pub struct Reloader {
     live: LiveConfig,
     generation: u64,
     stamp: Option<Stamp>,
-    /// The stamp of the allocation file in force at the last reload.
-    allocations_stamp: Option<Stamp>,
+    /// The stamps of the allocation, TLS and token files in force at the last reload.
+    allocations_stamp: Vec<Option<Stamp>>,
 }
 
 /// What [`Reloader::poll`] compares: modification time and length.
@@ -131,27 +136,35 @@ impl Reloader {
         ReloadOutcome::Applied { changed, restart_needed }
     }
 
-    /// Reloads if the config file's or the allocation file's modification time or length
-    /// differs from the last load's (also when it appeared or disappeared); `None` when
-    /// unchanged.
+    /// Reloads if the config file's or a named file's (allocations, TLS, tokens) modification
+    /// time or length differs from the last load's (also when it appeared or disappeared);
+    /// `None` when unchanged.
     pub fn poll(&mut self) -> Option<ReloadOutcome> {
         let changed = self.path.as_deref().and_then(stamp) != self.stamp
             || allocations_stamp(&self.live.get()) != self.allocations_stamp;
         changed.then(|| self.reload_once())
     }
 
-    /// The watched files for logs: the config file, else the allocation file.
+    /// The watched files for logs: the config file, else the allocation, certificate or token
+    /// file.
     fn file(&self) -> String {
-        match (&self.path, &self.live.get().allocations) {
+        let live = self.live.get();
+        let named = [&live.allocations, &live.tls_cert, &live.tokens];
+        let file = match (&self.path, named.into_iter().flatten().next()) {
             (Some(p), _) | (None, Some(p)) => p.display().to_string(),
             (None, None) => "(command line)".to_owned(),
-        }
+        };
+        file
     }
 }
 
-/// The stamp of `config`'s allocation file, if it names one.
-fn allocations_stamp(config: &ServerConfig) -> Option<Stamp> {
-    config.allocations.as_deref().and_then(stamp)
+/// The stamps of the files `config` names besides itself: the allocation file, the TLS
+/// certificate, key and client CA, and the token file.
+fn allocations_stamp(config: &ServerConfig) -> Vec<Option<Stamp>> {
+    [&config.allocations, &config.tls_cert, &config.tls_key, &config.tls_client_ca, &config.tokens]
+        .into_iter()
+        .map(|path| path.as_deref().and_then(stamp))
+        .collect()
 }
 
 /// `new` with the restart keys taken from `old`, and the keys that differ: those applied and
@@ -161,8 +174,20 @@ fn merge(
     mut new: ServerConfig,
 ) -> (ServerConfig, Vec<&'static str>, Vec<&'static str>) {
     let changed = changed_keys(old, &new);
-    let (restart, applied): (Vec<_>, Vec<_>) =
-        changed.into_iter().partition(|k| RESTART_KEYS.contains(k));
+    // TLS on or off is fixed at start (the address was announced as http or https).
+    let tls_switched = old.tls.is_some() != new.tls.is_some();
+    let (restart, applied): (Vec<_>, Vec<_>) = changed
+        .into_iter()
+        .partition(|k| RESTART_KEYS.contains(k) || (*k == "tls" && tls_switched));
+    if tls_switched {
+        new.tls_cert.clone_from(&old.tls_cert);
+        new.tls_key.clone_from(&old.tls_key);
+        new.tls_client_ca.clone_from(&old.tls_client_ca);
+        new.tls.clone_from(&old.tls);
+    } else if new.tls == old.tls {
+        // Unchanged files keep the rustls config in force, and so its TLS session cache.
+        new.tls.clone_from(&old.tls);
+    }
     new.addr.clone_from(&old.addr);
     new.workers = old.workers;
     new.header_timeout_ms = old.header_timeout_ms;
@@ -206,6 +231,9 @@ fn changed_keys(a: &ServerConfig, b: &ServerConfig) -> Vec<&'static str> {
     check(a.event_log != b.event_log, "event_log");
     check(a.event_log_max_bytes != b.event_log_max_bytes, "event_log_max_bytes");
     check(a.event_log_keep != b.event_log_keep, "event_log_keep");
+    let tls_files = (&a.tls_cert, &a.tls_key, &a.tls_client_ca);
+    check(tls_files != (&b.tls_cert, &b.tls_key, &b.tls_client_ca) || a.tls != b.tls, "tls");
+    check(a.tokens != b.tokens || a.auth_tokens != b.auth_tokens, "tokens");
     keys
 }
 

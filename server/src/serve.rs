@@ -1,7 +1,8 @@
 //! The server loop of `placer serve` (DESIGN.md §Service endpoints; issue 16 §1, §4, §8). Built
 //! from actix-web's own parts the way `actix_web::HttpServer` builds it, plus what that type does
 //! not expose: an `Expect: 100-continue` gate ([`crate::expect`]) and a connection wrapper that
-//! turns the HTTP layer's bodiless errors into JSON ([`crate::http_errors`]).
+//! turns the HTTP layer's bodiless errors into JSON ([`crate::http_errors`]), over TLS when a
+//! certificate is configured ([`crate::tls`]).
 //!
 //! Lifecycle: SIGTERM or SIGINT marks the state as draining (`/readyz` → 503, `Expect:
 //! 100-continue` → 503, connections close after their next response), stops accepting
@@ -20,8 +21,9 @@ use crate::expect;
 use crate::http_errors::JsonErrorIo;
 use crate::reload::{self, Reloader};
 use crate::state::AppState;
+use crate::tls;
 use actix_http::error::DispatchError;
-use actix_http::HttpService;
+use actix_http::{Extensions, HttpService};
 use actix_server::{Server, ServerHandle};
 use actix_service::{fn_service, map_config, IntoServiceFactory, ServiceFactoryExt};
 use actix_web::dev::AppConfig;
@@ -33,20 +35,31 @@ use std::time::Duration;
 use tokio::net::TcpStream;
 
 /// Binds `config.addr` and serves until SIGTERM/SIGINT, then drains (see the module docs).
-/// Prints `placer listening on http://ADDR` to stderr once bound (the actual port if `addr`
-/// asked for port 0). Must run inside an actix runtime (`actix_web::rt::System`).
+/// Prints `placer listening on http://ADDR` (`https://` under TLS) to stderr once bound (the
+/// actual port if `addr` asked for port 0). Must run inside an actix runtime
+/// (`actix_web::rt::System`).
 ///
 /// # Errors
 /// Binding or signal registration failed, or the event log cannot be opened.
 pub async fn run(config: ServerConfig) -> io::Result<()> {
     raise_open_files_limit();
     let state = AppState::try_new(&config)?;
-    run_with(config, state, |addr| eprintln!("placer listening on http://{addr}")).await
+    let scheme = scheme(&config);
+    run_with(config, state, |addr| eprintln!("placer listening on {scheme}://{addr}")).await
 }
 
-/// [`run`], also reloading `config.config_path` and `config.allocations` (if set) on SIGHUP
-/// and when either file changes ([`crate::reload`]), over the command line `cli`, whose given
-/// flags keep winning.
+/// `https` under TLS, else `http` (scripts read the `placer listening on http://` line).
+fn scheme(config: &ServerConfig) -> &'static str {
+    if config.tls.is_some() {
+        "https"
+    } else {
+        "http"
+    }
+}
+
+/// [`run`], also reloading `config.config_path` and the files it names (allocations, TLS
+/// certificate and key, tokens) on SIGHUP and when one changes ([`crate::reload`]), over the
+/// command line `cli`, whose given flags keep winning.
 ///
 /// # Errors
 /// Binding or signal registration failed, or the event log cannot be opened.
@@ -54,12 +67,14 @@ pub async fn run_reloading(config: ServerConfig, cli: CommandLine) -> io::Result
     raise_open_files_limit();
     let state = AppState::try_new(&config)?;
     let live = state.live_config().clone();
-    match (config.config_path.clone(), &config.allocations) {
+    let named_files = [&config.allocations, &config.tls_cert, &config.tls_key, &config.tokens];
+    match (config.config_path.clone(), named_files.iter().any(|f| f.is_some())) {
         (Some(path), _) => reload::spawn(Reloader::new(path, cli, live)),
-        (None, Some(_)) => reload::spawn(Reloader::without_config_file(cli, live)),
-        (None, None) => {}
+        (None, true) => reload::spawn(Reloader::without_config_file(cli, live)),
+        (None, false) => {}
     }
-    run_with(config, state, |addr| eprintln!("placer listening on http://{addr}")).await
+    let scheme = scheme(&config);
+    run_with(config, state, |addr| eprintln!("placer listening on {scheme}://{addr}")).await
 }
 
 /// [`run`] with a given state (e.g. a stand-in solver or a live configuration), calling
@@ -74,6 +89,11 @@ pub async fn run_with(
 ) -> io::Result<()> {
     let listener = TcpListener::bind(&config.addr)?;
     let addr = listener.local_addr()?;
+    if let Some(warning) =
+        crate::tls::exposure_warning(addr, config.tls.is_some(), config.auth_tokens.is_some())
+    {
+        tracing::warn!(%addr, "{warning}");
+    }
     let signals = StopSignals::register()?;
     let header_timeout = Duration::from_millis(config.header_timeout_ms);
     let factory_state = state.clone();
@@ -94,13 +114,25 @@ pub async fn run_with(
                 // As `HttpServer`: after an early error (e.g. 413 while the client still
                 // uploads), linger so the client reads the answer instead of a reset.
                 .client_disconnect_timeout(Duration::from_secs(1))
-                .expect(fn_service(expect::service(state)))
+                .expect(fn_service(expect::service(state.clone())))
+                .on_connect_ext(|io: &JsonErrorIo<tls::Conn>, data: &mut Extensions| {
+                    if io.get_ref().has_client_cert() {
+                        data.insert(tls::ClientCert);
+                    }
+                })
                 .h1(map_config(app, |()| AppConfig::default()));
-            fn_service(|io: TcpStream| async move {
-                let peer = io.peer_addr().ok();
-                // Small JSON answers: send them at once.
-                io.set_nodelay(true).map_err(DispatchError::Io)?;
-                Ok::<_, DispatchError>((JsonErrorIo::new(io), peer))
+            fn_service(move |io: TcpStream| {
+                // The certificate in force when the connection is accepted.
+                let tls = state.live_config().get().tls.clone();
+                async move {
+                    let peer = io.peer_addr().ok();
+                    // Small JSON answers: send them at once.
+                    io.set_nodelay(true).map_err(DispatchError::Io)?;
+                    let io = tls::accept(io, tls.as_ref(), header_timeout)
+                        .await
+                        .map_err(DispatchError::Io)?;
+                    Ok::<_, DispatchError>((JsonErrorIo::new(io), peer))
+                }
             })
             .and_then(http)
         })?

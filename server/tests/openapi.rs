@@ -314,6 +314,8 @@ fn every_error_code_is_listed_with_its_status() {
         ServerError::Internal { message: p() },
         ServerError::ExtenderJson { message: p() },
         ServerError::ExtenderArgs { path: p(), message: p() },
+        ServerError::Unauthorized { denial: placer_server::auth::Denial::Missing },
+        ServerError::Forbidden { scope: "read", method: p(), path: p() },
     ];
     for e in &samples {
         let listed = ERROR_CODES.iter().find(|c| c.code == e.code());

@@ -9,6 +9,14 @@
   var epochs = [];      // kept records, oldest first
   var capacity = 120;
   var lastSeq = 0;
+  // With `placer serve --tokens`, open the page as /#token=TOKEN (a token with scope read;
+  // README "TLS and tokens"): the fragment never leaves the browser, and the token goes to
+  // v1/epochs as `Authorization: Bearer`, never into the page.
+  var TOKEN = (function () {
+    var m = /(?:^#|&)token=([^&]*)/.exec(window.location.hash || "");
+    if (!m) { return ""; }
+    try { return decodeURIComponent(m[1]); } catch (e) { return ""; }
+  })();
 
   function $(id) { return document.getElementById(id); }
 
@@ -273,8 +281,13 @@
   }
 
   function poll() {
-    fetch("v1/epochs?since=" + lastSeq, { cache: "no-store" })
+    var headers = TOKEN ? { "Authorization": "Bearer " + TOKEN } : {};
+    fetch("v1/epochs?since=" + lastSeq, { cache: "no-store", headers: headers })
       .then(function (res) {
+        if (res.status === 401 || res.status === 403) {
+          throw new Error("GET v1/epochs: HTTP " + res.status +
+            ": open this page as /#token=TOKEN with a token of scope read");
+        }
         if (!res.ok) { throw new Error("GET v1/epochs: HTTP " + res.status); }
         return res.json();
       })
