@@ -39,11 +39,19 @@ pub fn estimate_solve_bytes(body_len: usize) -> u64 {
 pub(crate) enum MemoryModel {
     /// `POST /place`: [`estimate_solve_bytes`].
     Solve,
-    /// The scheduler extender: `per_body_byte` × body + `fixed` (parsing the body into a JSON
-    /// tree dominates; the answer is bounded by the request).
-    PerBodyByte {
+    /// A body parsed into a JSON tree (the scheduler extender): `per_body_byte` × body +
+    /// `per_object` × its objects + `per_element` × its elements and members + `fixed`. A tree
+    /// weighs by its shape as much as by its length: an object is a B-tree node of several
+    /// hundred bytes whatever its size, so `{"a":0},` repeated weighs about 80 times its text.
+    /// [`MemoryModel::weigh`] counts the shape; from a length alone ([`MemoryModel::estimate`])
+    /// only the first term is known, a lower bound.
+    JsonTree {
         /// Peak bytes per decoded body byte, the body included.
         per_body_byte: u64,
+        /// Bytes per JSON object.
+        per_object: u64,
+        /// Bytes per array element or object member (per `,` and per container).
+        per_element: u64,
         /// Bytes independent of the body.
         fixed: u64,
     },
@@ -60,10 +68,28 @@ impl MemoryModel {
         let len = u64::try_from(body_len).unwrap_or(u64::MAX);
         match self {
             MemoryModel::Solve => estimate_solve_bytes(body_len),
-            MemoryModel::PerBodyByte { per_body_byte, fixed } => {
+            MemoryModel::JsonTree { per_body_byte, fixed, .. } => {
                 len.saturating_mul(per_body_byte).saturating_add(fixed)
             }
             MemoryModel::Fixed(bytes) => bytes,
+        }
+    }
+
+    /// The peak bytes of a request whose decoded body is `body`: [`MemoryModel::estimate`],
+    /// plus, for a JSON tree, its shape's terms ([`JsonShape::of`]).
+    ///
+    /// # Complexity
+    /// O(body) for a JSON tree (one pass over the bytes), O(1) otherwise.
+    pub(crate) fn weigh(self, body: &[u8]) -> u64 {
+        let base = self.estimate(body.len());
+        match self {
+            MemoryModel::JsonTree { per_object, per_element, .. } => {
+                let shape = JsonShape::of(body);
+                let elements = shape.commas.saturating_add(shape.containers);
+                base.saturating_add(shape.objects.saturating_mul(per_object))
+                    .saturating_add(elements.saturating_mul(per_element))
+            }
+            MemoryModel::Solve | MemoryModel::Fixed(_) => base,
         }
     }
 
@@ -71,9 +97,57 @@ impl MemoryModel {
     pub(crate) fn per_body_byte(self) -> u64 {
         match self {
             MemoryModel::Solve => placer_solver::memory::PEAK_BYTES_PER_BODY_BYTE as u64,
-            MemoryModel::PerBodyByte { per_body_byte, .. } => per_body_byte,
+            MemoryModel::JsonTree { per_body_byte, .. } => per_body_byte,
             MemoryModel::Fixed(_) => 0,
         }
+    }
+}
+
+/// What a JSON text holds, counted outside its strings: objects (`{`), containers (`{` and
+/// `[`) and commas (one per element or member after the first).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct JsonShape {
+    /// `{` outside strings.
+    pub objects: u64,
+    /// `{` and `[` outside strings.
+    pub containers: u64,
+    /// `,` outside strings.
+    pub commas: u64,
+}
+
+impl JsonShape {
+    /// Counts `text`'s shape in one pass (strings and their escapes skipped; the text need not
+    /// be valid JSON: a malformed body is counted as far as it goes, then refused by the
+    /// parser).
+    ///
+    /// # Complexity
+    /// O(text).
+    pub(crate) fn of(text: &[u8]) -> Self {
+        let mut shape = JsonShape::default();
+        let (mut in_string, mut escaped) = (false, false);
+        for &b in text {
+            if in_string {
+                if escaped {
+                    escaped = false;
+                } else if b == b'\\' {
+                    escaped = true;
+                } else if b == b'"' {
+                    in_string = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => in_string = true,
+                b'{' => {
+                    shape.objects += 1;
+                    shape.containers += 1;
+                }
+                b'[' => shape.containers += 1,
+                b',' => shape.commas += 1,
+                _ => {}
+            }
+        }
+        shape
     }
 }
 
@@ -612,10 +686,24 @@ mod tests {
     fn route_models_estimate_from_the_body() {
         let solve = MemoryModel::Solve;
         assert_eq!(solve.estimate(1000), estimate_solve_bytes(1000));
-        let ext = MemoryModel::PerBodyByte { per_body_byte: 9, fixed: 100 };
+        let ext = MemoryModel::JsonTree {
+            per_body_byte: 9,
+            per_object: 1000,
+            per_element: 10,
+            fixed: 100,
+        };
         assert_eq!((ext.estimate(0), ext.estimate(10)), (100, 190));
         assert_eq!(ext.estimate(usize::MAX), u64::MAX);
+        // `{"a":[1,2]}`: 11 bytes, 1 object, 2 containers, 1 comma.
+        assert_eq!(ext.weigh(br#"{"a":[1,2]}"#), 100 + 99 + 1000 + 30);
         assert_eq!(MemoryModel::Fixed(7).estimate(1 << 30), 7);
+    }
+
+    #[test]
+    fn json_shapes_skip_strings_and_escapes() {
+        let shape = JsonShape::of(br#"{"k,{[":"v\",{","a":[{},[],1]}"#);
+        assert_eq!(shape, JsonShape { objects: 2, containers: 4, commas: 3 });
+        assert_eq!(JsonShape::of(b""), JsonShape::default());
     }
 
     #[actix_web::test]

@@ -16,19 +16,14 @@ use actix_web::HttpRequest;
 use placer_solver::Cancel;
 use std::time::{Duration, Instant};
 
-/// Peak bytes of an extender call per decoded body byte, the body included: the JSON tree of
-/// the body dominates (a `NodeNames` body of short names is the worst case). Measured on the
-/// release build (README §Operations, "Limits per route").
-pub(crate) const EXTENDER_BYTES_PER_BODY_BYTE: u64 = 24;
-
-/// Bytes of an extender call independent of its body (the one-task snapshot, buffers).
-pub(crate) const EXTENDER_FIXED_BYTES: u64 = 1 << 20;
-
-/// The extender's memory model.
-pub(crate) const EXTENDER_MODEL: MemoryModel = MemoryModel::PerBodyByte {
-    per_body_byte: EXTENDER_BYTES_PER_BODY_BYTE,
-    fixed: EXTENDER_FIXED_BYTES,
-};
+/// The extender's memory model (README §Operations, "Limits per route", gives the release
+/// build's measured peaks it covers): 24 bytes per body byte (a `NodeNames` body of short
+/// names, whose candidates each carry a few vectors, a hash entry and a score, peaked at 18.3
+/// times its body in `prioritize`), 800 bytes per object (a `serde_json` map is a B-tree node
+/// of 11 slots; 500,000 minimal `Node` objects peaked at 45 times their body), 64 bytes per
+/// element (a `Value` of 32 bytes in a vector that may have doubled), and 1 MiB.
+pub(crate) const EXTENDER_MODEL: MemoryModel =
+    MemoryModel::JsonTree { per_body_byte: 24, per_object: 800, per_element: 64, fixed: 1 << 20 };
 
 /// The memory model of a `POST` to `path`, `None` for a path that takes no body.
 pub(crate) fn post_model(path: &str) -> Option<MemoryModel> {
@@ -77,7 +72,7 @@ pub(crate) async fn admit(
     let hold = state.admission.hold(config.max_memory_bytes);
     let (bytes, hold) = read_body(req, payload, body_limits, encoding, hold, model).await?;
     let body_read_at = Instant::now();
-    let weight = model.estimate(bytes.len());
+    let weight = model.weigh(&bytes);
     let permit = state
         .admission
         .acquire_beside(&hold, weight, limits(config))
