@@ -24,6 +24,8 @@ pub mod epochs;
 mod error;
 pub mod event_log;
 mod expect;
+#[doc(hidden)]
+pub mod fuzzing;
 mod http_errors;
 mod k8s;
 mod live_config;

@@ -18,7 +18,7 @@ mod node;
 pub(crate) mod openapi;
 mod pod;
 mod prioritize;
-mod quantity;
+pub(crate) mod quantity;
 mod racks;
 mod wire;
 
@@ -52,7 +52,7 @@ pub(crate) fn register(cfg: &mut web::ServiceConfig) {
 
 /// Which verb a request asks for.
 #[derive(Clone, Copy)]
-enum Verb {
+pub(crate) enum Verb {
     Filter,
     Prioritize,
 }
@@ -100,7 +100,7 @@ async fn answer(
 ///
 /// # Errors
 /// 400 `malformed_json` or `invalid_field` for a body that is not `ExtenderArgs`.
-fn respond(
+pub(crate) fn respond(
     bytes: &[u8],
     rack_label: &str,
     racks: &RackMap,
