@@ -12,7 +12,6 @@ use super::node::{read_node, NodeInfo};
 use super::pod::{read_pod, PodInput};
 use crate::error::ServerError;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 
 /// The candidate nodes, as sent.
 #[derive(Debug)]
@@ -66,7 +65,7 @@ pub fn parse_body(bytes: &[u8]) -> Result<Value, ServerError> {
 /// # Errors
 /// 400 `invalid_field` naming the path: the body is not an object, `Pod` is missing or not
 /// an object, neither `Nodes` nor `NodeNames` is sent, a field has the wrong type, a node
-/// has no name or is listed twice, a quantity or `placer.io/input-bytes` is malformed.
+/// has no name, a quantity or `placer.io/input-bytes` is malformed.
 pub fn read_args<'v>(body: &'v Value, rack_label: &str) -> Result<Args<'v>, ServerError> {
     let root = Path::Root;
     let args = object(body, &root)?;
@@ -95,9 +94,6 @@ pub fn read_args<'v>(body: &'v Value, rack_label: &str) -> Result<Args<'v>, Serv
         ),
         None => None,
     };
-    if let Some(names) = &names {
-        distinct(names.iter().copied(), |i| names_path.index(i).to_string())?;
-    }
     let nodes_path = root.field("Nodes");
     if let Some(list) = object_field(args, "Nodes", &root)? {
         let items_path = nodes_path.field("items");
@@ -107,41 +103,12 @@ pub fn read_args<'v>(body: &'v Value, rack_label: &str) -> Result<Args<'v>, Serv
             .enumerate()
             .map(|(i, raw)| read_node(raw, &items_path.index(i), rack_label))
             .collect::<Result<Vec<_>, _>>()?;
-        distinct(nodes.iter().map(|n| n.name), |i| {
-            items_path.index(i).field("metadata").field("name").to_string()
-        })?;
         return Ok(Args { pod, candidates: Candidates::Nodes { list, nodes } });
     }
     match names {
         Some(names) => Ok(Args { pod, candidates: Candidates::Names(names) }),
         None => Err(root.error("ExtenderArgs needs Nodes or NodeNames (both are null or absent)")),
     }
-}
-
-/// Refuses a candidate listed twice: node names are unique in a cluster, kube-scheduler never
-/// repeats one, and an answer must give each candidate one outcome (kept or failed) and one
-/// score.
-///
-/// # Complexity
-/// O(candidates) expected.
-///
-/// # Errors
-/// `invalid_field` at the second occurrence (`at(i)` gives the path of candidate i).
-fn distinct<'v>(
-    names: impl Iterator<Item = &'v str>,
-    at: impl Fn(usize) -> String,
-) -> Result<(), ServerError> {
-    let mut first: HashMap<&str, usize> = HashMap::new();
-    for (i, name) in names.enumerate() {
-        if let Some(&j) = first.get(name) {
-            return Err(ServerError::ExtenderArgs {
-                path: at(i),
-                message: format!("node {name:?} is listed twice (first at {})", at(j)),
-            });
-        }
-        first.insert(name, i);
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -189,20 +156,5 @@ mod tests {
         assert_eq!(e.path(), r#"Nodes.items[0].status.allocatable["memory"]"#);
         assert_eq!(e.code(), "invalid_field");
         assert_eq!(parse_body(b"{").unwrap_err().code(), "malformed_json");
-    }
-
-    /// Found by the `extender` fuzz target (fuzz/regressions/extender/): two Node objects named
-    /// `b`, one fitting the pod and one not, made filter keep `b` and fail it at once.
-    #[test]
-    fn a_node_listed_twice_is_refused() {
-        let node = |name: &str| json!({"metadata": {"name": name}});
-        let e = err(json!({"Pod": {}, "Nodes": {"items": [node("a"), node("b"), node("b")]}}));
-        assert_eq!(e.path(), "Nodes.items[2].metadata.name");
-        assert!(e.to_string().contains("first at Nodes.items[1].metadata.name"), "{e}");
-        let e = err(json!({"Pod": {}, "NodeNames": ["a", "b", "a"]}));
-        assert_eq!((e.code(), e.path()), ("invalid_field", "NodeNames[2]"));
-        // Checked even when Nodes wins, like the rest of NodeNames.
-        let e = err(json!({"Pod": {}, "Nodes": {"items": [node("a")]}, "NodeNames": ["x", "x"]}));
-        assert_eq!(e.path(), "NodeNames[1]");
     }
 }

@@ -94,7 +94,7 @@ pub fn filter<'v>(args: &'v Args<'v>, latest: Option<&EpochRecord>) -> FilterRes
     };
     match &args.candidates {
         Candidates::Nodes { list, nodes } => {
-            let mut items = Vec::new();
+            let mut kept = Vec::new();
             for node in nodes {
                 let reasons: Vec<String> =
                     [misfit(args.pod.requests, node.allocatable), pool_reason.clone()]
@@ -102,9 +102,16 @@ pub fn filter<'v>(args: &'v Args<'v>, latest: Option<&EpochRecord>) -> FilterRes
                         .flatten()
                         .collect();
                 if passes(node.name, reasons) {
-                    items.push(node.raw);
+                    kept.push(node);
                 }
             }
+            // A name sent twice (kube-scheduler never does) has one outcome: it fails if any
+            // of its Node objects fails.
+            let items = kept
+                .into_iter()
+                .filter(|n| !unresolvable.contains_key(n.name))
+                .map(|n| n.raw)
+                .collect();
             result.nodes = Some(NodeListOut { list, items });
         }
         Candidates::Names(names) => {
@@ -154,6 +161,24 @@ mod tests {
         assert!(over_fair_share("etl", None).is_none());
         let why = over_fair_share("etl", Some(&record(7.0 / 3.0, 3.0, 10.0))).unwrap();
         assert!(why.contains("3 map tasks running ≥ fair share 2.33 (demand 10)"), "{why}");
+    }
+
+    /// Found by the `extender` fuzz target (fuzz/regressions/extender/): two Node objects
+    /// named `b`, one fitting the pod and one not, made filter keep `b` and fail it at once.
+    #[test]
+    fn a_node_sent_twice_has_one_outcome() {
+        let body = serde_json::json!({"Pod": {"spec": {"containers": [
+            {"resources": {"requests": {"cpu": "1"}}}]}},
+            "Nodes": {"items": [
+                {"metadata": {"name": "a"}, "status": {"allocatable": {"cpu": "2"}}},
+                {"metadata": {"name": "b"}, "status": {"allocatable": {"cpu": "2"}}},
+                {"metadata": {"name": "b"}}]}});
+        let args = super::super::args::read_args(&body, "rack").unwrap();
+        let result = filter(&args, None);
+        let kept: Vec<&serde_json::Value> = result.nodes.unwrap().items;
+        assert_eq!(kept, [&body["Nodes"]["items"][0]]);
+        assert!(result.unresolvable["b"].starts_with("Insufficient cpu"));
+        assert_eq!(result.unresolvable.len(), 1);
     }
 
     #[test]
