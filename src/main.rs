@@ -1,6 +1,7 @@
 //! `placer`, the command line (DESIGN.md §CLI contract): the service, one epoch offline, a dense
 //! LSAP solve (lsap-sched §3.2), the lsap paper's synthetic snapshots (§4) and their cost matrix.
 
+mod deadline;
 mod error;
 mod events;
 mod lsap_file;
@@ -352,7 +353,12 @@ fn run(command: Command, given: std::collections::BTreeSet<String>) -> Result<()
         }
         Command::Place { file, explain, algorithm, solver, allocations } => {
             // The body is dropped once parsed: only the request is held during the solve.
-            let mut req = placer_models::parse_request(&read_input(&file)?)?;
+            let body = read_input(&file)?;
+            // `policy.deadline_ms`'s clock starts once the file is read, as the service's does
+            // once the body is (README "Deadlines and the anytime answer").
+            let read_at = Instant::now();
+            let mut req = placer_models::parse_request(&body)?;
+            drop(body);
             if let Some(path) = allocations {
                 placer_datasets::read_fair_allocations(&path)?.fill(&mut req);
             }
@@ -362,9 +368,11 @@ fn run(command: Command, given: std::collections::BTreeSet<String>) -> Result<()
             if let Some(s) = solver {
                 req.policy.solver = s;
             }
+            let cancel = placer_solver::Cancel::new();
+            let _deadline = req.policy.deadline_ms.map(|ms| deadline::arm(&cancel, read_at, ms));
             let start = Instant::now();
-            let mut response =
-                placer_solver::place(&req, &PlaceOptions { explain, ..PlaceOptions::default() })?;
+            let opts = PlaceOptions { explain, cancel: Some(cancel), ..PlaceOptions::default() };
+            let mut response = placer_solver::place(&req, &opts)?;
             response.stats.solve_ms = start.elapsed().as_secs_f64() * 1e3;
             print_json(&response)
         }

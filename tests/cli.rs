@@ -174,6 +174,28 @@ fn place_rejects_bad_snapshots_with_the_json_error() {
     assert_eq!(err["error"]["path"], "cluster.nodes[0].rack");
 }
 
+/// `placer place` honours `policy.deadline_ms` as `POST /place` does (README "Deadlines and
+/// the anytime answer"): with 1 ms from the moment the file is read, parsing alone outlasts the
+/// deadline, so the answer is the greedy completion, `time_limited`, still placing every task a
+/// free slot can take; without a deadline the same snapshot answers `optimal`, at no greater
+/// cost.
+#[test]
+fn place_honours_policy_deadline_ms() {
+    let (free, cut) = (scratch("deadline_none.json"), scratch("deadline_1ms.json"));
+    gen("2000", "4000", "11", &free);
+    let mut snapshot: Value = serde_json::from_slice(&std::fs::read(&free).unwrap()).unwrap();
+    snapshot["policy"]["deadline_ms"] = Value::from(1);
+    std::fs::write(&cut, serde_json::to_vec(&snapshot).unwrap()).unwrap();
+    let limited = ok_json(&["place", cut.to_str().unwrap()]);
+    let optimal = ok_json(&["place", free.to_str().unwrap()]);
+    assert_eq!(limited["stats"]["status"], "time_limited");
+    assert_eq!(optimal["stats"]["status"], "optimal");
+    let placed = |v: &Value| v["assignments"].as_array().map(Vec::len);
+    assert_eq!(placed(&limited), placed(&optimal), "the greedy completion fills the free slots");
+    let objective = |v: &Value| v["stats"]["objective"].as_f64().unwrap();
+    assert!(objective(&limited) >= objective(&optimal) - 1e-9);
+}
+
 #[test]
 fn serve_refuses_an_invalid_config_file_naming_the_key_and_line() {
     let cases = [

@@ -158,8 +158,8 @@ pub struct Policy {
     /// Wall-clock budget of this answer in milliseconds (> 0), measured by the service from
     /// the moment the body is read; unset = the server's `--deadline-ms`. When the exact solve
     /// cannot finish in time, the answer is the best valid placement found, with
-    /// `stats.status: time_limited`. `POST /place?deadline_ms=` overrides it. Ignored by the
-    /// CLI's `place` unless given there.
+    /// `stats.status: time_limited`. `POST /place?deadline_ms=` overrides it. `placer place`
+    /// honours it too, from the moment the file is read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deadline_ms: Option<u64>,
 }

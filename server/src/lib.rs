@@ -26,6 +26,8 @@ pub mod epochs;
 mod error;
 pub mod event_log;
 mod expect;
+#[doc(hidden)]
+pub mod fuzzing;
 mod http_errors;
 mod intake;
 mod k8s;

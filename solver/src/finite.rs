@@ -5,7 +5,10 @@
 //! policy happens to place), and [`check_answer`] is the last line before the response
 //! leaves, over every placed cost and every total. Each error names the field at fault: a
 //! bandwidth (`cluster.network.rack_mbps`, `…cross_rack_mbps`, `…rack_pairs[i].mbps`),
-//! `policy.alpha`, `policy.beta` or `policy.aging_s`.
+//! `policy.alpha`, `policy.beta`, `policy.aging_s`, or the pool weight whose addition takes
+//! Σ weights beyond f64 ([`check_weights`]: every fair-share policy normalises by that sum).
+//! Pool weights whose sum is finite but far from 1 are solved scaled by a power of two
+//! ([`relative_weights`]): exact, the same ratios, the same answer under every algorithm.
 
 use crate::cost::{LocalityCost, BYTES_TO_MEGABITS};
 use crate::error::SolveError;
@@ -81,6 +84,73 @@ pub fn check_costs(ix: &Indexed<'_>, model: &LocalityCost<'_, '_>) -> Result<(),
         ));
     }
     Ok(())
+}
+
+/// Checks that the pools' weights sum to a finite number: the fair shares, the fairness
+/// distance and the fairness costs all divide weight_i by Σ weights (lsap-fair-sched §4.4's
+/// w_i), which an infinite sum turns into 0 for every pool. Run by the pipeline before any
+/// policy, so that every algorithm refuses such a snapshot alike.
+///
+/// # Complexity
+/// O(pools).
+///
+/// # Errors
+/// [`SolveError::CostOverflow`] naming `pools[i].weight`, the first weight whose addition
+/// overflows the sum.
+///
+/// # Examples
+/// Two pools of weight 10³⁰⁸: 2 · 10³⁰⁸ is beyond f64 (≈ 1.8 · 10³⁰⁸).
+/// ```
+/// let req = placer_models::parse_request(br#"{"schema_version": 1,
+///   "cluster": {"racks": [], "nodes": []},
+///   "pools": [{"id": "p", "weight": 1e308}, {"id": "q", "weight": 1e308}]}"#).unwrap();
+/// let err = placer_solver::finite::check_weights(&req).unwrap_err();
+/// assert_eq!((err.code(), err.path()), ("cost_overflow", "pools[1].weight"));
+/// ```
+pub fn check_weights(req: &PlaceRequest) -> Result<(), SolveError> {
+    let mut sum = 0.0_f64;
+    for (i, pool) in req.pools.iter().enumerate() {
+        sum += pool.weight;
+        if !sum.is_finite() {
+            return Err(overflow(
+                format!("pools[{i}].weight"),
+                format!(
+                    "the pools' weights sum beyond f64 at pool {} (weight {:e}); weights are \
+                     relative: scale them down",
+                    pool.id, pool.weight
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `req` with its pool weights scaled by the power of two that brings the largest into
+/// [1, 2), when the largest is outside [2⁻³², 2³²]; `None` otherwise (the snapshot is solved
+/// as sent). Weights are relative (FAIR §3.1: only their ratios matter) and a power of two
+/// scales every weight exactly, so the answer is the one of the same ratios near 1, where every
+/// policy's own arithmetic (running / weight, weight / Σ weights, the water level's breakpoints
+/// demand / weight) stays within f64. Run by the pipeline after [`check_weights`].
+///
+/// # Complexity
+/// O(pools); O(size of the snapshot) for the copy, made only for extreme weights.
+///
+/// # Errors
+/// None.
+pub fn relative_weights(req: &PlaceRequest) -> Option<PlaceRequest> {
+    let largest = req.pools.iter().map(|p| p.weight).fold(0.0, f64::max);
+    let moderate = 2f64.powi(-32)..=2f64.powi(32);
+    if !(largest > 0.0 && largest.is_finite()) || moderate.contains(&largest) {
+        return None;
+    }
+    // 2^shift · largest ∈ [1, 2), shift ∈ [−1023, 1074], applied as two factors f64 holds.
+    let shift = -(largest.log2().floor() as i32);
+    let (a, b) = (2f64.powi(shift / 2), 2f64.powi(shift - shift / 2));
+    let mut scaled = req.clone();
+    for pool in &mut scaled.pools {
+        pool.weight = pool.weight * a * b;
+    }
+    Some(scaled)
 }
 
 /// Bytes task `t` may move: a map's input (none without replicas), a reduce's whole shuffle.

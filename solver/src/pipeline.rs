@@ -32,7 +32,8 @@ use placer_models::{PlaceRequest, PlaceResponse, Status, TaskKind, WaitReason};
 /// [`SolveError::UnsupportedEngine`] for a `policy.solver` the policy does not accept (or
 /// `mip` in a build without the `mip` feature),
 /// [`SolveError::CostOverflow`] when a cost any placement could make, or a total of the
-/// answer, is beyond f64 ([`finite`]; the same under every algorithm), or from the exact
+/// answer, or the pools' weight sum, is beyond f64 ([`finite`]; the same under every
+/// algorithm), or from the exact
 /// engines; [`SolveError::ProblemTooLarge`] from the exact engines.
 ///
 /// # Examples
@@ -61,6 +62,9 @@ pub fn place(req: &PlaceRequest, opts: &PlaceOptions) -> Result<PlaceResponse, S
     let policy = registry::lookup(req.policy.algorithm)?;
     let engine = req.policy.solver;
     check_engine(policy.engines(), engine)?;
+    finite::check_weights(req)?;
+    let scaled = finite::relative_weights(req);
+    let req = scaled.as_ref().unwrap_or(req);
     let ix = Indexed::with_resolved(req, resolved);
     let model = LocalityCost::new(&ix);
     finite::check_costs(&ix, &model)?;

@@ -16,6 +16,11 @@
 //!   remainder is water-filled among them as if their weights were all 1 (so all-zero weights
 //!   mean equal weights, and no slot stays unallocated while someone wants it).
 //!
+//! - Weights are relative (FAIR §3.1): weights far from 1 (the largest outside [2⁻³², 2³²]) are
+//!   first scaled by the power of two that brings the largest into [1, 2). The scaling is exact
+//!   and keeps every ratio, so pools of weight 10⁻³⁰⁸ each share like pools of weight 1, where
+//!   unscaled their breakpoints d_i / w_i would overflow to ∞.
+//!
 //! Example (FAIR §3.1, Fig. 3): 100 slots, (m, d) = (50, 46), (10, 18), (25, 28), (15, 16),
 //! equal weights → 46, 14, 25, 15.
 
@@ -43,6 +48,9 @@ use crate::schedulable::Schedulable;
 /// assert_eq!(fair_shares(&pools, 100.0), vec![46.0, 14.0, 25.0, 15.0]);
 /// ```
 pub fn fair_shares(items: &[Schedulable], total: f64) -> Vec<f64> {
+    if let Some(scaled) = rescaled(items) {
+        return fair_shares(&scaled, total);
+    }
     let total = total.max(0.0);
     let usable: f64 = items.iter().map(Schedulable::usable_min).sum();
     if usable >= total {
@@ -81,6 +89,23 @@ pub fn fair_shares(items: &[Schedulable], total: f64) -> Vec<f64> {
         }
     }
     shares
+}
+
+/// `items` with their weights scaled by the power of two that brings the largest into [1, 2),
+/// when it is outside [2⁻³², 2³²] (module docs); `None` when it is not, or no weight is positive.
+/// Exact: a power of two scales every normal and subnormal weight without rounding.
+fn rescaled(items: &[Schedulable]) -> Option<Vec<Schedulable>> {
+    let largest = items.iter().map(|s| s.weight).fold(0.0, f64::max);
+    if !(largest > 0.0 && largest.is_finite())
+        || (2f64.powi(-32)..=2f64.powi(32)).contains(&largest)
+    {
+        return None;
+    }
+    // −e with 2^e ≤ largest < 2^(e+1), e in [−1074, 1023]; applied in two factors that f64
+    // holds (2^1074 does not).
+    let shift = -(largest.log2().floor() as i32);
+    let (a, b) = (2f64.powi(shift / 2), 2f64.powi(shift - shift / 2));
+    Some(items.iter().map(|s| Schedulable { weight: s.weight * a * b, ..*s }).collect())
 }
 
 /// The smallest r with f(r) = total, given Σ min(m, d) < total < Σ d. If no r reaches total
@@ -179,6 +204,19 @@ mod tests {
         check(&[s(0.0, 0.0, 100.0), s(0.0, 0.0, 100.0)], 30.0, &[15.0, 15.0]);
         // All-zero weights with min shares: mins 10 and 0, then equal water: r = 15 → 15, 15.
         check(&[s(0.0, 10.0, 100.0), s(0.0, 0.0, 100.0)], 30.0, &[15.0, 15.0]);
+    }
+
+    /// Found by the extreme-value table of `solver/tests/finite.rs`: two pools of weight
+    /// 10⁻³⁰⁸ (or 5·10⁻³²⁴) with demands 5 and 4 over 6 slots got their whole demands (9 > 6
+    /// slots) because d / w overflowed to ∞; weights are relative, so they share like 1 : 1.
+    #[test]
+    fn tiny_and_huge_weights_share_like_their_ratios() {
+        assert_eq!(fair_shares(&[s(1.0, 0.0, 5.0), s(1.0, 0.0, 4.0)], 6.0), [3.0, 3.0]);
+        for w in [1e-308, 5e-324, 1e-20, 1e20, 1e300, f64::MAX] {
+            check(&[s(w, 0.0, 5.0), s(w, 0.0, 4.0)], 6.0, &[3.0, 3.0]);
+        }
+        // 2 : 1 at 10³⁰⁰ like 2 : 1: r · 3 = 6, so 4 and 2.
+        check(&[s(2e300, 0.0, 9.0), s(1e300, 0.0, 9.0)], 6.0, &[4.0, 2.0]);
     }
 
     #[test]

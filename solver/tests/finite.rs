@@ -211,3 +211,167 @@ proptest! {
         }
     }
 }
+
+/// Two pools on the 3-node cluster of [`snapshot`] (6 map slots): `p` with job `jp`, `q` with
+/// job `jq`, 4 pending maps each (8 > 6: the pools contend), and with `running` one map of
+/// `jp` running on n1.
+fn two_pools(pools: Value, running: bool) -> PlaceRequest {
+    let maps = |job: &str, node: &str| -> Vec<Value> {
+        (0..4)
+            .map(|i| {
+                json!({"id": format!("{job}-m{i}"), "job": job, "kind": "map",
+                            "input_bytes": 64_000_000, "replicas": [node]})
+            })
+            .collect()
+    };
+    let mut pending = maps("jp", "n1");
+    pending.extend(maps("jq", "n3"));
+    let body = json!({"schema_version": 1, "now_s": 1000,
+    "cluster": {"racks": [{"id": "r1"}, {"id": "r2"}],
+        "nodes": [{"id": "n1", "rack": "r1", "map_slots": 2, "reduce_slots": 2},
+                  {"id": "n2", "rack": "r1", "map_slots": 2, "reduce_slots": 2},
+                  {"id": "n3", "rack": "r2", "map_slots": 2, "reduce_slots": 2}]},
+    "pools": pools,
+    "jobs": [{"id": "jp", "pool": "p", "submit_s": 0}, {"id": "jq", "pool": "q", "submit_s": 1}],
+    "pending": pending,
+    "running": if running {
+        json!([{"id": "jp-r", "job": "jp", "kind": "map", "node": "n1", "started_s": 990}])
+    } else {
+        json!([])
+    }});
+    let req = parse_request(body.to_string().as_bytes()).unwrap();
+    validate(&req).unwrap();
+    req
+}
+
+/// Pool weights whose sum is beyond f64 (two pools of weight 10³⁰⁸: Σ = 2·10³⁰⁸ = ∞, so every
+/// normalised weight w_i = weight_i / Σ is 0). The fair-share algorithms used to refuse the
+/// answer (its fairness distance divides by w_i) while `lsap_quota`, whose quotas also divide
+/// by w_i, placed nothing on the free slots and answered `slots_taken`. Now every algorithm and
+/// engine refuses the snapshot the same way, naming the weight that overflows the sum.
+#[test]
+fn pool_weights_summing_beyond_f64_are_the_same_422_under_every_algorithm() {
+    let pools = json!([{"id": "p", "weight": 1e308}, {"id": "q", "weight": 1e308}]);
+    let runs = [false, true].into_iter().flat_map(|r| runs().into_iter().map(move |x| (r, x)));
+    let wrong: Vec<String> = runs
+        .filter_map(|(running, (algorithm, engine))| {
+            let req = two_pools(pools.clone(), running);
+            match outcome(&req, algorithm, engine) {
+                Err(e) if e == "cost_overflow at pools[1].weight" => None,
+                Err(e) => Some(format!("{algorithm}/{engine:?} (running {running}): {e}")),
+                Ok(v) => Some(format!(
+                    "{algorithm}/{engine:?} (running {running}): answered {}",
+                    v["stats"]
+                )),
+            }
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The answer of `req` under `algorithm` and `engine` as JSON without its measurement
+/// (`stats.solve_ms`), or the error's code and path.
+fn outcome(req: &PlaceRequest, algorithm: &str, engine: SolverEngine) -> Result<Value, String> {
+    let mut req = req.clone();
+    req.policy.algorithm = registry::by_name(algorithm).unwrap().0;
+    req.policy.solver = engine;
+    match place(&req, &PlaceOptions::default()) {
+        Ok(resp) => {
+            let mut v = serde_json::to_value(&resp).unwrap();
+            v["stats"]["solve_ms"] = Value::from(0.0);
+            Ok(v)
+        }
+        Err(e) => Err(format!("{} at {}", e.code(), e.path())),
+    }
+}
+
+/// Extreme but finite pool knobs, each against a reference snapshot that means the same:
+/// weights are relative (FAIR §3.1: only their ratios matter), so pools of weight 10⁻³⁰⁸ or
+/// 5·10⁻³²⁴ each share like pools of weight 1, and 10³⁰⁰ : 10³⁰⁰ like 1 : 1; a min share of
+/// 10³⁰⁸ is capped by the pool's demand (design doc §4.6), like a min share of 5 (its demand).
+/// Every algorithm and engine must answer the extreme snapshot exactly as the reference one.
+#[test]
+fn extreme_pool_knobs_answer_as_their_reference_under_every_algorithm() {
+    let pools = |p: Value, q: Value| {
+        let mut p = p;
+        let mut q = q;
+        p["id"] = json!("p");
+        q["id"] = json!("q");
+        two_pools(json!([p, q]), true)
+    };
+    let cases = [
+        ("tiny", json!({"weight": 1e-308}), json!({"weight": 1e-308}), json!({}), json!({})),
+        ("subnormal", json!({"weight": 5e-324}), json!({"weight": 5e-324}), json!({}), json!({})),
+        ("huge", json!({"weight": 1e300}), json!({"weight": 1e300}), json!({}), json!({})),
+        (
+            "huge 2:1",
+            json!({"weight": 2e300}),
+            json!({"weight": 1e300}),
+            json!({"weight": 2}),
+            json!({}),
+        ),
+        (
+            "min share",
+            json!({"min_map_share": 1e308}),
+            json!({}),
+            json!({"min_map_share": 5}),
+            json!({}),
+        ),
+        (
+            "min shares",
+            json!({"min_map_share": 1e308, "min_reduce_share": 1e308}),
+            json!({"min_map_share": 1e308}),
+            json!({"min_map_share": 5, "min_reduce_share": 0}),
+            json!({"min_map_share": 4}),
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (name, p, q, ref_p, ref_q) in cases {
+        let extreme = pools(p, q);
+        let reference = pools(ref_p, ref_q);
+        for (algorithm, engine) in runs() {
+            let got = outcome(&extreme, algorithm, engine);
+            let want = outcome(&reference, algorithm, engine);
+            if let Ok(v) = &got {
+                let mut found = Vec::new();
+                nulls(v, "", &mut found);
+                assert!(found.is_empty(), "{name}/{algorithm}/{engine:?}: null at {found:?}");
+            }
+            // Echoed pool settings differ by design: compare what placer decided.
+            let decided = |o: &Result<Value, String>| -> Result<Value, String> {
+                o.clone().map(|v| {
+                    let pools: Vec<Value> = v["pools"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|p| {
+                            // Fair shares to 9 decimals: 10³⁰⁰ is no power of two, so its
+                            // water level rounds differently in the last bit.
+                            let round = |x: &Value| (x.as_f64().unwrap() * 1e9).round() / 1e9;
+                            let share = &p["fair_share"];
+                            json!([
+                                round(&share["map"]),
+                                round(&share["reduce"]),
+                                p["running_after"]
+                            ])
+                        })
+                        .collect();
+                    json!([v["assignments"], v["waiting"], v["preemptions"], pools])
+                })
+            };
+            let (got, want) = (decided(&got), decided(&want));
+            if got != want {
+                let show = |o: &Result<Value, String>| match o {
+                    Ok(v) => v.to_string(),
+                    Err(e) => e.clone(),
+                };
+                failures.push(format!(
+                    "{name}/{algorithm}/{engine:?}:\n  {}\n  reference {}",
+                    show(&got),
+                    show(&want)
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} differences:\n{}", failures.len(), failures.join("\n"));
+}

@@ -33,7 +33,7 @@ use super::args::{Args, Candidates};
 use super::pod::Amounts;
 use super::wire::{FilterResult, NodeListOut};
 use crate::epochs::EpochRecord;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// Most characters of a pool's name quoted in a reason.
 pub const POOL_IN_REASON: usize = 64;
@@ -95,11 +95,14 @@ pub fn filter<'v>(
     let pool_reason = over_fair_share(&args.pod.pool, latest);
     let mut unresolvable = BTreeMap::new();
     let mut budget = reason_budget;
-    // Records why `name` fails, if it does, while the budget lasts; whether it passes.
+    // Every name that fails, reason or not.
+    let mut failed: HashSet<&'v str> = HashSet::new();
+    // Records that `name` fails, if it does, and why while the budget lasts; whether it passes.
     let mut passes = |name: &'v str, reasons: &[&str]| {
         if reasons.is_empty() {
             return true;
         }
+        failed.insert(name);
         // The entry's bytes on the wire: quotes, colon, comma, and "; " between reasons.
         let text_len = reasons.iter().map(|r| r.len() + 2).sum::<usize>() - 2;
         let cost = name.len() + text_len + 6;
@@ -118,15 +121,19 @@ pub fn filter<'v>(
     };
     match &args.candidates {
         Candidates::Nodes { list, nodes } => {
-            let mut items = Vec::new();
+            let mut kept = Vec::new();
             for node in nodes {
                 let misfit = misfit(args.pod.requests, node.allocatable);
                 let reasons: Vec<&str> =
                     [misfit.as_deref(), pool_reason.as_deref()].into_iter().flatten().collect();
                 if passes(node.name, &reasons) {
-                    items.push(node.raw);
+                    kept.push(node);
                 }
             }
+            // A name sent twice (kube-scheduler never does) has one outcome: it fails if any
+            // of its Node objects fails.
+            let items =
+                kept.into_iter().filter(|n| !failed.contains(n.name)).map(|n| n.raw).collect();
             result.nodes = Some(NodeListOut { list, items });
         }
         Candidates::Names(names) => {
@@ -184,6 +191,24 @@ mod tests {
         let why = over_fair_share(&long, Some(&rec)).unwrap();
         assert!(why.len() < 300, "{} bytes", why.len());
         assert!(why.contains(&format!("pool {}… is", "p".repeat(POOL_IN_REASON))));
+    }
+
+    /// Found by the `extender` fuzz target (fuzz/regressions/extender/): two Node objects
+    /// named `b`, one fitting the pod and one not, made filter keep `b` and fail it at once.
+    #[test]
+    fn a_node_sent_twice_has_one_outcome() {
+        let body = serde_json::json!({"Pod": {"spec": {"containers": [
+            {"resources": {"requests": {"cpu": "1"}}}]}},
+            "Nodes": {"items": [
+                {"metadata": {"name": "a"}, "status": {"allocatable": {"cpu": "2"}}},
+                {"metadata": {"name": "b"}, "status": {"allocatable": {"cpu": "2"}}},
+                {"metadata": {"name": "b"}}]}});
+        let args = super::super::args::read_args(&body, "rack").unwrap();
+        let result = filter(&args, None, usize::MAX);
+        let kept: Vec<&serde_json::Value> = result.nodes.unwrap().items;
+        assert_eq!(kept, [&body["Nodes"]["items"][0]]);
+        assert!(result.unresolvable["b"].starts_with("Insufficient cpu"));
+        assert_eq!(result.unresolvable.len(), 1);
     }
 
     #[test]

@@ -24,7 +24,7 @@ mod node;
 pub(crate) mod openapi;
 mod pod;
 mod prioritize;
-mod quantity;
+pub(crate) mod quantity;
 mod racks;
 mod wire;
 
@@ -58,7 +58,7 @@ pub(crate) fn register(cfg: &mut web::ServiceConfig) {
 
 /// Which verb a request asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verb {
+pub(crate) enum Verb {
     /// `filter`.
     Filter,
     /// `prioritize`.
@@ -129,7 +129,7 @@ fn stopped(cancel: &Cancel, deadline_ms: u64) -> Result<(), ServerError> {
 ///
 /// # Errors
 /// 400 `malformed_json` or `invalid_field` for a body that is not `ExtenderArgs`; `stop`'s.
-pub fn respond(
+pub(crate) fn respond(
     bytes: &[u8],
     rack_label: &str,
     racks: &RackMap,

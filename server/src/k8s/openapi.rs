@@ -78,7 +78,27 @@ pub(crate) struct HostPriority {
     path = "/filter",
     tag = "kubernetes",
     operation_id = "k8s_filter",
-    request_body(content = ExtenderArgs, content_type = "application/json"),
+    request_body(content = ExtenderArgs, content_type = "application/json", examples(
+        ("nodes" = (summary = "Node objects (README, \"Kubernetes scheduler extender\")",
+                    value = json!({"Pod": {"metadata": {"name": "m-0", "namespace": "etl", "annotations": {
+                        "placer.io/replicas": "n1", "placer.io/input-bytes": "128Mi"}},
+                        "spec": {"containers": [{"name": "map",
+                            "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}}}]}},
+                    "Nodes": {"apiVersion": "v1", "kind": "NodeList", "items": [
+                        {"metadata": {"name": "n1",
+                            "labels": {"topology.kubernetes.io/rack": "r1"}},
+                         "status": {"allocatable": {"cpu": "4", "memory": "16Gi"}}},
+                        {"metadata": {"name": "n2",
+                            "labels": {"topology.kubernetes.io/rack": "r1"}},
+                         "status": {"allocatable": {"cpu": "250m", "memory": "16Gi"}}},
+                        {"metadata": {"name": "n3",
+                            "labels": {"topology.kubernetes.io/rack": "r2"}},
+                         "status": {"allocatable": {"cpu": "4", "memory": "16Gi"}}}]}}))),
+        ("node_names" = (summary = "Names only (`nodeCacheCapable: true`)",
+                         value = json!({"Pod": {"metadata": {"name": "m-1", "namespace": "etl", "annotations": {
+                        "placer.io/replicas": "n2,n3"}}},
+                        "NodeNames": ["n1", "n2", "n3"]}))),
+    )),
     responses(
         (status = 200, description = "The passing nodes and the reasons of the others.",
          body = ExtenderFilterResult, content_type = "application/json"),
@@ -109,7 +129,27 @@ fn filter() {}
     path = "/prioritize",
     tag = "kubernetes",
     operation_id = "k8s_prioritize",
-    request_body(content = ExtenderArgs, content_type = "application/json"),
+    request_body(content = ExtenderArgs, content_type = "application/json", examples(
+        ("nodes" = (summary = "Node objects (README, \"Kubernetes scheduler extender\")",
+                    value = json!({"Pod": {"metadata": {"name": "m-0", "namespace": "etl", "annotations": {
+                        "placer.io/replicas": "n1", "placer.io/input-bytes": "128Mi"}},
+                        "spec": {"containers": [{"name": "map",
+                            "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}}}]}},
+                    "Nodes": {"apiVersion": "v1", "kind": "NodeList", "items": [
+                        {"metadata": {"name": "n1",
+                            "labels": {"topology.kubernetes.io/rack": "r1"}},
+                         "status": {"allocatable": {"cpu": "4", "memory": "16Gi"}}},
+                        {"metadata": {"name": "n2",
+                            "labels": {"topology.kubernetes.io/rack": "r1"}},
+                         "status": {"allocatable": {"cpu": "250m", "memory": "16Gi"}}},
+                        {"metadata": {"name": "n3",
+                            "labels": {"topology.kubernetes.io/rack": "r2"}},
+                         "status": {"allocatable": {"cpu": "4", "memory": "16Gi"}}}]}}))),
+        ("node_names" = (summary = "Names only (`nodeCacheCapable: true`)",
+                         value = json!({"Pod": {"metadata": {"name": "m-1", "namespace": "etl", "annotations": {
+                        "placer.io/replicas": "n2,n3"}}},
+                        "NodeNames": ["n1", "n2", "n3"]}))),
+    )),
     responses(
         (status = 200, description = "`HostPriorityList`: a score per candidate, in the order \
                                       sent.",
