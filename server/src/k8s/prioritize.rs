@@ -26,56 +26,29 @@ use crate::error::ServerError;
 use placer_solver::cost::LocalityCost;
 use placer_solver::index::Indexed;
 use serde_json::json;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{HashMap, HashSet};
 
 /// The highest score (`extenderv1.MaxExtenderPriority`).
 pub const MAX_SCORE: i64 = 10;
 
-/// A node's rack: the value of its rack label, or the node alone when it has none. Label
-/// values cannot hold ':', so the two kinds never collide in [`RackKey::id`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum RackKey<'a> {
-    /// A rack label's value.
-    Label(&'a str),
-    /// A node of unknown rack, a rack of its own.
-    Node(&'a str),
-}
-
-impl<'a> RackKey<'a> {
-    fn of(node: &'a str, rack: Option<&'a str>) -> Self {
-        rack.map_or(RackKey::Node(node), RackKey::Label)
-    }
-
-    /// The rack's id in the one-task snapshot.
-    fn id(self) -> String {
-        match self {
-            RackKey::Label(rack) => format!("rack:{rack}"),
-            RackKey::Node(node) => format!("node:{node}"),
-        }
-    }
-}
-
-/// A node id that no `placer.io/replicas` entry can be (it holds a comma), in a rack of its
-/// own: a node of a rack without replicas, whose cost is the pod's worst.
+/// The three nodes of the one-task snapshot (ids with a comma: no `placer.io/replicas` entry
+/// is one): a replica holder, a node in its rack, and a node of another rack.
+const REPLICA: &str = "placer,replica";
+const IN_RACK: &str = "placer,in-rack";
 const ELSEWHERE: &str = "placer,elsewhere";
-
-/// The id of the node standing for every non-replica node of the `i`-th replica rack (holds
-/// a comma, so no replica has it).
-fn stand_in(i: usize) -> String {
-    format!("placer,in-rack,{i}")
-}
 
 /// The locality cost of the pod on each candidate, in seconds, in candidate order, and its
 /// cost on a node of a rack holding none of its replicas (`worst`).
 ///
-/// A candidate's cost depends only on whether it holds a replica and, if not, on its rack:
-/// so the one-task snapshot holds the replica nodes in their racks, one stand-in node per
-/// replica rack and one node in a rack of its own ([`ELSEWHERE`]), and each candidate takes the
-/// cost of the node it stands with. The snapshot is O(replicas) whatever the candidates; a
-/// candidate sent twice keeps the rack of its first appearance.
+/// Under the snapshot defaults every rack has the same bandwidths, so a candidate's cost
+/// depends only on its class: a replica holder, a node in a rack holding a replica, or any
+/// other node. The one-task snapshot therefore holds one node of each class (the pod reads its
+/// block from the first), and each candidate takes the cost of its class. A replica's rack is
+/// its label as sent (a candidate) or as learned ([`RackMap`]); a candidate sent twice keeps
+/// the rack of its first appearance.
 ///
 /// # Complexity
-/// O(candidates) expected for the lookups, O(replicas · log) to build and index the snapshot.
+/// O(candidates + replicas) expected; the snapshot is of constant size.
 ///
 /// # Errors
 /// `internal` (500) if the snapshot built here were invalid (a bug).
@@ -97,51 +70,27 @@ pub fn costs(
     for (name, rack) in names.iter().zip(&known) {
         rack_of.entry(name).or_insert(*rack);
     }
-    let replicas: Vec<&str> = args.pod.replicas.iter().map(String::as_str).collect();
+    let replicas: HashSet<&str> = args.pod.replicas.iter().map(String::as_str).collect();
     let elsewhere: Vec<&str> =
-        replicas.iter().copied().filter(|r| !rack_of.contains_key(r)).collect();
-    let elsewhere_racks = racks.racks_of(label, &elsewhere);
-    let mut replica_rack: HashMap<&str, RackKey<'_>> = HashMap::with_capacity(replicas.len());
-    for (name, rack) in elsewhere.iter().zip(&elsewhere_racks) {
-        replica_rack.insert(name, RackKey::of(name, rack.as_deref()));
-    }
-    for name in &replicas {
-        if let Some(rack) = rack_of.get(name) {
-            replica_rack.insert(name, RackKey::of(name, *rack));
-        }
-    }
-    // Replica racks in first-seen order, each with its stand-in.
-    let mut stand_ins: HashMap<RackKey<'_>, usize> = HashMap::new();
-    let mut order: Vec<RackKey<'_>> = Vec::new();
-    for name in &replicas {
-        let rack = replica_rack.get(name).copied().unwrap_or(RackKey::Node(name));
-        if !stand_ins.contains_key(&rack) {
-            stand_ins.insert(rack, order.len());
-            order.push(rack);
-        }
-    }
-    let elsewhere_rack = RackKey::Node(ELSEWHERE).id();
-    let mut nodes: Vec<serde_json::Value> = replicas
-        .iter()
-        .map(|n| {
-            let rack = replica_rack.get(n).copied().unwrap_or(RackKey::Node(n));
-            json!({"id": n, "rack": rack.id()})
-        })
-        .collect();
-    nodes.extend(order.iter().enumerate().map(|(i, r)| json!({"id": stand_in(i), "rack": r.id()})));
-    nodes.push(json!({"id": ELSEWHERE, "rack": elsewhere_rack}));
-    let mut all_racks: BTreeSet<String> = order.iter().map(|r| r.id()).collect();
-    all_racks.insert(elsewhere_rack);
+        args.pod.replicas.iter().map(String::as_str).filter(|r| !rack_of.contains_key(r)).collect();
+    let learned = racks.racks_of(label, &elsewhere);
+    // The labelled racks holding a replica (a replica of unknown rack is a rack of its own,
+    // which no other candidate shares).
+    let mut replica_racks: HashSet<&str> = learned.iter().flatten().map(String::as_str).collect();
+    replica_racks.extend(replicas.iter().filter_map(|r| rack_of.get(r).copied().flatten()));
+
     let snapshot = json!({
         "schema_version": 1,
         "cluster": {
-            "racks": all_racks.iter().map(|r| json!({"id": r})).collect::<Vec<_>>(),
-            "nodes": nodes,
+            "racks": [{"id": "with-replica"}, {"id": "without"}],
+            "nodes": [{"id": REPLICA, "rack": "with-replica"}, {"id": IN_RACK, "rack": "with-replica"},
+                      {"id": ELSEWHERE, "rack": "without"}],
         },
         "pools": [{"id": "pool"}],
         "jobs": [{"id": "job", "pool": "pool"}],
         "pending": [{"id": "pod", "job": "job", "kind": "map",
-                     "input_bytes": args.pod.input_bytes, "replicas": replicas}],
+                     "input_bytes": args.pod.input_bytes,
+                     "replicas": if replicas.is_empty() { vec![] } else { vec![REPLICA] }}],
     });
     let bug = |e: String| ServerError::Internal { message: format!("extender snapshot: {e}") };
     let bytes = serde_json::to_vec(&snapshot).map_err(|e| bug(e.to_string()))?;
@@ -149,19 +98,23 @@ pub fn costs(
     placer_models::validate(&req).map_err(|e| bug(e.to_string()))?;
     let ix = Indexed::new(&req);
     let model = LocalityCost::new(&ix);
-    // Node indices follow the snapshot's order: replicas, stand-ins, then ELSEWHERE.
-    let replica_cost: HashMap<&str, f64> =
-        replicas.iter().enumerate().map(|(i, n)| (*n, model.cost(0, i as u32))).collect();
-    let in_rack = |i: usize| model.cost(0, (replicas.len() + i) as u32);
-    let elsewhere_cost = model.cost(0, (replicas.len() + order.len()) as u32);
+    // Node indices follow the snapshot's order.
+    let (local, in_rack, other) = (model.cost(0, 0), model.cost(0, 1), model.cost(0, 2));
     let costs = names
         .iter()
         .map(|name| {
-            if let Some(&cost) = replica_cost.get(name) {
-                return cost;
+            if replicas.contains(name) {
+                local
+            } else if rack_of
+                .get(name)
+                .copied()
+                .flatten()
+                .is_some_and(|r| replica_racks.contains(r))
+            {
+                in_rack
+            } else {
+                other
             }
-            let rack = RackKey::of(name, rack_of.get(name).copied().flatten());
-            stand_ins.get(&rack).map_or(elsewhere_cost, |&i| in_rack(i))
         })
         .collect();
     Ok((costs, model.row(0).max()))
