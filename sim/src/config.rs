@@ -1,4 +1,4 @@
-//! What one what-if run simulates (DESIGN.md §What-if simulator; the slot/heartbeat model of
+//! What one what-if run simulates (`sim/README.md`; the slot/heartbeat model of
 //! FAIR, Zaharia et al. §2): the cluster, link and disk rates, the epoch length, the policy the
 //! solver runs, how replicas are placed, the seed, and the per-job bound on the pending tasks a
 //! snapshot carries. `SimConfig::default()` is a usable run on a workload with a topology.
@@ -213,9 +213,10 @@ pub struct SimConfig {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub users: Vec<placer_models::User>,
     /// Start each epoch's structured flow from the dual labels the previous epoch's left on
-    /// the lasting vertices (nodes, racks; issue 18 item 3, `placer_solver::WarmStart`), as
-    /// Firmament's incremental solvers do; default off (every epoch cold). Placements are
-    /// least-cost either way; where several tie, a warm epoch may pick another of them.
+    /// the lasting vertices (nodes, racks; `placer_solver::WarmStart`, measured in
+    /// `BENCHMARKS.md`, "Item 3: warm starts across epochs"), as Firmament's incremental
+    /// solvers do; default off (every epoch cold). Placements are least-cost either way;
+    /// where several tie, a warm epoch may pick another of them.
     #[serde(default)]
     pub warm_start: bool,
 }

@@ -1,4 +1,4 @@
-//! placer's what-if simulator (DESIGN.md §What-if simulator): replays a
+//! placer's what-if simulator (`sim/README.md`): replays a
 //! [`placer_datasets::Workload`] on a simulated Hadoop-1 cluster of map and reduce slots (FAIR,
 //! Zaharia et al. §2: slots, heartbeats, data locality), calling the very same
 //! `placer_solver::place` every epoch that the service runs, and reports locality, response
@@ -28,22 +28,19 @@
 
 mod cluster;
 mod config;
-mod contention;
 mod engine;
 mod error;
 pub mod ideal;
-mod intermediate;
+mod master;
 mod metrics;
 mod network;
-mod offers;
 mod queue;
 mod report;
 mod resources;
 mod run;
-mod shuffle;
-mod snapshot;
 mod traffic;
 mod workload_index;
+mod world;
 
 pub use config::{
     ClusterSource, Contention, NodeOrder, Offers, PendingBound, ReplicaSource, SimConfig, Victim,
