@@ -100,7 +100,7 @@ impl SimCluster {
             nodes_of_rack[r].push(i);
         }
         let wire = Cluster {
-            // Each rack's uplink, for ShuffleWatcher's NetSat (`snapshot.rs`).
+            // Each rack's uplink, for ShuffleWatcher's NetSat (`master/snapshot.rs`).
             racks: (0..racks)
                 .map(|r| Rack {
                     uplink_mbps: config.uplink_mbps,

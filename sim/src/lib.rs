@@ -20,11 +20,14 @@
 //! # Ok::<(), placer_sim::SimError>(())
 //! ```
 //!
-//! Where the decisions are documented: the link model in `network.rs`, task times and reduce
-//! start in `engine.rs`, the slowdown's denominator in [`ideal`], the pending bound on
-//! [`PendingBound`], event order in `queue.rs`, what each metric counts in `metrics.rs`, the
-//! measured cross-rack traffic (snapshots' `racks[].cross_rack_traffic_mbps`, the report's
-//! time series) in `traffic.rs`, what a snapshot carries for ShuffleWatcher in `snapshot.rs`.
+//! The layout (`sim/README.md` draws it): the event loop in `engine.rs`, the World in `world/`
+//! (the cluster's state, a task's life and the mechanisms), the Master in `master/`
+//! (snapshot, solve, apply). Where the decisions are documented: the link model in
+//! `network.rs`, task times and reduce start in `world/mod.rs`, the slowdown's denominator in
+//! [`ideal`], the pending bound on [`PendingBound`], event order in `queue.rs`, what each
+//! metric counts in `metrics.rs`, the measured cross-rack traffic (snapshots'
+//! `racks[].cross_rack_traffic_mbps`, the report's time series) in `traffic.rs`, what a
+//! snapshot carries for ShuffleWatcher in `master/snapshot.rs`.
 
 mod cluster;
 mod config;

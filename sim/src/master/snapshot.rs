@@ -572,7 +572,7 @@ fn fill_running(w: &World<'_>, t: usize, slot: &mut RunningTask) {
         started_s: Some(run.started_s),
         phase: None,
         demand: task.demand.map(|d| {
-            // A reduce consumes its demand only while it computes (engine `start`).
+            // A reduce consumes its demand only while it computes (`World::start`).
             if task.kind == TaskKind::Reduce && !run.computing {
                 Amounts::new()
             } else {

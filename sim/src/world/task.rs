@@ -80,7 +80,7 @@ pub(crate) struct JobRun {
     /// Finished maps' output bytes per node, held on disk until the job ends.
     pub held: BTreeMap<usize, u64>,
     /// Σ input bytes and Σ output bytes of its completed maps (ShuffleWatcher §3.1's
-    /// ShuffleInputRatio is their quotient; `snapshot.rs`).
+    /// ShuffleInputRatio is their quotient; `master/snapshot.rs`).
     pub maps_io_done: (u128, u128),
     /// Σ run time (start to end, s) of its completed maps (RAS §3.2's observed map length).
     pub map_s_done: f64,
