@@ -1,4 +1,4 @@
-//! Speed probe of the what-if engine (DESIGN.md §What-if simulator; FAIR, Zaharia et al.
+//! Speed probe of the what-if engine (`sim/README.md`; FAIR, Zaharia et al.
 //! Table 2 for the synthetic job-size mix): replays a day of Facebook-like jobs on N nodes
 //! and prints simulated events/s and epochs/s.
 //!

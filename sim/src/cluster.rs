@@ -1,4 +1,4 @@
-//! The simulated cluster (DESIGN.md §What-if simulator; FAIR, Zaharia et al. §2: nodes with
+//! The simulated cluster (`sim/README.md`; FAIR, Zaharia et al. §2: nodes with
 //! map and reduce slots in racks): built from the workload's topology or from N nodes in racks
 //! of K, with dense indices and the v1 `cluster` block every snapshot carries. In snapshots,
 //! nodes are `n{index}` and racks `r{index}` (indices in rack order); the trace's own names are
@@ -100,7 +100,7 @@ impl SimCluster {
             nodes_of_rack[r].push(i);
         }
         let wire = Cluster {
-            // Each rack's uplink, for ShuffleWatcher's NetSat (`snapshot.rs`).
+            // Each rack's uplink, for ShuffleWatcher's NetSat (`master/snapshot.rs`).
             racks: (0..racks)
                 .map(|r| Rack {
                     uplink_mbps: config.uplink_mbps,

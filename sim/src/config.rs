@@ -1,4 +1,4 @@
-//! What one what-if run simulates (DESIGN.md §What-if simulator; the slot/heartbeat model of
+//! What one what-if run simulates (`sim/README.md`; the slot/heartbeat model of
 //! FAIR, Zaharia et al. §2): the cluster, link and disk rates, the epoch length, the policy the
 //! solver runs, how replicas are placed, the seed, and the per-job bound on the pending tasks a
 //! snapshot carries. `SimConfig::default()` is a usable run on a workload with a topology.
@@ -61,7 +61,7 @@ pub enum ReplicaSource {
 }
 
 /// How many pending tasks of one job and kind one epoch's snapshot carries. The tasks offered
-/// under a bound are chosen by `snapshot.rs`: maps matched greedily (task order) to unclaimed
+/// under a bound are chosen by `master/snapshot.rs`: maps matched greedily (task order) to unclaimed
 /// free map slots on their replica nodes first, then the others in task order; reduces in task
 /// order. A multi-resource policy on a workload with demands has no slots to count: there
 /// `Capacity` and `FreeSlots` both bound a job by the cluster's room for its tasks (how many
@@ -171,7 +171,7 @@ pub struct SimConfig {
     /// Fraction of a job's maps that must have finished before its reduces become placeable
     /// (Hadoop's `mapred.reduce.slowstart.completed.maps`), in [0, 1]; default 0.05, Hadoop's.
     /// 1.0 starts reduces only when every map is done. A placed reduce copies each map's
-    /// output as that map finishes (see `engine.rs`).
+    /// output as that map finishes (see `world/shuffle.rs`).
     #[serde(default = "default_slowstart")]
     pub slowstart: f64,
     /// Start-up time of every task attempt, s (≥ 0; JVM launch and task set-up): the slot is
@@ -213,9 +213,10 @@ pub struct SimConfig {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub users: Vec<placer_models::User>,
     /// Start each epoch's structured flow from the dual labels the previous epoch's left on
-    /// the lasting vertices (nodes, racks; issue 18 item 3, `placer_solver::WarmStart`), as
-    /// Firmament's incremental solvers do; default off (every epoch cold). Placements are
-    /// least-cost either way; where several tie, a warm epoch may pick another of them.
+    /// the lasting vertices (nodes, racks; `placer_solver::WarmStart`, measured in
+    /// `BENCHMARKS.md`, "Item 3: warm starts across epochs"), as Firmament's incremental
+    /// solvers do; default off (every epoch cold). Placements are least-cost either way;
+    /// where several tie, a warm epoch may pick another of them.
     #[serde(default)]
     pub warm_start: bool,
 }

@@ -1,4 +1,4 @@
-//! The one error type of `placer-sim` (DESIGN.md §What-if simulator, §Style: one `thiserror`
+//! The one error type of `placer-sim` (`sim/README.md`; the crate style: one `thiserror`
 //! enum per crate with structured fields). A job that never finishes is data in the report
 //! (`SimReport::stop`), not an error; `Err` is for bad input, a solver failure or a bug.
 

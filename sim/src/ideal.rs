@@ -1,5 +1,5 @@
-//! A job's time alone on the idle cluster, the denominator of its slowdown (DESIGN.md
-//! §What-if simulator "slowdowns"; FAIR, Zaharia et al. §6 report response-time gains against
+//! A job's time alone on the idle cluster, the denominator of its slowdown (`sim/README.md`,
+//! "What it models"; FAIR, Zaharia et al. §6 report response-time gains against
 //! the same job under another scheduler; placer uses a cheap analytic stand-in for a one-job
 //! run).
 //!

@@ -1,4 +1,4 @@
-//! placer's what-if simulator (DESIGN.md §What-if simulator): replays a
+//! placer's what-if simulator (`sim/README.md`): replays a
 //! [`placer_datasets::Workload`] on a simulated Hadoop-1 cluster of map and reduce slots (FAIR,
 //! Zaharia et al. §2: slots, heartbeats, data locality), calling the very same
 //! `placer_solver::place` every epoch that the service runs, and reports locality, response
@@ -20,30 +20,30 @@
 //! # Ok::<(), placer_sim::SimError>(())
 //! ```
 //!
-//! Where the decisions are documented: the link model in `network.rs`, task times and reduce
-//! start in `engine.rs`, the slowdown's denominator in [`ideal`], the pending bound on
-//! [`PendingBound`], event order in `queue.rs`, what each metric counts in `metrics.rs`, the
-//! measured cross-rack traffic (snapshots' `racks[].cross_rack_traffic_mbps`, the report's
-//! time series) in `traffic.rs`, what a snapshot carries for ShuffleWatcher in `snapshot.rs`.
+//! The layout (`sim/README.md` draws it): the event loop in `engine.rs`, the World in `world/`
+//! (the cluster's state, a task's life and the mechanisms), the Master in `master/`
+//! (snapshot, solve, apply). Where the decisions are documented: the link model in
+//! `network.rs`, task times and reduce start in `world/mod.rs`, the slowdown's denominator in
+//! [`ideal`], the pending bound on [`PendingBound`], event order in `queue.rs`, what each
+//! metric counts in `metrics.rs`, the measured cross-rack traffic (snapshots'
+//! `racks[].cross_rack_traffic_mbps`, the report's time series) in `traffic.rs`, what a
+//! snapshot carries for ShuffleWatcher in `master/snapshot.rs`.
 
 mod cluster;
 mod config;
-mod contention;
 mod engine;
 mod error;
 pub mod ideal;
-mod intermediate;
+mod master;
 mod metrics;
 mod network;
-mod offers;
 mod queue;
 mod report;
 mod resources;
 mod run;
-mod shuffle;
-mod snapshot;
 mod traffic;
 mod workload_index;
+mod world;
 
 pub use config::{
     ClusterSource, Contention, NodeOrder, Offers, PendingBound, ReplicaSource, SimConfig, Victim,

@@ -1,5 +1,5 @@
-//! What a run measures while it runs, and the report built from it at the end (DESIGN.md
-//! §What-if simulator "Metrics: node/rack/remote locality, bytes moved in-rack and cross-rack,
+//! What a run measures while it runs, and the report built from it at the end
+//! (`sim/README.md`; "Metrics: node/rack/remote locality, bytes moved in-rack and cross-rack,
 //! job response times and slowdowns, makespan, throughput, fairness distance over time,
 //! utilization, solver time per epoch"). The engine owns one [`Metrics`] and tells it what
 //! happened at a few points (a task started or was preempted, a map or job finished, bytes

@@ -1,4 +1,4 @@
-//! Shared links and the flows on them (DESIGN.md §What-if simulator: non-local reads and
+//! Shared links and the flows on them (`sim/README.md`: non-local reads and
 //! shuffles "shared fairly among concurrent flows on a link"; the bandwidths of lsap-sched
 //! eq. 1 and ShuffleWatcher §2's oversubscribed cross-rack links).
 //!

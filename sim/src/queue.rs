@@ -1,4 +1,4 @@
-//! The event queue of the discrete-event engine (DESIGN.md §What-if simulator): a 4-ary
+//! The event queue of the discrete-event engine (`sim/README.md`): a 4-ary
 //! min-heap on (time, rank, sequence number). Times compare with `f64::total_cmp`; at equal
 //! times, job arrivals, flow ends and task ends (rank 0) come before epoch ticks and node
 //! heartbeats (rank 1), so that a tick sees everything that happened at its instant; remaining ties go in push

@@ -1,4 +1,4 @@
-//! What a what-if run reports (DESIGN.md §What-if simulator "Metrics"; the per-job response
+//! What a what-if run reports (`sim/README.md`; the per-job response
 //! times and locality of FAIR, Zaharia et al. §6, the locality and fairness distance of
 //! lsap-sched §4, the cross-rack bytes of ShuffleWatcher §5: Table 3 per job, the steady-state
 //! throughput and turnaround of §4.3 and §5.2, the cross-rack traffic over time of Figs. 1 and

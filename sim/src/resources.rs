@@ -38,10 +38,8 @@
 //!
 //! O(jobs · kinds · distinct node capacities) once per run; O(1) per task start and end.
 
-use crate::engine::Engine;
 use placer_datasets::{Capacity, Topology, Workload};
-use placer_models::{Amounts, TaskKind};
-use std::collections::BTreeMap;
+use placer_models::Amounts;
 
 /// The snapshots' resource names, in `Demand` order (cpu, mem, io).
 pub(crate) const NAMES: [&str; 3] = ["cpu", "mem", "io"];
@@ -90,114 +88,6 @@ pub(crate) fn fit_count(c: [f64; 3], d: [f64; 3]) -> u64 {
         }
     }
     k
-}
-
-/// A task of `demand` takes (`sign` 1) or gives back (−1) its demand on a node that `held`
-/// that much.
-pub(crate) fn hold(held: &mut [f64; 3], demand: Option<[f64; 3]>, sign: f64) {
-    if let Some(d) = demand {
-        for (h, d) in held.iter_mut().zip(d) {
-            *h += sign * d;
-        }
-    }
-}
-
-/// Per job and kind, the least demand of its tasks and the cluster's room for them (the
-/// pending bound of the module docs).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct ResourceBound {
-    /// Per job and kind (`[map, reduce]`): the componentwise least demand of its tasks of the
-    /// kind; `None` when one of them has no demand (or it has none of the kind).
-    pub least: Vec<[Option<[f64; 3]>; 2]>,
-    /// Per job and kind: H of the module docs (`u64::MAX`: unbounded).
-    pub hold: Vec<[u64; 2]>,
-}
-
-impl ResourceBound {
-    /// The bound of every job of `ix` on nodes of `capacity`.
-    pub fn new(ix: &crate::workload_index::WorkloadIndex, capacity: &[[f64; 3]]) -> Self {
-        // Distinct capacity vectors with their multiplicity: a trace's nodes come in few sizes.
-        let mut sizes: BTreeMap<[u64; 3], u64> = BTreeMap::new();
-        for c in capacity {
-            *sizes.entry(c.map(f64::to_bits)).or_default() += 1;
-        }
-        let sizes: Vec<([f64; 3], u64)> =
-            sizes.into_iter().map(|(c, k)| (c.map(f64::from_bits), k)).collect();
-        let mut least = Vec::with_capacity(ix.jobs.len());
-        let mut hold = Vec::with_capacity(ix.jobs.len());
-        for job in &ix.jobs {
-            let mut per_kind = [None, None];
-            let mut bound = [u64::MAX; 2];
-            for kind in [TaskKind::Map, TaskKind::Reduce] {
-                let count = match kind {
-                    TaskKind::Map => job.maps,
-                    TaskKind::Reduce => job.reduces,
-                };
-                let mut d: Option<[f64; 3]> = None;
-                let mut all = count > 0;
-                for i in 0..count {
-                    match ix.tasks[job.task(kind, i)].demand {
-                        Some(x) => {
-                            d = Some(d.map_or(x, |d| std::array::from_fn(|r| d[r].min(x[r]))));
-                        }
-                        None => all = false,
-                    }
-                }
-                let Some(d) = d.filter(|_| all) else { continue };
-                per_kind[kind.slot()] = Some(d);
-                let total = sizes
-                    .iter()
-                    .map(|&(c, k)| fit_count(c, d).saturating_mul(k))
-                    .fold(0u64, u64::saturating_add);
-                bound[kind.slot()] = total.max(1);
-            }
-            least.push(per_kind);
-            hold.push(bound);
-        }
-        Self { least, hold }
-    }
-}
-
-impl Engine<'_> {
-    /// Node `n`'s free room for job `j`'s tasks of `kind` (module docs): ⌊(capacity_r −
-    /// held_r) / d_r⌋ minimised over r, `u32::MAX` when unbounded.
-    pub(crate) fn room_for(&self, n: usize, j: usize, kind: TaskKind) -> u32 {
-        let Some(d) = self.bound.least[j][kind.slot()] else { return u32::MAX };
-        let c = self.cluster.capacity[n];
-        let h = self.held[n];
-        let free = std::array::from_fn(|r| (c[r] - h[r]).max(0.0));
-        u32::try_from(fit_count(free, d)).unwrap_or(u32::MAX)
-    }
-
-    /// Uncapped runs: the running maps hold no more than a node's capacity (with the
-    /// solver's tolerance). Reduces are left out: one that starts computing takes its reduce
-    /// demand where it copied for free, and may overcommit the node until tasks end (RAS
-    /// §3.5's Task Scheduler drives that transition; contention slows the node meanwhile).
-    pub(crate) fn audit_resources(&self) -> Result<(), crate::SimError> {
-        let mut held = vec![[0.0f64; 3]; self.cluster.len()];
-        for &t in &self.running {
-            if self.ix.tasks[t].kind != TaskKind::Map {
-                continue;
-            }
-            if let Some(d) = self.ix.tasks[t].demand {
-                for (h, d) in held[self.tasks[t].node].iter_mut().zip(d) {
-                    *h += d;
-                }
-            }
-        }
-        for (n, h) in held.iter().enumerate() {
-            let c = self.cluster.capacity[n];
-            // Σ of many demands drifts by a few ulps per task.
-            let over = (0..3).any(|r| h[r] > c[r] + 1e-6 * c[r].abs().max(1.0));
-            if over {
-                return Err(crate::SimError::Invariant {
-                    time_s: self.now,
-                    message: format!("node {n}: running tasks hold {h:?}, capacity {c:?}"),
-                });
-            }
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! Running what-if replays (DESIGN.md §What-if simulator: "replays a workload through a policy
+//! Running what-if replays (`sim/README.md`: "replays a workload through a policy
 //! on a simulated cluster, calling the same `solver::place` each epoch"): one run, one run
 //! observed by a progress callback, or many runs in parallel.
 
@@ -25,7 +25,7 @@ pub fn simulate_observed(
     on_job_done: &(dyn Fn() + Sync),
 ) -> Result<SimReport, SimError> {
     let mut engine = engine::Engine::new(workload, config)?;
-    engine.on_job_done = Some(on_job_done);
+    engine.world.on_job_done = Some(on_job_done);
     engine.run()
 }
 

@@ -1,4 +1,4 @@
-//! The workload with dense indices (DESIGN.md §What-if simulator; the job/task view of FAIR,
+//! The workload with dense indices (`sim/README.md`; the job/task view of FAIR,
 //! Zaharia et al. §2): every task of every job in one table (a job's maps, then its reduces),
 //! replicas resolved to node indices (or drawn HDFS-style with the run's seed), pools resolved
 //! to indices, every number checked. Snapshot ids are `j{job}` for jobs, `j{job}-m-{k}` and
@@ -297,7 +297,7 @@ impl WorkloadIndex {
             TaskKind::Map => 'm',
             TaskKind::Reduce => 'r',
         };
-        crate::snapshot::write_id(id, format_args!("j{}-{kind}-{}", task.job, task.ordinal));
+        write_id(id, format_args!("j{}-{kind}-{}", task.job, task.ordinal));
     }
 
     /// The global index of a snapshot task id (None if malformed or unknown).
@@ -354,4 +354,11 @@ fn finite_non_negative(v: f64, path: impl FnOnce() -> String) -> Result<(), SimE
     } else {
         Err(SimError::workload(path(), format!("must be a finite number ≥ 0, got {v}")))
     }
+}
+
+/// `s` = the formatted `args`, in `s`'s allocation.
+pub(crate) fn write_id(s: &mut String, args: std::fmt::Arguments<'_>) {
+    s.clear();
+    // Writing into a `String` cannot fail.
+    let _ = std::fmt::Write::write_fmt(s, args);
 }

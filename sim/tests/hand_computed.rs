@@ -1,4 +1,4 @@
-//! Hand-derived completion times (DESIGN.md §What-if simulator: task time = compute + input
+//! Hand-derived completion times (`sim/README.md`: task time = compute + input
 //! read at the disk rate or the shared link rate + shuffle). Every number is derived in the
 //! comments; rates: disk 100 MB/s, in-rack link 1000 Mbit/s = 125 MB/s, cross-rack link
 //! 100 Mbit/s = 12.5 MB/s (MB = 10⁶ bytes).

@@ -1,5 +1,5 @@
-//! Conservation, determinism and error cases of the simulator (DESIGN.md §What-if simulator:
-//! "Deterministic for a seed"; §Style: "Nothing panics on any input"), on hand-built and
+//! Conservation, determinism and error cases of the simulator (`sim/README.md`:
+//! "Deterministic for a seed"; "nothing panics on any input"), on hand-built and
 //! seeded random workloads, with `SimConfig::audit` on (slots never oversubscribed at any
 //! epoch, time never goes back, every task completes exactly once).
 

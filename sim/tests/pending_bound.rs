@@ -1,4 +1,4 @@
-//! The per-job pending bound of a snapshot (DESIGN.md §What-if simulator; `PendingBound` docs):
+//! The per-job pending bound of a snapshot (`sim/README.md`; `PendingBound` docs):
 //! under `FreeSlots` a job offers at most as many tasks as there are free slots, node-local
 //! candidates first, and the epoch still finds the node-local placement.
 

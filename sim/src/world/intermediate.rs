@@ -26,8 +26,7 @@
 //! thrash — maps run, fill them, are evicted and run again — and the run counts as stalled
 //! instead of running until its time limit.
 
-use crate::config::Victim;
-use crate::engine::{Engine, Phase};
+use super::hooks::{Ctx, Mechanism};
 use crate::error::SimError;
 use placer_models::TaskKind;
 
@@ -68,17 +67,17 @@ impl Disks {
     }
 
     /// A map expecting `bytes` of output started on `n`.
-    pub fn reserve(&mut self, n: usize, bytes: u64) {
+    fn reserve(&mut self, n: usize, bytes: u64) {
         self.reserved[n] += bytes;
     }
 
     /// That map stopped (finished or killed).
-    pub fn unreserve(&mut self, n: usize, bytes: u64) {
+    fn unreserve(&mut self, n: usize, bytes: u64) {
         self.reserved[n] = self.reserved[n].saturating_sub(bytes);
     }
 
     /// A finished map's `bytes` of output now occupy `n`.
-    pub fn hold(&mut self, n: usize, bytes: u64) {
+    fn hold(&mut self, n: usize, bytes: u64) {
         self.held[n] += bytes;
         self.held_total += bytes;
     }
@@ -108,98 +107,26 @@ impl Disks {
     }
 }
 
-impl Engine<'_> {
-    /// Job `j` finished or was evicted: its outputs are deleted.
-    pub(crate) fn free_intermediate(&mut self, j: usize) {
-        let held = std::mem::take(&mut self.jobs[j].held);
-        self.idle = false;
-        for (n, bytes) in held {
-            self.disks.drop_held(n, bytes);
+impl Mechanism for Disks {
+    /// A map reserves its expected output on its node.
+    fn task_started(&mut self, cx: &mut Ctx<'_>, t: usize) {
+        let task = &cx.ix.tasks[t];
+        if task.kind == TaskKind::Map {
+            self.reserve(cx.tasks[t].node, task.output_bytes);
         }
     }
 
-    /// §5.4's deadlock (see the module docs).
-    pub(crate) fn disks_stuck(&self) -> bool {
-        if self.running_kind[0] > 0
-            || self.net.active() > 0
-            || self.running.iter().any(|&t| self.tasks[t].computing)
-        {
-            return false;
+    /// A map that stops gives its reservation back (a failed attempt made none).
+    fn task_released(&mut self, cx: &mut Ctx<'_>, t: usize) {
+        let task = &cx.ix.tasks[t];
+        if task.kind == TaskKind::Map && !cx.tasks[t].doomed {
+            self.unreserve(cx.tasks[t].node, task.output_bytes);
         }
-        let smallest = self
-            .active_jobs
-            .iter()
-            .flat_map(|&j| self.jobs[j].pending[0].iter())
-            .map(|&t| self.ix.tasks[t].output_bytes)
-            .min();
-        let Some(smallest) = smallest else { return false };
-        let fits = (0..self.cluster.len()).any(|n| {
-            // An uncapped node with no map running has room for any map that fits it at all.
-            (self.cluster.uncapped || self.used[n][0] < self.cluster.map_slots[n])
-                && self.disks.free(n).is_none_or(|f| f >= smallest)
-        });
-        !fits && self.active_jobs.iter().any(|&j| !self.jobs[j].held.is_empty())
     }
 
-    /// Evicts the victim job's intermediate data.
-    pub(crate) fn evict(&mut self) {
-        let progress = |e: &Self, j: usize| {
-            let spec = &e.ix.jobs[j];
-            let done = (spec.first..spec.first + spec.maps + spec.reduces)
-                .filter(|&t| e.tasks[t].phase == Phase::Done)
-                .count();
-            done as f64 / (spec.maps + spec.reduces).max(1) as f64
-        };
-        let holders: Vec<usize> = self
-            .active_jobs
-            .iter()
-            .copied()
-            .filter(|&j| !self.jobs[j].held.is_empty() && !self.suspended.contains(&j))
-            .collect();
-        let later = |a: usize, b: usize, e: &Self| {
-            e.ix.jobs[a].submit_s.total_cmp(&e.ix.jobs[b].submit_s).then(a.cmp(&b))
-        };
-        let victim = match self.cfg.victim {
-            Victim::LatestSubmitted => holders.iter().copied().max_by(|&a, &b| later(a, b, self)),
-            Victim::LeastProgress => holders.iter().copied().min_by(|&a, &b| {
-                progress(self, a).total_cmp(&progress(self, b)).then(later(b, a, self))
-            }),
-        };
-        let Some(j) = victim else {
-            // Every holder is suspended already: let them run again.
-            self.suspended.clear();
-            return;
-        };
-        self.suspended.insert(j);
-        let spec = self.ix.jobs[j].clone();
-        let copying: Vec<usize> = self.jobs[j].copying.iter().copied().collect();
-        for r in copying {
-            self.kill(r);
-        }
-        for m in 0..spec.maps {
-            let t = spec.task(TaskKind::Map, m);
-            if self.tasks[t].phase == Phase::Done {
-                self.unfinish_map(t);
-            }
-        }
-        let job = &mut self.jobs[j];
-        job.maps_done = 0;
-        job.maps_io_done = (0, 0);
-        job.map_s_done = 0.0;
-        job.weight_done = 0;
-        job.map_output.clear();
-        self.free_intermediate(j);
-        self.metrics.intermediate_changed(self.disks.held_total());
-        if spec.slowstart_maps > 0 && self.jobs[j].released {
-            self.jobs[j].released = false;
-            for r in 0..spec.reduces {
-                let t = spec.task(TaskKind::Reduce, r);
-                if self.tasks[t].phase == Phase::Pending {
-                    self.jobs[j].pending[1].remove(&t);
-                    self.pending[1] -= 1;
-                    self.tasks[t].phase = Phase::Blocked;
-                }
-            }
-        }
+    /// A finished map's output occupies its node.
+    fn map_finished(&mut self, cx: &mut Ctx<'_>, t: usize) {
+        self.hold(cx.tasks[t].node, cx.ix.tasks[t].output_bytes);
+        cx.metrics.intermediate_changed(self.held_total);
     }
 }

@@ -15,7 +15,7 @@
 //! the maps that finish between two polls: on the FB-2009 day a flow per map output made the
 //! replay many times slower. The copy phase ends when every
 //! map of the job is done and every owed byte has arrived; the compute follows
-//! (`engine.rs`).
+//! (the World, `mod.rs`).
 //!
 //! Example: B = 100, W = 4 (four maps of weight 1); the reduce starts after one map finished
 //! (due 25), the second brings due to 50 (25 more), the third 75, the fourth 100.
@@ -23,8 +23,13 @@
 //! Cost: O(racks) per reduce start and per flow end; a map's end costs O(1) per copying reduce
 //! of its job.
 
-use crate::engine::{Engine, RackFetch};
-use crate::queue::EventKind;
+use super::task::{JobRun, RackFetch, TaskRun};
+use crate::cluster::SimCluster;
+use crate::config::SimConfig;
+use crate::metrics::Metrics;
+use crate::network::Network;
+use crate::queue::{EventKind, EventQueue};
+use crate::workload_index::WorkloadIndex;
 
 /// `⌊bytes · c / w⌋` (0 when `w` is 0), in u128 (f64 on overflow), at most `bytes`.
 pub(crate) fn due(bytes: u64, c: u128, w: u128) -> u64 {
@@ -71,35 +76,57 @@ pub(crate) fn shuffle_split_into(
     }
 }
 
-impl Engine<'_> {
-    /// Reduce `t`'s shuffle bytes known so far, per source node (node order), into `out`
-    /// (its allocation reused): what a snapshot shows as its `shuffle`.
-    pub(crate) fn known_shuffle_into(&self, t: usize, out: &mut Vec<(usize, u64)>) {
-        let task = &self.ix.tasks[t];
-        let j = task.job as usize;
-        let (spec, job) = (&self.ix.jobs[j], &self.jobs[j]);
-        let known = due(task.bytes, job.weight_done, spec.weight_total);
-        shuffle_split_into(known, job.map_output.iter().map(|(&n, &w)| (n, w)), out);
-    }
+/// Reduce `t`'s shuffle bytes known so far, per source node (node order), into `out` (its
+/// allocation reused): what a snapshot shows as its `shuffle`.
+pub(crate) fn known_into(
+    ix: &WorkloadIndex,
+    jobs: &[JobRun],
+    t: usize,
+    out: &mut Vec<(usize, u64)>,
+) {
+    let task = &ix.tasks[t];
+    let j = task.job as usize;
+    let (spec, job) = (&ix.jobs[j], &jobs[j]);
+    let known = due(task.bytes, job.weight_done, spec.weight_total);
+    shuffle_split_into(known, job.map_output.iter().map(|(&n, &w)| (n, w)), out);
+}
 
-    /// Reduce `t` just started: it fetches what is known, and waits for the rest.
-    pub(crate) fn start_copy(&mut self, t: usize) {
+/// The parts of the World a copy phase reads and changes (its own state is in the task and
+/// job records: `TaskRun::fetch`, `JobRun::copying`, `map_output`, `weight_done`).
+pub(crate) struct Copying<'w> {
+    pub now: f64,
+    pub cfg: &'w SimConfig,
+    pub ix: &'w WorkloadIndex,
+    pub cluster: &'w SimCluster,
+    pub tasks: &'w mut [TaskRun],
+    pub jobs: &'w mut [JobRun],
+    pub net: &'w mut Network,
+    pub queue: &'w mut EventQueue,
+    pub metrics: &'w mut Metrics,
+    /// Scratch reused across calls.
+    pub parts: &'w mut Vec<(usize, u64)>,
+}
+
+impl Copying<'_> {
+    /// Reduce `t` just started: it fetches what is known, and waits for the rest. True when
+    /// its copy is already complete (its compute starts now).
+    pub fn start(&mut self, t: usize) -> bool {
         let j = self.ix.tasks[t].job as usize;
         self.tasks[t].copying = true;
         self.jobs[j].copying.insert(t);
-        let mut known = std::mem::take(&mut self.scratch_parts);
-        self.known_shuffle_into(t, &mut known);
+        let mut known = std::mem::take(self.parts);
+        known_into(self.ix, self.jobs, t, &mut known);
         for &(src, bytes) in &known {
             self.owe(t, src, bytes);
         }
-        self.scratch_parts = known;
+        *self.parts = known;
         self.fetch_owed(t);
-        self.copy_maybe_done(t);
+        self.done(t)
     }
 
     /// Map output of weight `output` finished on node `m` for job `j`: every copying reduce of
     /// the job is owed its share.
-    pub(crate) fn map_output_ready(&mut self, j: usize, m: usize, output: u64) {
+    pub fn map_output_ready(&mut self, j: usize, m: usize, output: u64) {
         let spec = &self.ix.jobs[j];
         let (w, total) = (spec.weight(output), spec.weight_total);
         let job = &mut self.jobs[j];
@@ -124,17 +151,20 @@ impl Engine<'_> {
         }
     }
 
-    /// Job `j`'s copying reduces poll for finished maps: they fetch what they are owed.
-    pub(crate) fn fetch_poll(&mut self, j: usize) {
-        self.jobs[j].poll_scheduled = false;
-        let mut copying = std::mem::take(&mut self.scratch_tasks);
-        copying.clear();
-        copying.extend(self.jobs[j].copying.iter().copied());
-        for &r in &copying {
-            self.fetch_owed(r);
-            self.copy_maybe_done(r);
+    /// Copying reduce `r` polls for finished maps: it fetches what it is owed. True when its
+    /// copy is complete.
+    pub fn poll(&mut self, r: usize) -> bool {
+        self.fetch_owed(r);
+        self.done(r)
+    }
+
+    /// A flow from `src_rack` into copying reduce `t` arrived. True when its copy is complete.
+    pub fn fetch_done(&mut self, t: usize, src_rack: usize) -> bool {
+        if let Some(f) = self.tasks[t].fetch.iter_mut().find(|f| f.rack == src_rack && f.active) {
+            f.active = false;
         }
-        self.scratch_tasks = copying;
+        self.fetch_owed(t);
+        self.done(t)
     }
 
     /// `bytes` from node `src` are owed to reduce `t`: read from disk if local, else queued
@@ -143,7 +173,7 @@ impl Engine<'_> {
         if bytes == 0 {
             return;
         }
-        let (now, disk) = (self.now, self.disk_rate());
+        let (now, disk) = (self.now, self.cfg.disk_mb_s * 1e6);
         let run = &mut self.tasks[t];
         if src == run.node {
             run.local_done_s = run.local_done_s.max(now) + bytes as f64 / disk;
@@ -169,15 +199,8 @@ impl Engine<'_> {
             if f.active || f.owed == 0 {
                 continue;
             }
-            let id = self.net.start(
-                self.now,
-                t,
-                true,
-                f.owed,
-                (f.src, f.rack),
-                (n, rack),
-                &mut self.queue,
-            );
+            let id =
+                self.net.start(self.now, t, true, f.owed, (f.src, f.rack), (n, rack), self.queue);
             let run = &mut self.tasks[t];
             run.fetch[i].owed = 0;
             run.fetch[i].active = true;
@@ -186,29 +209,20 @@ impl Engine<'_> {
         }
     }
 
-    /// A flow from `src_rack` into copying reduce `t` arrived.
-    pub(crate) fn fetch_done(&mut self, t: usize, src_rack: usize) {
-        if let Some(f) = self.tasks[t].fetch.iter_mut().find(|f| f.rack == src_rack && f.active) {
-            f.active = false;
-        }
-        self.fetch_owed(t);
-        self.copy_maybe_done(t);
-    }
-
-    /// Ends `t`'s copy phase if every map is done and every byte has arrived.
-    fn copy_maybe_done(&mut self, t: usize) {
+    /// Ends `t`'s copy phase if every map is done and every byte has arrived; true then.
+    fn done(&mut self, t: usize) -> bool {
         let j = self.ix.tasks[t].job as usize;
         let run = &self.tasks[t];
         if !run.copying
             || self.jobs[j].maps_done < self.ix.jobs[j].maps
             || run.fetch.iter().any(|f| f.active || f.owed > 0)
         {
-            return;
+            return false;
         }
         self.tasks[t].copying = false;
         self.tasks[t].flows.clear();
         self.jobs[j].copying.remove(&t);
-        self.start_compute(t);
+        true
     }
 }
 

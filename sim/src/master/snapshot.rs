@@ -1,5 +1,5 @@
-//! The v1 snapshot the simulator hands to `placer_solver::place` each epoch (DESIGN.md §Wire
-//! schema v1, §What-if simulator; lsap-sched §3.2's "instant system state"; ShuffleWatcher,
+//! The v1 snapshot the simulator hands to `placer_solver::place` each epoch (the v1 wire schema of
+//! `models/`; `sim/README.md`; lsap-sched §3.2's "instant system state"; ShuffleWatcher,
 //! Ahmad et al., §3's inputs): the fixed cluster and policy, every pool with its echoed
 //! starvation clocks, every arrived unfinished job with its echoed delay and SAMP state, the
 //! running tasks, and the pending tasks under `SimConfig::pending_bound`.
@@ -59,15 +59,17 @@
 
 use crate::cluster::{parse_node_id, SimCluster};
 use crate::config::{NodeOrder, PendingBound, SimConfig};
-use crate::engine::Engine;
 use crate::traffic::TrafficMeter;
-use crate::workload_index::WorkloadIndex;
+use crate::workload_index::{write_id, WorkloadIndex};
+use crate::world::World;
 use placer_datasets::Workload;
 use placer_models::{
-    Amounts, Job, PendingTask, PlaceRequest, Pool, PoolId, Resources, RunningTask, ShuffleSource,
-    TaskKind, User, UserId,
+    Amounts, DelayState, Job, PendingTask, PlaceRequest, Pool, PoolId, Resources, RunningTask,
+    ShuffleSource, ShuffleWatcherState, StarvationState, TaskKind, User, UserId,
 };
 use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeSet;
 
 /// Each rack's measured cross-rack traffic between two snapshots (see the module docs).
@@ -167,62 +169,122 @@ pub(crate) fn base_request(
     }
 }
 
-impl Engine<'_> {
+/// What the solver's answers hand back for the next snapshot, as a master echoes it to the
+/// stateless service: per pool the starvation clocks, per job the delay-scheduling and SAMP
+/// (ShuffleWatcher Fig. 4) state.
+#[derive(Clone, Debug)]
+pub(crate) struct Echo {
+    pub starvation: Vec<Option<StarvationState>>,
+    pub delay: Vec<Option<DelayState>>,
+    pub shuffle_watcher: Vec<Option<ShuffleWatcherState>>,
+}
+
+impl Echo {
+    /// Nothing echoed yet, for `pools` pools and `jobs` jobs.
+    pub fn new(pools: usize, jobs: usize) -> Self {
+        Self {
+            starvation: vec![None; pools],
+            delay: vec![None; jobs],
+            shuffle_watcher: vec![None; jobs],
+        }
+    }
+}
+
+/// The snapshot the Master builds at each offer and what it keeps between offers.
+pub(crate) struct Snapshot {
+    /// The snapshot itself, rewritten in place at every offer.
+    pub req: PlaceRequest,
+    /// Snapshot entries kept for reuse.
+    spare: Spare,
+    /// Free map slots per rack in the snapshot being built.
+    rack_free: Vec<u32>,
+    /// Per kind, the pending tasks per job a heartbeat's snapshot carries.
+    beat_bound: [u64; 2],
+    /// The racks' measured cross-rack traffic as the last snapshot reported it.
+    rack_window: RackWindow,
+    /// Draws each epoch's node order ([`crate::NodeOrder::Shuffled`]).
+    order_rng: ChaCha8Rng,
+}
+
+impl Snapshot {
+    /// Before the first offer on `w`'s cluster: the parts of every snapshot that do not change.
+    pub fn new(w: &World<'_>) -> Self {
+        Self {
+            req: base_request(w.cfg, &w.cluster, &w.ix, w.workload),
+            spare: Spare::default(),
+            rack_free: Vec::new(),
+            beat_bound: [u64::MAX; 2],
+            rack_window: RackWindow::new(w.cluster.nodes_of_rack.len()),
+            // A stream of its own, so that the replica draws of the same seed do not change.
+            order_rng: ChaCha8Rng::seed_from_u64(w.cfg.seed ^ 0x6865_6172_7462_6561),
+        }
+    }
+}
+
+impl Snapshot {
     /// Refreshes `self.req` from the state; returns the number of pending tasks offered.
-    /// On a heartbeat (`self.offer`) only that node shows free slots: every node's slots are
-    /// set to its running tasks, plus the offered ones on the heartbeating node.
-    pub(crate) fn fill_snapshot(&mut self) -> usize {
+    /// On a heartbeat (`offer`: the node and its free slots per kind) only that node shows
+    /// free slots: every node's slots are set to its running tasks, plus the offered ones on
+    /// the heartbeating node; `None` at an epoch (every free slot is offered).
+    pub(crate) fn fill(
+        &mut self,
+        w: &World<'_>,
+        offer: Option<(usize, [u32; 2])>,
+        echo: &Echo,
+    ) -> usize {
         let mut req = std::mem::take(&mut self.req);
-        req.now_s = self.now;
-        match self.offer {
+        req.now_s = w.now;
+        match offer {
             Some((beating, offer)) => {
                 // Heartbeat snapshots keep the topology's order: node i is `n{i}`.
                 for (i, node) in req.cluster.nodes.iter_mut().enumerate() {
                     let extra = if i == beating { offer } else { [0, 0] };
-                    node.map_slots = self.used[i][0] + extra[0];
-                    node.reduce_slots = self.used[i][1] + extra[1];
+                    node.map_slots = w.used[i][0] + extra[0];
+                    node.reduce_slots = w.used[i][1] + extra[1];
                 }
             }
-            None if self.cfg.node_order == NodeOrder::Shuffled => {
+            None if w.cfg.node_order == NodeOrder::Shuffled => {
                 req.cluster.nodes.shuffle(&mut self.order_rng);
             }
             None => {}
         }
-        if self.disks.limited() {
+        if w.disks.limited() {
             for node in &mut req.cluster.nodes {
-                if let Some(n) = parse_node_id(node.id.as_str(), self.cluster.len()) {
-                    let disk = self.disks.free(n);
+                if let Some(n) = parse_node_id(node.id.as_str(), w.cluster.len()) {
+                    let disk = w.disks.free(n);
                     node.resources.get_or_insert_with(Resources::default).disk = disk;
                 }
             }
         }
-        for (pool, clocks) in req.pools.iter_mut().zip(&self.starvation) {
+        for (pool, clocks) in req.pools.iter_mut().zip(&echo.starvation) {
             pool.starvation = *clocks;
         }
         if req.cluster.racks.len() > 1 {
-            let mbps = self.rack_window.read(&self.net.meter, self.now);
+            let mbps = self.rack_window.read(&w.net.meter, w.now);
             for (rack, &m) in req.cluster.racks.iter_mut().zip(mbps) {
                 rack.cross_rack_traffic_mbps = Some(m);
             }
         }
         let mut chosen: Vec<usize> = Vec::new();
-        let mut quota: Vec<(u64, u32)> = vec![(0, 0); self.cluster.len()];
-        let mut rack_quota: Vec<(u64, u32)> = vec![(0, 0); self.cluster.nodes_of_rack.len()];
-        self.count_rack_free();
-        self.heartbeat_bound();
-        let mut stamp = 0u64;
+        let mut quotas = Quotas {
+            node: vec![(0, 0); w.cluster.len()],
+            rack: vec![(0, 0); w.cluster.nodes_of_rack.len()],
+            stamp: 0,
+        };
+        self.count_rack_free(w, offer);
+        self.heartbeat_bound(w, offer);
         let mut spare = std::mem::take(&mut self.spare);
         let mut parts = ShuffleParts::default();
         let (mut nj, mut np) = (0, 0);
-        for &j in &self.active_jobs {
+        for &j in &w.active_jobs {
             let slot = reuse(&mut req.jobs, nj, &mut spare.jobs);
-            self.fill_job(j, slot);
+            fill_job(w, echo, j, slot);
             nj += 1;
             for kind in [TaskKind::Map, TaskKind::Reduce] {
-                self.choose(j, kind, &mut chosen, &mut quota, &mut rack_quota, &mut stamp);
+                self.choose(w, j, kind, offer, &mut chosen, &mut quotas);
                 for &t in &chosen {
                     let slot = reuse(&mut req.pending, np, &mut spare.pending);
-                    self.fill_pending(t, slot, &mut parts);
+                    fill_pending(w, t, slot, &mut parts);
                     np += 1;
                 }
             }
@@ -231,9 +293,9 @@ impl Engine<'_> {
         spare.pending.extend(req.pending.drain(np..));
         let offered = np;
         let mut nr = 0;
-        for &t in &self.running {
+        for &t in &w.running {
             let slot = reuse(&mut req.running, nr, &mut spare.running);
-            self.fill_running(t, slot);
+            fill_running(w, t, slot);
             nr += 1;
         }
         spare.running.extend(req.running.drain(nr..));
@@ -245,14 +307,13 @@ impl Engine<'_> {
     /// On a heartbeat, `self.beat_bound`: per kind `max(4, ⌈2 · S / J⌉)`, S the cluster's
     /// slots of the kind and J the active jobs with pending tasks of it (see
     /// [`crate::PendingBound::Capacity`]).
-    fn heartbeat_bound(&mut self) {
-        if self.offer.is_none() {
+    fn heartbeat_bound(&mut self, w: &World<'_>, offer: Option<(usize, [u32; 2])>) {
+        if offer.is_none() {
             return;
         }
-        let slots = [self.cluster.total_map_slots, self.cluster.total_reduce_slots];
+        let slots = [w.cluster.total_map_slots, w.cluster.total_reduce_slots];
         for (k, total) in slots.into_iter().enumerate() {
-            let jobs =
-                self.active_jobs.iter().filter(|&&j| !self.jobs[j].pending[k].is_empty()).count();
+            let jobs = w.active_jobs.iter().filter(|&&j| !w.jobs[j].pending[k].is_empty()).count();
             self.beat_bound[k] = (2 * total).div_ceil(jobs.max(1) as u64).max(4);
         }
     }
@@ -268,55 +329,52 @@ impl Engine<'_> {
     }
 
     /// `self.rack_free`: the free (offered) map slots per rack.
-    fn count_rack_free(&mut self) {
+    fn count_rack_free(&mut self, w: &World<'_>, offer: Option<(usize, [u32; 2])>) {
         let mut free = std::mem::take(&mut self.rack_free);
         free.clear();
-        free.resize(self.cluster.nodes_of_rack.len(), 0);
-        match self.offer {
-            Some((n, offer)) => free[self.cluster.rack_of[n]] = offer[0],
+        free.resize(w.cluster.nodes_of_rack.len(), 0);
+        match offer {
+            Some((n, offer)) => free[w.cluster.rack_of[n]] = offer[0],
             // Uncapped: no rack quota (`resources.rs`).
-            None if self.cluster.uncapped => free.fill(u32::MAX),
+            None if w.cluster.uncapped => free.fill(u32::MAX),
             None => {
-                for (n, &r) in self.cluster.rack_of.iter().enumerate() {
-                    free[r] += self.cluster.map_slots[n].saturating_sub(self.used[n][0]);
+                for (n, &r) in w.cluster.rack_of.iter().enumerate() {
+                    free[r] += w.cluster.map_slots[n].saturating_sub(w.used[n][0]);
                 }
             }
         }
         self.rack_free = free;
     }
 
-    /// The pending tasks of job `j` and `kind` to offer, into `out`.
-    /// `quota[n]` = (stamp, unclaimed free map slots of node n) scratch, valid when its stamp
-    /// is `*stamp`.
+    /// The pending tasks of job `j` and `kind` to offer (`offer` as in `fill_snapshot`), into
+    /// `out`, with `quotas` as scratch.
     fn choose(
         &self,
+        w: &World<'_>,
         j: usize,
         kind: TaskKind,
+        offer: Option<(usize, [u32; 2])>,
         out: &mut Vec<usize>,
-        quota: &mut [(u64, u32)],
-        rack_quota: &mut [(u64, u32)],
-        stamp: &mut u64,
+        quotas: &mut Quotas,
     ) {
         out.clear();
-        if kind == TaskKind::Map && self.suspended.contains(&j) {
+        if kind == TaskKind::Map && w.suspended.contains(&j) {
             return;
         }
-        let pending = &self.jobs[j].pending[kind.slot()];
+        let pending = &w.jobs[j].pending[kind.slot()];
         let total = match kind {
-            TaskKind::Map => self.cluster.total_map_slots,
-            TaskKind::Reduce => self.cluster.total_reduce_slots,
+            TaskKind::Map => w.cluster.total_map_slots,
+            TaskKind::Reduce => w.cluster.total_reduce_slots,
         };
-        let offered = match self.offer {
+        let offered = match offer {
             Some((_, offer)) => u64::from(offer[kind.slot()]),
-            None => self.free_slots()[kind.slot()],
+            None => w.free_slots()[kind.slot()],
         };
-        let bound = match self.cfg.pending_bound.resolve(self.cfg.policy.algorithm) {
+        let bound = match w.cfg.pending_bound.resolve(w.cfg.policy.algorithm) {
             PendingBound::All | PendingBound::Auto => u64::MAX,
             // Slots do not bound an uncapped run: the cluster's room for the job's tasks does.
-            _ if self.cluster.uncapped => self.bound.hold[j][kind.slot()],
-            PendingBound::Capacity if self.offer.is_some() => {
-                total.min(self.beat_bound[kind.slot()])
-            }
+            _ if w.cluster.uncapped => w.resources.bound(j, kind),
+            PendingBound::Capacity if offer.is_some() => total.min(self.beat_bound[kind.slot()]),
             PendingBound::Capacity => total,
             PendingBound::FreeSlots => offered,
         };
@@ -331,19 +389,22 @@ impl Engine<'_> {
             // one of whose replica nodes still has a free map slot no earlier task of this job
             // has claimed, then every task one of whose replica racks still has one, then the
             // others, in task order.
-            *stamp += 1;
-            let free_on = |n: usize| match self.offer {
+            quotas.stamp += 1;
+            let Quotas { node: quota, rack: rack_quota, stamp } = quotas;
+            let free_on = |n: usize| match offer {
                 Some((beating, offer)) if beating == n => offer[0],
                 Some(_) => 0,
-                None if self.cluster.uncapped => self.room_for(n, j, TaskKind::Map),
-                None => self.cluster.map_slots[n].saturating_sub(self.used[n][0]),
+                None if w.cluster.uncapped => {
+                    w.resources.room_for(n, w.cluster.capacity[n], j, TaskKind::Map)
+                }
+                None => w.cluster.map_slots[n].saturating_sub(w.used[n][0]),
             };
             let mut taken = vec![false; pending.len()];
             for (i, &t) in pending.iter().enumerate() {
                 if out.len() == bound {
                     break;
                 }
-                for &n in self.ix.replicas(t) {
+                for &n in w.ix.replicas(t) {
                     let n = n as usize;
                     let (at, left) = &mut quota[n];
                     if *at != *stamp {
@@ -352,7 +413,7 @@ impl Engine<'_> {
                     }
                     if *left > 0 {
                         *left -= 1;
-                        let left = self.rack_left(rack_quota, self.cluster.rack_of[n], *stamp);
+                        let left = self.rack_left(rack_quota, w.cluster.rack_of[n], *stamp);
                         *left = left.saturating_sub(1);
                         out.push(t);
                         taken[i] = true;
@@ -367,8 +428,8 @@ impl Engine<'_> {
                 if taken[i] {
                     continue;
                 }
-                for &n in self.ix.replicas(t) {
-                    let left = self.rack_left(rack_quota, self.cluster.rack_of[n as usize], *stamp);
+                for &n in w.ix.replicas(t) {
+                    let left = self.rack_left(rack_quota, w.cluster.rack_of[n as usize], *stamp);
                     if *left > 0 {
                         *left -= 1;
                         out.push(t);
@@ -390,135 +451,143 @@ impl Engine<'_> {
             out.extend(pending.iter().copied().take(bound));
         }
     }
+}
 
-    /// Job `j`'s snapshot entry, written into `slot` (its strings reused).
-    fn fill_job(&self, j: usize, slot: &mut Job) {
-        let spec = &self.ix.jobs[j];
-        let run = &self.jobs[j];
-        let user = &self.workload.jobs[j].user;
-        let (input, output) = run.maps_io_done;
-        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-        let mut id = std::mem::take(&mut slot.id);
-        write_id(&mut id.0, format_args!("j{j}"));
-        let mut pool = std::mem::take(&mut slot.pool);
-        write_id(&mut pool.0, format_args!("p{}", spec.pool));
-        let user = (!user.is_empty()).then(|| {
-            let mut id = slot.user.take().unwrap_or_default();
-            id.0.clone_from(user);
-            id
-        });
-        *slot = Job {
-            id,
-            pool,
-            submit_s: spec.submit_s,
-            user,
-            delay: run.delay,
-            shuffle_input_ratio: Some(shuffle_input_ratio(input, output)),
-            maps_total: Some(count(spec.maps)),
-            maps_done: Some(count(run.maps_done.min(spec.maps))),
-            reduces_total: Some(count(spec.reduces)),
-            shuffle_watcher: run.shuffle_watcher.clone(),
-            goal_s: spec.goal_s,
-            mean_map_s: run.mean_map_s(),
-            ..Job::default()
-        };
-    }
+/// Job `j`'s snapshot entry, written into `slot` (its strings reused).
+fn fill_job(w: &World<'_>, echo: &Echo, j: usize, slot: &mut Job) {
+    let spec = &w.ix.jobs[j];
+    let run = &w.jobs[j];
+    let user = &w.workload.jobs[j].user;
+    let (input, output) = run.maps_io_done;
+    let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    let mut id = std::mem::take(&mut slot.id);
+    write_id(&mut id.0, format_args!("j{j}"));
+    let mut pool = std::mem::take(&mut slot.pool);
+    write_id(&mut pool.0, format_args!("p{}", spec.pool));
+    let user = (!user.is_empty()).then(|| {
+        let mut id = slot.user.take().unwrap_or_default();
+        id.0.clone_from(user);
+        id
+    });
+    *slot = Job {
+        id,
+        pool,
+        submit_s: spec.submit_s,
+        user,
+        delay: echo.delay[j],
+        shuffle_input_ratio: Some(shuffle_input_ratio(input, output)),
+        maps_total: Some(count(spec.maps)),
+        maps_done: Some(count(run.maps_done.min(spec.maps))),
+        reduces_total: Some(count(spec.reduces)),
+        shuffle_watcher: echo.shuffle_watcher[j].clone(),
+        goal_s: spec.goal_s,
+        mean_map_s: run.mean_map_s(),
+        ..Job::default()
+    };
+}
 
-    /// Pending task `t`'s snapshot entry, written into `slot` (its strings and lists reused).
-    /// A reduce's shuffle sources are its known bytes per source node (`known_shuffle_into`),
-    /// those of 0 bytes left out; `parts` keeps the last split, which the next reduce of the
-    /// same job and size shares.
-    fn fill_pending(&self, t: usize, slot: &mut PendingTask, parts: &mut ShuffleParts) {
-        let task = &self.ix.tasks[t];
-        let j = task.job as usize;
-        let nodes = &self.cluster.wire.nodes;
-        let mut id = std::mem::take(&mut slot.id);
-        self.ix.write_task_id(t, &mut id.0);
-        let mut job = std::mem::take(&mut slot.job);
-        write_id(&mut job.0, format_args!("j{j}"));
-        let mut replicas = std::mem::take(&mut slot.replicas);
-        replicas.clear();
-        let mut shuffle = std::mem::take(&mut slot.shuffle);
-        let (mut input_bytes, mut output_bytes) = (0, 0);
-        match task.kind {
-            TaskKind::Map => {
-                input_bytes = task.bytes;
-                if self.disks.limited() {
-                    output_bytes = task.output_bytes;
-                }
-                for &n in self.ix.replicas(t) {
-                    replicas.push(nodes[n as usize].id.as_str());
-                }
-                shuffle.clear();
+/// Pending task `t`'s snapshot entry, written into `slot` (its strings and lists reused).
+/// A reduce's shuffle sources are its known bytes per source node (`known_shuffle_into`),
+/// those of 0 bytes left out; `parts` keeps the last split, which the next reduce of the
+/// same job and size shares.
+fn fill_pending(w: &World<'_>, t: usize, slot: &mut PendingTask, parts: &mut ShuffleParts) {
+    let task = &w.ix.tasks[t];
+    let j = task.job as usize;
+    let nodes = &w.cluster.wire.nodes;
+    let mut id = std::mem::take(&mut slot.id);
+    w.ix.write_task_id(t, &mut id.0);
+    let mut job = std::mem::take(&mut slot.job);
+    write_id(&mut job.0, format_args!("j{j}"));
+    let mut replicas = std::mem::take(&mut slot.replicas);
+    replicas.clear();
+    let mut shuffle = std::mem::take(&mut slot.shuffle);
+    let (mut input_bytes, mut output_bytes) = (0, 0);
+    match task.kind {
+        TaskKind::Map => {
+            input_bytes = task.bytes;
+            if w.disks.limited() {
+                output_bytes = task.output_bytes;
             }
-            TaskKind::Reduce => {
-                if parts.key != Some((j, task.bytes)) {
-                    parts.key = Some((j, task.bytes));
-                    self.known_shuffle_into(t, &mut parts.split);
-                }
-                let mut k = 0;
-                for &(n, bytes) in parts.split.iter().filter(|&&(_, b)| b > 0) {
-                    match shuffle.get_mut(k) {
-                        Some(s) => {
-                            s.node.0.clone_from(&nodes[n].id.0);
-                            s.bytes = bytes;
-                        }
-                        None => shuffle.push(ShuffleSource { node: nodes[n].id.clone(), bytes }),
-                    }
-                    k += 1;
-                }
-                shuffle.truncate(k);
+            for &n in w.ix.replicas(t) {
+                replicas.push(nodes[n as usize].id.as_str());
             }
+            shuffle.clear();
         }
-        *slot = PendingTask {
-            id,
-            job,
-            kind: task.kind,
-            input_bytes,
-            output_bytes,
-            replicas,
-            shuffle,
-            pending_since_s: Some(self.tasks[t].pending_since_s),
-            demand: task.demand.map(|d| {
-                // A reduce of a job still in its map phase starts by copying, which consumes
-                // next to nothing (RAS Table 2's shuffle column; Alg. 1 line 26 switches it).
-                let maps_left = self.jobs[j].maps_done < self.ix.jobs[j].maps;
-                if task.kind == TaskKind::Reduce && maps_left {
-                    Amounts::new()
-                } else {
-                    crate::resources::amounts(d)
+        TaskKind::Reduce => {
+            if parts.key != Some((j, task.bytes)) {
+                parts.key = Some((j, task.bytes));
+                w.known_shuffle_into(t, &mut parts.split);
+            }
+            let mut k = 0;
+            for &(n, bytes) in parts.split.iter().filter(|&&(_, b)| b > 0) {
+                match shuffle.get_mut(k) {
+                    Some(s) => {
+                        s.node.0.clone_from(&nodes[n].id.0);
+                        s.bytes = bytes;
+                    }
+                    None => shuffle.push(ShuffleSource { node: nodes[n].id.clone(), bytes }),
                 }
-            }),
-        };
+                k += 1;
+            }
+            shuffle.truncate(k);
+        }
     }
+    *slot = PendingTask {
+        id,
+        job,
+        kind: task.kind,
+        input_bytes,
+        output_bytes,
+        replicas,
+        shuffle,
+        pending_since_s: Some(w.tasks[t].pending_since_s),
+        demand: task.demand.map(|d| {
+            // A reduce of a job still in its map phase starts by copying, which consumes
+            // next to nothing (RAS Table 2's shuffle column; Alg. 1 line 26 switches it).
+            let maps_left = w.jobs[j].maps_done < w.ix.jobs[j].maps;
+            if task.kind == TaskKind::Reduce && maps_left {
+                Amounts::new()
+            } else {
+                crate::resources::amounts(d)
+            }
+        }),
+    };
+}
 
-    /// Running task `t`'s snapshot entry, written into `slot` (its strings reused).
-    fn fill_running(&self, t: usize, slot: &mut RunningTask) {
-        let task = &self.ix.tasks[t];
-        let run = &self.tasks[t];
-        let mut id = std::mem::take(&mut slot.id);
-        self.ix.write_task_id(t, &mut id.0);
-        let mut job = std::mem::take(&mut slot.job);
-        write_id(&mut job.0, format_args!("j{}", task.job));
-        let mut node = std::mem::take(&mut slot.node);
-        node.0.clone_from(&self.cluster.wire.nodes[run.node].id.0);
-        *slot = RunningTask {
-            id,
-            job,
-            kind: task.kind,
-            node,
-            started_s: Some(run.started_s),
-            phase: None,
-            demand: task.demand.map(|d| {
-                // A reduce consumes its demand only while it computes (engine `start`).
-                if task.kind == TaskKind::Reduce && !run.computing {
-                    Amounts::new()
-                } else {
-                    crate::resources::amounts(d)
-                }
-            }),
-        };
-    }
+/// Running task `t`'s snapshot entry, written into `slot` (its strings reused).
+fn fill_running(w: &World<'_>, t: usize, slot: &mut RunningTask) {
+    let task = &w.ix.tasks[t];
+    let run = &w.tasks[t];
+    let mut id = std::mem::take(&mut slot.id);
+    w.ix.write_task_id(t, &mut id.0);
+    let mut job = std::mem::take(&mut slot.job);
+    write_id(&mut job.0, format_args!("j{}", task.job));
+    let mut node = std::mem::take(&mut slot.node);
+    node.0.clone_from(&w.cluster.wire.nodes[run.node].id.0);
+    *slot = RunningTask {
+        id,
+        job,
+        kind: task.kind,
+        node,
+        started_s: Some(run.started_s),
+        phase: None,
+        demand: task.demand.map(|d| {
+            // A reduce consumes its demand only while it computes (`World::start`).
+            if task.kind == TaskKind::Reduce && !run.computing {
+                Amounts::new()
+            } else {
+                crate::resources::amounts(d)
+            }
+        }),
+    };
+}
+
+/// The scratch of `choose`: per node and per rack, (stamp, unclaimed free map slots), valid
+/// when its stamp is `stamp` (bumping it clears every entry in O(1)).
+struct Quotas {
+    node: Vec<(u64, u32)>,
+    rack: Vec<(u64, u32)>,
+    stamp: u64,
 }
 
 /// Snapshot entries the last snapshot did not need, kept with their allocations for the next
@@ -547,21 +616,21 @@ fn reuse<'l, T: Default>(list: &'l mut Vec<T>, i: usize, spare: &mut Vec<T>) -> 
     &mut list[i]
 }
 
-/// `s` = the formatted `args`, in `s`'s allocation.
-pub(crate) fn write_id(s: &mut String, args: std::fmt::Arguments<'_>) {
-    s.clear();
-    // Writing into a `String` cannot fail.
-    let _ = std::fmt::Write::write_fmt(s, args);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::config::Offers;
+    use crate::engine::Engine;
     use placer_datasets::Workload;
     use placer_models::{Algorithm, RackId, RackReduces, ShuffleWatcherState};
     use placer_testkit::workload::{job, map, reduce, topology};
     use std::sync::Mutex;
+
+    /// An epoch snapshot of `engine`'s state into its master's `snapshot.req`.
+    fn fill(engine: &mut Engine<'_>) {
+        let master = &mut engine.master;
+        master.snapshot.fill(&engine.world, None, &master.echo);
+    }
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= 1e-9 * b.abs().max(1.0)
@@ -584,7 +653,7 @@ mod tests {
         let seen = Mutex::new(Vec::new());
         let record = |r: &PlaceRequest| seen.lock().unwrap().push(r.clone());
         let mut engine = Engine::new(workload, cfg).unwrap();
-        engine.on_snapshot = Some(&record);
+        engine.master.on_snapshot = Some(&record);
         engine.run().unwrap();
         seen.into_inner().unwrap()
     }
@@ -815,7 +884,7 @@ mod tests {
         };
         let cfg = config(3.0);
         let mut engine = Engine::new(&w, &cfg).unwrap();
-        engine.active_jobs.insert(0);
+        engine.world.active_jobs.insert(0);
         let state = ShuffleWatcherState {
             preferred_map_racks: vec![RackId("r1".to_owned())],
             tentative_reduces_per_rack: vec![RackReduces {
@@ -823,17 +892,17 @@ mod tests {
                 reduces: 2,
             }],
         };
-        engine.fill_snapshot();
+        fill(&mut engine);
         let options = placer_solver::PlaceOptions::default();
-        let mut answer = placer_solver::place(&engine.req, &options).unwrap();
+        let mut answer = placer_solver::place(&engine.master.snapshot.req, &options).unwrap();
         assert_eq!(answer.jobs[0].shuffle_watcher, None);
         answer.jobs[0].shuffle_watcher = Some(state.clone());
-        engine.apply(&answer).unwrap();
-        engine.fill_snapshot();
-        assert_eq!(engine.req.jobs[0].shuffle_watcher, Some(state));
+        engine.master.apply(&mut engine.world, &answer, None).unwrap();
+        fill(&mut engine);
+        assert_eq!(engine.master.snapshot.req.jobs[0].shuffle_watcher, Some(state));
         answer.jobs[0].shuffle_watcher = None;
-        engine.apply(&answer).unwrap();
-        engine.fill_snapshot();
-        assert_eq!(engine.req.jobs[0].shuffle_watcher, None);
+        engine.master.apply(&mut engine.world, &answer, None).unwrap();
+        fill(&mut engine);
+        assert_eq!(engine.master.snapshot.req.jobs[0].shuffle_watcher, None);
     }
 }

@@ -11,10 +11,10 @@
 //! anything is pending, for a policy that may preempt): it is woken when a task of a kind
 //! becomes pending while none was, and when one of its slots is freed. Each heartbeat costs a
 //! snapshot, O(active jobs + offered + running + nodes). One row of the epoch table covers
-//! each `epoch_s` window of heartbeats (`metrics.rs`).
+//! each `epoch_s` window of heartbeats (`metrics.rs`). The World owns the beats and the event
+//! loop hands a heartbeat's offer to the Master as a parameter (`sim/README.md`).
 
-use crate::engine::Engine;
-use crate::queue::EventKind;
+use crate::queue::{EventKind, EventQueue};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -52,85 +52,81 @@ impl Beats {
     }
 }
 
-impl Engine<'_> {
+/// What a heartbeat decision reads of the World: the nodes' slots and busy slots, the
+/// pending tasks per kind, whether the policy may preempt.
+pub(crate) struct SlotView<'w> {
+    pub map_slots: &'w [u32],
+    pub reduce_slots: &'w [u32],
+    pub used: &'w [[u32; 2]],
+    pub pending: [usize; 2],
+    pub may_preempt: bool,
+}
+
+impl SlotView<'_> {
     /// Whether node `n` has a use for a heartbeat.
     fn wants_beat(&self, n: usize) -> bool {
-        let slots = [self.cluster.map_slots[n], self.cluster.reduce_slots[n]];
+        let slots = [self.map_slots[n], self.reduce_slots[n]];
         (0..2).any(|k| self.pending[k] > 0 && self.used[n][k] < slots[k])
-            || (self.pending != [0, 0] && self.cfg.may_preempt())
+            || (self.pending != [0, 0] && self.may_preempt)
     }
+}
 
-    fn schedule_beat(&mut self, n: usize, at: f64) {
-        if let Some(b) = &mut self.beats {
-            if !b.scheduled[n] {
-                b.scheduled[n] = true;
-                self.queue.push(at, EventKind::Heartbeat(n));
-            }
+impl Beats {
+    fn schedule(&mut self, n: usize, at: f64, queue: &mut EventQueue) {
+        if !self.scheduled[n] {
+            self.scheduled[n] = true;
+            queue.push(at, EventKind::Heartbeat(n));
         }
     }
 
-    /// A kind has pending tasks again: the epoch tick, or every node that can use a heartbeat.
-    pub(crate) fn wake_all(&mut self) {
-        let Some(b) = &self.beats else {
-            self.offer_soon();
-            return;
-        };
-        let times: Vec<(usize, f64)> = (0..self.cluster.len())
-            .filter(|&n| !b.scheduled[n] && self.wants_beat(n))
-            .map(|n| (n, b.next(n, self.now)))
+    /// A kind has pending tasks again: every node that can use a heartbeat gets its next one.
+    pub fn wake_all(&mut self, view: &SlotView<'_>, now: f64, queue: &mut EventQueue) {
+        let times: Vec<(usize, f64)> = (0..self.scheduled.len())
+            .filter(|&n| !self.scheduled[n] && view.wants_beat(n))
+            .map(|n| (n, self.next(n, now)))
             .collect();
         for (n, at) in times {
-            self.schedule_beat(n, at);
+            self.schedule(n, at, queue);
         }
     }
 
-    /// A slot of `kind` on node `n` was freed.
-    pub(crate) fn slot_freed(&mut self, n: usize, kind: usize) {
-        if let Some(b) = &self.beats {
-            if self.pending[kind] > 0 && !b.scheduled[n] {
-                let at = b.next(n, self.now);
-                self.schedule_beat(n, at);
-            }
+    /// A slot of a kind with `pending` tasks was freed on node `n`.
+    pub fn slot_freed(&mut self, n: usize, pending: usize, now: f64, queue: &mut EventQueue) {
+        if pending > 0 && !self.scheduled[n] {
+            let at = self.next(n, now);
+            self.schedule(n, at, queue);
         }
     }
 
-    /// Node `n`'s heartbeat; false when the run has stalled.
-    pub(crate) fn heartbeat(&mut self, n: usize) -> Result<bool, crate::SimError> {
-        let Some(b) = &mut self.beats else { return Ok(true) };
-        b.scheduled[n] = false;
-        let (period, multiple) = (b.period, b.multiple);
-        self.metrics.tick();
-        if !self.wants_beat(n) {
-            return Ok(true);
+    /// Node `n` heartbeats: the free slots per kind it offers (one of each kind at most, or
+    /// all with `assign_multiple`, and none of a kind with nothing pending); `None` when it
+    /// has no use for the heartbeat.
+    pub fn offer(&mut self, view: &SlotView<'_>, n: usize) -> Option<[u32; 2]> {
+        self.scheduled[n] = false;
+        if !view.wants_beat(n) {
+            return None;
         }
-        let slots = [self.cluster.map_slots[n], self.cluster.reduce_slots[n]];
+        let slots = [view.map_slots[n], view.reduce_slots[n]];
         let mut offer = [0u32; 2];
         for k in 0..2 {
-            let free = slots[k] - self.used[n][k];
-            offer[k] = if self.pending[k] == 0 {
+            let free = slots[k] - view.used[n][k];
+            offer[k] = if view.pending[k] == 0 {
                 0
-            } else if multiple {
+            } else if self.multiple {
                 free
             } else {
                 free.min(1)
             };
         }
-        let mut assigned = 0;
-        if offer != [0, 0] || self.cfg.may_preempt() {
-            assigned = self.solve(Some((n, offer)))?;
+        Some(offer)
+    }
+
+    /// After node `n`'s heartbeat was answered: its next one, a period later, if it still has
+    /// a use for it.
+    pub fn answered(&mut self, view: &SlotView<'_>, n: usize, now: f64, queue: &mut EventQueue) {
+        if view.wants_beat(n) {
+            self.schedule(n, now + self.period, queue);
         }
-        self.offer = None;
-        if !self.progressing(assigned) {
-            self.stall += 1;
-            let limit = u64::from(self.cfg.stall_epochs) * self.cluster.len() as u64;
-            if u64::from(self.stall) >= limit {
-                return Ok(false);
-            }
-        }
-        if self.wants_beat(n) {
-            self.schedule_beat(n, self.now + period);
-        }
-        Ok(true)
     }
 }
 

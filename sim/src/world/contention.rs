@@ -16,8 +16,8 @@
 //! D_io = 1.5, so `ρ = 1 / (1.5 · (1 + 0.5 · 0.5)) = 0.533`: each 10 s task takes 18.75 s,
 //! where proportional sharing alone (κ = 0) would give 15 s.
 
+use super::hooks::{Ctx, Mechanism};
 use crate::config::Contention;
-use crate::engine::Engine;
 use crate::queue::EventKind;
 
 /// Per node, the demand-bearing tasks computing there and their rate.
@@ -63,59 +63,76 @@ pub(crate) fn rate(d: [f64; 3], c: &Contention) -> f64 {
     shared(d[0], c.cpu_thrash).min(shared(d[2], c.io_thrash)).min(swap)
 }
 
-impl Engine<'_> {
+impl NodeLoad {
     /// Task `t` (on its node, its `work_left` settled now, with a demand) starts computing.
-    pub(crate) fn join_load(&mut self, t: usize) {
-        let n = self.tasks[t].node;
-        self.settle_node(n);
-        self.load.tasks[n].push(t);
-        self.rerate_node(n);
+    fn join(&mut self, cx: &mut Ctx<'_>, t: usize) {
+        let n = cx.tasks[t].node;
+        self.settle(cx, n);
+        self.tasks[n].push(t);
+        self.rerate(cx, n);
     }
 
     /// Task `t` stops computing (it finished or was killed).
-    pub(crate) fn leave_load(&mut self, t: usize) {
-        let n = self.tasks[t].node;
-        let Some(i) = self.load.tasks[n].iter().position(|&x| x == t) else { return };
-        self.settle_node(n);
-        self.load.tasks[n].swap_remove(i);
-        self.rerate_node(n);
+    fn leave(&mut self, cx: &mut Ctx<'_>, t: usize) {
+        let n = cx.tasks[t].node;
+        let Some(i) = self.tasks[n].iter().position(|&x| x == t) else { return };
+        self.settle(cx, n);
+        self.tasks[n].swap_remove(i);
+        self.rerate(cx, n);
     }
 
     /// Work done by node `n`'s tasks since they were last settled, at its current rate.
-    fn settle_node(&mut self, n: usize) {
-        let rate = self.load.rate[n];
-        for &t in &self.load.tasks[n] {
-            let run = &mut self.tasks[t];
-            run.work_left = (run.work_left - (self.now - run.settled_s) * rate).max(0.0);
-            run.settled_s = self.now;
+    fn settle(&self, cx: &mut Ctx<'_>, n: usize) {
+        let rate = self.rate[n];
+        for &t in &self.tasks[n] {
+            let run = &mut cx.tasks[t];
+            run.work_left = (run.work_left - (cx.now - run.settled_s) * rate).max(0.0);
+            run.settled_s = cx.now;
         }
     }
 
     /// Node `n`'s new demand sums and rate; its tasks rescheduled at it.
-    fn rerate_node(&mut self, n: usize) {
+    fn rerate(&mut self, cx: &mut Ctx<'_>, n: usize) {
         let mut sum = [0.0; 3];
-        for &t in &self.load.tasks[n] {
-            if let Some(d) = self.ix.tasks[t].demand {
+        for &t in &self.tasks[n] {
+            if let Some(d) = cx.ix.tasks[t].demand {
                 for (s, d) in sum.iter_mut().zip(d) {
                     *s += d;
                 }
             }
         }
-        let cap = self.cluster.capacity[n];
-        for (r, used) in self.load.in_use.iter_mut().enumerate() {
-            *used += sum[r].min(cap[r]) - self.load.sum[n][r].min(cap[r]);
+        let cap = cx.cluster.capacity[n];
+        for (r, used) in self.in_use.iter_mut().enumerate() {
+            *used += sum[r].min(cap[r]) - self.sum[n][r].min(cap[r]);
         }
-        self.load.sum[n] = sum;
-        let rate = node_rate(sum, cap, &self.cfg.contention);
-        self.load.rate[n] = rate;
-        for i in 0..self.load.tasks[n].len() {
-            let t = self.load.tasks[n][i];
-            let run = &mut self.tasks[t];
+        self.sum[n] = sum;
+        let rate = node_rate(sum, cap, &cx.cfg.contention);
+        self.rate[n] = rate;
+        for &t in &self.tasks[n] {
+            let run = &mut cx.tasks[t];
             run.version = run.version.wrapping_add(1);
-            let at = self.now + run.work_left / rate;
-            self.queue.push(at, EventKind::TaskDone { task: t, version: run.version });
+            let at = cx.now + run.work_left / rate;
+            cx.queue.push(at, EventKind::TaskDone { task: t, version: run.version });
         }
-        self.metrics.resources_changed(self.now, self.load.in_use);
+        cx.metrics.resources_changed(cx.now, self.in_use);
+    }
+}
+
+impl Mechanism for NodeLoad {
+    /// A task with a demand joins its node's load (with contention on).
+    fn compute_started(&mut self, cx: &mut Ctx<'_>, t: usize) -> bool {
+        if !(cx.cfg.contention.enabled && cx.ix.tasks[t].demand.is_some()) {
+            return false;
+        }
+        self.join(cx, t);
+        true
+    }
+
+    /// A computing task leaves its node's load.
+    fn task_released(&mut self, cx: &mut Ctx<'_>, t: usize) {
+        if cx.tasks[t].computing {
+            self.leave(cx, t);
+        }
     }
 }
 

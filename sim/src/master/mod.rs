@@ -1,0 +1,150 @@
+//! The Master: what a cluster master (Hadoop 0.20's JobTracker; FAIR, Zaharia et al. §2) does
+//! with an offer of free slots. It builds the v1 snapshot of the World (`snapshot.rs`), calls
+//! `placer_solver::place` (lsap-sched §3.2: one solve over the instant system state) and
+//! applies the answer through the World's interface ([`World::kill`], [`World::start`]):
+//! preempted tasks die and return to pending, losing their progress; assigned tasks start;
+//! the per-job `delay` and `shuffle_watcher` and per-pool `starvation` state is echoed into
+//! the next snapshot, as a master does with the stateless service. An offer (a heartbeating
+//! node and its free slots, or every free slot at an epoch) is a parameter of each call.
+//! Task, job, node and pool ids are indices inside the simulator; strings are written into
+//! the snapshot and read back from the answer here, at the boundary. `sim/README.md` draws
+//! where the Master sits. Per solver call O(snapshot) (see `snapshot.rs`).
+
+mod snapshot;
+
+pub(crate) use snapshot::{Echo, Snapshot};
+
+use crate::cluster::parse_node_id;
+use crate::error::SimError;
+use crate::metrics::EpochStart;
+use crate::workload_index::parse_job_id;
+use crate::world::{Phase, World};
+use placer_models::{PlaceRequest, PlaceResponse, TaskKind};
+use placer_solver::PlaceOptions;
+use std::time::Instant;
+
+/// The master's own state between offers.
+pub(crate) struct Master<'a> {
+    /// The snapshot being built and what it keeps between offers.
+    pub snapshot: Snapshot,
+    /// The state the last answers handed back, echoed into the next snapshot.
+    pub echo: Echo,
+    /// The structured flow's labels kept from epoch to epoch (`SimConfig::warm_start`).
+    pub warm: Option<placer_solver::WarmStart>,
+    /// Called with every snapshot before it is solved (the crate's tests read them); never
+    /// affects the run.
+    pub on_snapshot: Option<&'a (dyn Fn(&PlaceRequest) + Sync)>,
+}
+
+impl Master<'_> {
+    /// The master of `world`'s cluster and workload, before any offer.
+    pub fn new(world: &World<'_>) -> Self {
+        Self {
+            snapshot: Snapshot::new(world),
+            echo: Echo::new(world.ix.pools.len(), world.jobs.len()),
+            warm: world.cfg.warm_start.then(placer_solver::WarmStart::new),
+            on_snapshot: None,
+        }
+    }
+
+    /// Builds the snapshot (every free slot, or node `offer`'s on its heartbeat), calls the
+    /// solver, applies the answer; returns the tasks started.
+    pub(crate) fn solve(
+        &mut self,
+        w: &mut World<'_>,
+        offer: Option<(usize, [u32; 2])>,
+    ) -> Result<u64, SimError> {
+        let before = Instant::now();
+        let offered = self.snapshot.fill(w, offer, &self.echo);
+        if let Some(f) = self.on_snapshot {
+            f(&self.snapshot.req);
+        }
+        let built = Instant::now();
+        let options = PlaceOptions { warm: self.warm.clone(), ..PlaceOptions::default() };
+        let answer = placer_solver::place(&self.snapshot.req, &options)
+            .map_err(|source| SimError::Solver { time_s: w.now, source })?;
+        let solve_ms = built.elapsed().as_secs_f64() * 1e3;
+        let snapshot_ms = built.duration_since(before).as_secs_f64() * 1e3;
+        let free = match offer {
+            Some((_, f)) => [u64::from(f[0]), u64::from(f[1])],
+            None => w.free_slots(),
+        };
+        let start = EpochStart {
+            pending: w.pending[0] + w.pending[1],
+            offered,
+            running: w.running.len(),
+            free,
+        };
+        self.apply(w, &answer, offer)?;
+        w.idle = answer.assignments.is_empty() && answer.preemptions.is_empty();
+        let window = w.beats.as_ref().map(|_| w.cfg.epoch_s);
+        w.metrics.epoch_solved(w.now, start, &answer, snapshot_ms, solve_ms, window);
+        if w.cfg.audit {
+            w.audit_slots()?;
+        }
+        Ok(answer.assignments.len() as u64)
+    }
+
+    /// Applies the solver's answer to the snapshot of `offer` (a heartbeat's node and slots,
+    /// `None` at an epoch): preemptions, then assignments, then the echoed state.
+    pub(crate) fn apply(
+        &mut self,
+        w: &mut World<'_>,
+        answer: &PlaceResponse,
+        offer: Option<(usize, [u32; 2])>,
+    ) -> Result<(), SimError> {
+        let time_s = w.now;
+        let bad = |message: String| SimError::InvalidAnswer { time_s, message };
+        for p in &answer.preemptions {
+            let t =
+                w.ix.parse_task_id(p.task.as_str())
+                    .ok_or_else(|| bad(format!("preemption of unknown task {}", p.task)))?;
+            if w.tasks[t].phase != Phase::Running {
+                return Err(bad(format!("preemption of task {} that is not running", p.task)));
+            }
+            w.kill(t);
+        }
+        for a in &answer.assignments {
+            let t =
+                w.ix.parse_task_id(a.task.as_str())
+                    .ok_or_else(|| bad(format!("assignment of unknown task {}", a.task)))?;
+            let n = parse_node_id(a.node.as_str(), w.cluster.len())
+                .ok_or_else(|| bad(format!("assignment to unknown node {}", a.node)))?;
+            if w.tasks[t].phase != Phase::Pending {
+                return Err(bad(format!("assignment of task {} that is not pending", a.task)));
+            }
+            let kind = w.ix.tasks[t].kind;
+            let slots = match kind {
+                TaskKind::Map => w.cluster.map_slots[n],
+                TaskKind::Reduce => w.cluster.reduce_slots[n],
+            };
+            // Uncapped nodes have no slots to run out of: the solver's room bounds them.
+            if !w.cluster.uncapped && w.used[n][kind.slot()] >= slots {
+                return Err(bad(format!(
+                    "task {} assigned to node {} without a free slot",
+                    a.task, a.node
+                )));
+            }
+            if offer.is_some_and(|(beating, _)| beating != n) {
+                return Err(bad(format!(
+                    "task {} assigned to node {}, which is not heartbeating",
+                    a.task, a.node
+                )));
+            }
+            w.start(t, n);
+        }
+        for report in &answer.jobs {
+            if let Some(j) = parse_job_id(report.id.as_str(), w.jobs.len()) {
+                self.echo.delay[j] = report.delay;
+                self.echo.shuffle_watcher[j].clone_from(&report.shuffle_watcher);
+            }
+        }
+        for report in &answer.pools {
+            let pool = report.id.as_str().strip_prefix('p').and_then(|i| i.parse::<usize>().ok());
+            if let Some(p) = pool.filter(|&p| p < self.echo.starvation.len()) {
+                self.echo.starvation[p] = Some(report.starvation);
+            }
+        }
+        Ok(())
+    }
+}
