@@ -79,7 +79,7 @@ pub enum ServerError {
         "the call passed the server's deadline of {deadline_ms} ms before its answer was ready"
     )]
     DeadlineExceeded {
-        /// The deadline in force, ms (0 when the client left without one).
+        /// The deadline in force, ms (0 when the handler was dropped without one).
         deadline_ms: u64,
     },
     /// The server is shutting down: `/readyz`, and `Expect: 100-continue` requests whose body

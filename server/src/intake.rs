@@ -98,9 +98,11 @@ pub(crate) async fn admit_fixed(
         .map_err(|r| r.into_error(model))
 }
 
-/// Cancels a request's work when its handler is dropped before the answer is ready: the client
-/// went away (actix drops the handler's future), so the solve or the extender call stops at
-/// its next poll of the token and gives its permit back.
+/// Cancels a request's work when its handler is dropped before the answer is ready (actix
+/// drops the handler's future when it tears the connection down), so the solve or the
+/// extender call stops at its next poll of the token and gives its permit back. A client that
+/// only closes its socket is not seen until the answer is written (README §Operations,
+/// "Admission and limits").
 #[derive(Debug)]
 pub(crate) struct CancelOnDrop(Option<Cancel>);
 

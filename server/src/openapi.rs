@@ -107,8 +107,8 @@ pub const ERROR_CODES: &[ErrorCodeDoc] = &[
     code(
         "deadline_exceeded",
         503,
-        "A scheduler-extender call passed the server's `--deadline-ms` (or its client left) \
-         before its answer was ready.",
+        "A scheduler-extender call passed the server's `--deadline-ms` before its answer was \
+         ready.",
     ),
     code("http_version_not_supported", 505, "An HTTP version other than 1.0 and 1.1."),
 ];

@@ -49,7 +49,7 @@ pub(crate) fn register(cfg: &mut web::ServiceConfig, state: AppState) {
 /// `POST /place`: one epoch. Any Content-Type is accepted (`curl -d` sends a form type).
 /// Order: the intake ([`crate::intake::admit`]: head checks, the body within the body timeout
 /// and the memory budget, a permit) → solve on the blocking pool under the request's deadline.
-/// A client that goes away cancels the solve, which then ends at its next poll.
+/// A dropped handler cancels the solve, which then ends at its next poll ([`CancelOnDrop`]).
 async fn place(
     req: HttpRequest,
     payload: web::Payload,

@@ -14,7 +14,7 @@
 //! Both verbs come in through the same intake as `POST /place` ([`crate::intake`]): the body
 //! limit and timeout, gzip inflated under the memory budget, and a permit weighted by the
 //! extender's measured memory model. Their work is linear in the body, and it stops between
-//! its steps (parse, read, answer) when the client has gone or the server's `deadline_ms` has
+//! its steps (parse, read, answer) when its handler was dropped or the server's `deadline_ms` has
 //! passed (503 `deadline_exceeded`).
 
 mod args;
@@ -83,7 +83,7 @@ async fn prioritize_route(
 
 /// Takes the request in ([`crate::intake::admit`]), then decodes and answers on the blocking
 /// pool (a `Nodes` body of 5,000 full Node objects is tens of megabytes) under the server's
-/// deadline, cancelled if the client goes away.
+/// deadline, cancelled if its handler is dropped.
 async fn answer(
     req: HttpRequest,
     payload: web::Payload,
@@ -111,7 +111,8 @@ async fn answer(
     Ok(HttpResponse::Ok().insert_header(ContentType::json()).body(body))
 }
 
-/// `Err(DeadlineExceeded)` once `cancel` is set (the deadline passed or the client left).
+/// `Err(DeadlineExceeded)` once `cancel` is set (the deadline passed or the handler was
+/// dropped).
 fn stopped(cancel: &Cancel, deadline_ms: u64) -> Result<(), ServerError> {
     if cancel.is_cancelled() {
         Err(ServerError::DeadlineExceeded { deadline_ms })
