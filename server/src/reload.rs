@@ -256,15 +256,17 @@ pub fn spawn(reloader: Reloader) {
         tracing::warn!(error = %e, "no reload thread; the config will not be reloaded");
         return;
     }
+    // Registered now, before the server announces its address: a SIGHUP sent right after the
+    // announcement must not meet the default action, which ends the process.
+    use actix_web::rt::signal::unix::{signal, SignalKind};
+    let mut hangups = match signal(SignalKind::hangup()) {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::warn!(error = %e, "no SIGHUP listener; reloading on file change only");
+            return;
+        }
+    };
     actix_web::rt::spawn(async move {
-        use actix_web::rt::signal::unix::{signal, SignalKind};
-        let mut hangups = match signal(SignalKind::hangup()) {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::warn!(error = %e, "no SIGHUP listener; reloading on file change only");
-                return;
-            }
-        };
         while hangups.recv().await.is_some() {
             tracing::info!("SIGHUP: reloading the config file");
             if hup.send(()).is_err() {
