@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Black-box limits of `placer serve` (issue 29, rows A1-A10), against a built binary.
+"""Black-box limits of `placer serve` (rows A1-A10 of BENCHMARKS.md, "Limits per route"), against a built binary.
 
 usage: python3 benches/service_limits.py --bin PATH [--rows A1,A2,...] [--out FILE.json]
                                          [--data DIR] [--big-snapshot FILE]
