@@ -23,8 +23,8 @@
 //! `FailedNodes` (resolvable by preemption) is always empty: placer has no such reason.
 //!
 //! The answer is bounded by the request: the kept nodes are a subset of those sent, and the
-//! reasons together take at most as many bytes as the request body ([`filter`]'s
-//! `reason_budget`). Past that, further failing nodes are still filtered out but listed
+//! reasons together take at most as many bytes as the request body, or 64 KiB for a smaller
+//! one ([`filter`]'s `reason_budget`). Past that, further failing nodes are still filtered out but listed
 //! without a reason: kube-scheduler drops a node missing from the kept list whether or not it
 //! has a reason, and reasons only feed the pod's `FailedScheduling` event, which counts nodes
 //! per distinct reason. A pool name in a reason is cut to [`POOL_IN_REASON`] characters.
@@ -34,6 +34,10 @@ use super::pod::Amounts;
 use super::wire::{FilterResult, NodeListOut};
 use crate::epochs::EpochRecord;
 use std::collections::{BTreeMap, HashSet};
+
+/// The reason budget of a small request: 64 KiB, so that a call of a few nodes always gets
+/// every reason.
+pub const MIN_REASON_BUDGET: usize = 64 << 10;
 
 /// Most characters of a pool's name quoted in a reason.
 pub const POOL_IN_REASON: usize = 64;

@@ -122,8 +122,8 @@ fn stopped(cancel: &Cancel, deadline_ms: u64) -> Result<(), ServerError> {
 }
 
 /// The answer's JSON bytes for one call. `stop` is asked between the steps; its error ends
-/// the call. The answer is at most about twice the body ([`filter::filter`]'s reason budget is
-/// the body's length).
+/// the call. The answer is at most about twice the body plus 64 KiB ([`filter::filter`]'s
+/// reason budget is the body's length, at least [`filter::MIN_REASON_BUDGET`]).
 ///
 /// # Complexity
 /// O(body) expected.
@@ -146,7 +146,10 @@ pub(crate) fn respond(
         racks.learn(rack_label, nodes.iter().map(|n| (n.name, n.rack)));
     }
     let json = match verb {
-        Verb::Filter => serde_json::to_vec(&filter::filter(&args, latest, bytes.len())),
+        Verb::Filter => {
+            let budget = bytes.len().max(filter::MIN_REASON_BUDGET);
+            serde_json::to_vec(&filter::filter(&args, latest, budget))
+        }
         Verb::Prioritize => {
             let scores = prioritize::prioritize(&args, racks, rack_label)?;
             stop()?;
