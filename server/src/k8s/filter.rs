@@ -99,14 +99,18 @@ pub fn filter<'v>(
     let pool_reason = over_fair_share(&args.pod.pool, latest);
     let mut unresolvable = BTreeMap::new();
     let mut budget = reason_budget;
-    // Every name that fails, reason or not.
+    // Every name that fails, reason or not: needed in `Nodes` mode only, where a name sent twice
+    // must have one outcome (a hash insert per failing name is not paid in `NodeNames` mode).
+    let track_failed = matches!(args.candidates, Candidates::Nodes { .. });
     let mut failed: HashSet<&'v str> = HashSet::new();
     // Records that `name` fails, if it does, and why while the budget lasts; whether it passes.
     let mut passes = |name: &'v str, reasons: &[&str]| {
         if reasons.is_empty() {
             return true;
         }
-        failed.insert(name);
+        if track_failed {
+            failed.insert(name);
+        }
         // The entry's bytes on the wire: quotes, colon, comma, and "; " between reasons.
         let text_len = reasons.iter().map(|r| r.len() + 2).sum::<usize>() - 2;
         let cost = name.len() + text_len + 6;
