@@ -1,15 +1,14 @@
 //! The simulated cluster (`sim/README.md`; FAIR, Zaharia et al. §2: nodes with
 //! map and reduce slots in racks): built from the workload's topology or from N nodes in racks
-//! of K, with dense indices and the v1 `cluster` block every snapshot carries. In snapshots,
-//! nodes are `n{index}` and racks `r{index}` (indices in rack order); the trace's own names are
-//! kept for lookups and reports. With a workload that has demands, every node also carries its
-//! capacity in the demands' units, and under a multi-resource policy the nodes go out without
-//! slot caps (`resources.rs`). O(nodes) to build.
+//! of K, with dense indices (in rack order); the trace's own names are kept for lookups and
+//! reports (the Master writes the snapshot's ids, `master/ids.rs`). With a workload that has
+//! demands, every node also carries its capacity in the demands' units, and under a
+//! multi-resource policy it runs without slot caps (`resources.rs`). O(nodes) to build.
 
 use crate::config::{ClusterSource, SimConfig};
 use crate::error::SimError;
 use placer_datasets::Workload;
-use placer_models::{Cluster, Network, Node, NodeId, Rack, RackId, Resources};
+
 use placer_solver::PolicyOf;
 use std::collections::HashMap;
 
@@ -37,8 +36,6 @@ pub(crate) struct SimCluster {
     pub uncapped: bool,
     /// Node name → index.
     by_name: HashMap<String, usize>,
-    /// The v1 `cluster` block (ids `n{i}`, `r{i}`).
-    pub wire: Cluster,
 }
 
 impl SimCluster {
@@ -99,34 +96,6 @@ impl SimCluster {
         for (i, &r) in rack_of.iter().enumerate() {
             nodes_of_rack[r].push(i);
         }
-        let wire = Cluster {
-            // Each rack's uplink, for ShuffleWatcher's NetSat (`master/snapshot.rs`).
-            racks: (0..racks)
-                .map(|r| Rack {
-                    uplink_mbps: config.uplink_mbps,
-                    ..Rack::new(RackId(format!("r{r}")))
-                })
-                .collect(),
-            nodes: (0..names.len())
-                .map(|i| Node {
-                    id: NodeId(format!("n{i}")),
-                    rack: RackId(format!("r{}", rack_of[i])),
-                    map_slots: if uncapped { 0 } else { map_slots[i] },
-                    reduce_slots: if uncapped { 0 } else { reduce_slots[i] },
-                    resources: demands
-                        .then(|| Resources::of(crate::resources::amounts(capacity[i]))),
-                    ..Node::default()
-                })
-                .collect(),
-            network: Network {
-                rack_mbps: config.rack_mbps,
-                // An uncontended cross-rack read is capped by the rack uplink too.
-                cross_rack_mbps: config
-                    .uplink_mbps
-                    .map_or(config.cross_rack_mbps, |up| up.min(config.cross_rack_mbps)),
-                rack_pairs: Vec::new(),
-            },
-        };
         let total_map_slots = map_slots.iter().map(|&s| u64::from(s)).sum();
         let total_reduce_slots = reduce_slots.iter().map(|&s| u64::from(s)).sum();
         Ok(Self {
@@ -140,7 +109,6 @@ impl SimCluster {
             capacity,
             uncapped,
             by_name,
-            wire,
         })
     }
 
@@ -153,12 +121,6 @@ impl SimCluster {
     pub fn node(&self, name: &str) -> Option<usize> {
         self.by_name.get(name).copied()
     }
-}
-
-/// Parses a snapshot node id `n{i}` back to its index (None if malformed or out of range).
-pub(crate) fn parse_node_id(id: &str, nodes: usize) -> Option<usize> {
-    let i: usize = id.strip_prefix('n')?.parse().ok()?;
-    (i < nodes).then_some(i)
 }
 
 #[cfg(test)]
@@ -182,10 +144,7 @@ mod tests {
         assert_eq!(c.total_map_slots, 15);
         assert_eq!(c.total_reduce_slots, 5);
         assert_eq!(c.node("n4"), Some(4));
-        assert_eq!(c.wire.nodes[4].rack.as_str(), "r2");
-        assert_eq!(parse_node_id("n4", 5), Some(4));
-        assert_eq!(parse_node_id("n5", 5), None);
-        assert_eq!(parse_node_id("x1", 5), None);
+        assert_eq!(c.rack_of[4], 2);
     }
 
     #[test]

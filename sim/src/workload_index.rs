@@ -10,7 +10,7 @@ use crate::config::{ReplicaSource, SimConfig};
 use crate::error::SimError;
 use placer_datasets::replicas::hdfs_replicas;
 use placer_datasets::Workload;
-use placer_models::{TaskId, TaskKind};
+use placer_models::TaskKind;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashMap;
@@ -281,45 +281,6 @@ impl WorkloadIndex {
         let (a, b) = self.tasks[t].replicas;
         &self.replica_nodes[a as usize..b as usize]
     }
-
-    /// The snapshot id of task `t`.
-    pub fn task_id(&self, t: usize) -> TaskId {
-        let mut id = String::new();
-        self.write_task_id(t, &mut id);
-        TaskId(id)
-    }
-
-    /// Task `t`'s snapshot id (`j{job}-m-{k}` or `j{job}-r-{k}`) into `id`, reusing its
-    /// allocation.
-    pub fn write_task_id(&self, t: usize, id: &mut String) {
-        let task = &self.tasks[t];
-        let kind = match task.kind {
-            TaskKind::Map => 'm',
-            TaskKind::Reduce => 'r',
-        };
-        write_id(id, format_args!("j{}-{kind}-{}", task.job, task.ordinal));
-    }
-
-    /// The global index of a snapshot task id (None if malformed or unknown).
-    pub fn parse_task_id(&self, id: &str) -> Option<usize> {
-        let rest = id.strip_prefix('j')?;
-        let (job, rest) = rest.split_once('-')?;
-        let (kind, ordinal) = rest.split_once('-')?;
-        let job: usize = job.parse().ok()?;
-        let ordinal: usize = ordinal.parse().ok()?;
-        let spec = self.jobs.get(job)?;
-        match kind {
-            "m" if ordinal < spec.maps => Some(spec.task(TaskKind::Map, ordinal)),
-            "r" if ordinal < spec.reduces => Some(spec.task(TaskKind::Reduce, ordinal)),
-            _ => None,
-        }
-    }
-}
-
-/// Parses a snapshot job id `j{i}` back to its index.
-pub(crate) fn parse_job_id(id: &str, jobs: usize) -> Option<usize> {
-    let i: usize = id.strip_prefix('j')?.parse().ok()?;
-    (i < jobs).then_some(i)
 }
 
 /// Appends a task's failed attempt durations (each finite, ≥ 0); returns their range.
@@ -354,11 +315,4 @@ fn finite_non_negative(v: f64, path: impl FnOnce() -> String) -> Result<(), SimE
     } else {
         Err(SimError::workload(path(), format!("must be a finite number ≥ 0, got {v}")))
     }
-}
-
-/// `s` = the formatted `args`, in `s`'s allocation.
-pub(crate) fn write_id(s: &mut String, args: std::fmt::Arguments<'_>) {
-    s.clear();
-    // Writing into a `String` cannot fail.
-    let _ = std::fmt::Write::write_fmt(s, args);
 }

@@ -6,18 +6,17 @@
 //! the per-job `delay` and `shuffle_watcher` and per-pool `starvation` state is echoed into
 //! the next snapshot, as a master does with the stateless service. An offer (a heartbeating
 //! node and its free slots, or every free slot at an epoch) is a parameter of each call.
-//! Task, job, node and pool ids are indices inside the simulator; strings are written into
-//! the snapshot and read back from the answer here, at the boundary. `sim/README.md` draws
+//! Task, job, node and pool ids are indices inside the simulator; `ids.rs` writes them into
+//! the snapshot and reads the answer's back, at the boundary. `sim/README.md` draws
 //! where the Master sits. Per solver call O(snapshot) (see `snapshot.rs`).
 
+mod ids;
 mod snapshot;
 
 pub(crate) use snapshot::{Echo, Snapshot};
 
-use crate::cluster::parse_node_id;
 use crate::error::SimError;
 use crate::metrics::EpochStart;
-use crate::workload_index::parse_job_id;
 use crate::world::{Phase, World};
 use placer_models::{PlaceRequest, PlaceResponse, TaskKind};
 use placer_solver::PlaceOptions;
@@ -96,19 +95,17 @@ impl Master<'_> {
         let time_s = w.now;
         let bad = |message: String| SimError::InvalidAnswer { time_s, message };
         for p in &answer.preemptions {
-            let t =
-                w.ix.parse_task_id(p.task.as_str())
-                    .ok_or_else(|| bad(format!("preemption of unknown task {}", p.task)))?;
+            let t = ids::read_task(&w.ix, p.task.as_str())
+                .ok_or_else(|| bad(format!("preemption of unknown task {}", p.task)))?;
             if w.tasks[t].phase != Phase::Running {
                 return Err(bad(format!("preemption of task {} that is not running", p.task)));
             }
             w.kill(t);
         }
         for a in &answer.assignments {
-            let t =
-                w.ix.parse_task_id(a.task.as_str())
-                    .ok_or_else(|| bad(format!("assignment of unknown task {}", a.task)))?;
-            let n = parse_node_id(a.node.as_str(), w.cluster.len())
+            let t = ids::read_task(&w.ix, a.task.as_str())
+                .ok_or_else(|| bad(format!("assignment of unknown task {}", a.task)))?;
+            let n = ids::read_node(a.node.as_str(), w.cluster.len())
                 .ok_or_else(|| bad(format!("assignment to unknown node {}", a.node)))?;
             if w.tasks[t].phase != Phase::Pending {
                 return Err(bad(format!("assignment of task {} that is not pending", a.task)));
@@ -134,14 +131,13 @@ impl Master<'_> {
             w.start(t, n);
         }
         for report in &answer.jobs {
-            if let Some(j) = parse_job_id(report.id.as_str(), w.jobs.len()) {
+            if let Some(j) = ids::read_job(report.id.as_str(), w.jobs.len()) {
                 self.echo.delay[j] = report.delay;
                 self.echo.shuffle_watcher[j].clone_from(&report.shuffle_watcher);
             }
         }
         for report in &answer.pools {
-            let pool = report.id.as_str().strip_prefix('p').and_then(|i| i.parse::<usize>().ok());
-            if let Some(p) = pool.filter(|&p| p < self.echo.starvation.len()) {
+            if let Some(p) = ids::read_pool(report.id.as_str(), self.echo.starvation.len()) {
                 self.echo.starvation[p] = Some(report.starvation);
             }
         }

@@ -57,15 +57,17 @@
 //! (their ids, replica lists and shuffle sources keep their allocations). `All` offers every
 //! pending task.
 
-use crate::cluster::{parse_node_id, SimCluster};
+use super::ids;
+use crate::cluster::SimCluster;
 use crate::config::{NodeOrder, PendingBound, SimConfig};
 use crate::traffic::TrafficMeter;
-use crate::workload_index::{write_id, WorkloadIndex};
+use crate::workload_index::WorkloadIndex;
 use crate::world::World;
 use placer_datasets::Workload;
 use placer_models::{
-    Amounts, DelayState, Job, PendingTask, PlaceRequest, Pool, PoolId, Resources, RunningTask,
-    ShuffleSource, ShuffleWatcherState, StarvationState, TaskKind, User, UserId,
+    Amounts, Cluster, DelayState, Job, Network, Node, NodeId, PendingTask, PlaceRequest, Pool,
+    Rack, Resources, RunningTask, ShuffleSource, ShuffleWatcherState, StarvationState, TaskKind,
+    User, UserId,
 };
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -131,6 +133,38 @@ fn workload_users(workload: &Workload, limits: &[User]) -> Vec<User> {
         .collect()
 }
 
+/// The v1 `cluster` block of `cluster` (node `i` is `n{i}` in rack `r{rack}`): each rack's
+/// uplink for ShuffleWatcher's NetSat; each node's slots, or none under a multi-resource
+/// policy, and its capacity when the workload has demands (`resources.rs`). O(nodes).
+fn wire_cluster(cfg: &SimConfig, cluster: &SimCluster, workload: &Workload) -> Cluster {
+    let demands = crate::resources::has_demands(workload);
+    let uncapped = cluster.uncapped;
+    Cluster {
+        racks: (0..cluster.nodes_of_rack.len())
+            .map(|r| Rack { uplink_mbps: cfg.uplink_mbps, ..Rack::new(ids::rack(r)) })
+            .collect(),
+        nodes: (0..cluster.len())
+            .map(|i| Node {
+                id: ids::node(i),
+                rack: ids::rack(cluster.rack_of[i]),
+                map_slots: if uncapped { 0 } else { cluster.map_slots[i] },
+                reduce_slots: if uncapped { 0 } else { cluster.reduce_slots[i] },
+                resources: demands
+                    .then(|| Resources::of(crate::resources::amounts(cluster.capacity[i]))),
+                ..Node::default()
+            })
+            .collect(),
+        network: Network {
+            rack_mbps: cfg.rack_mbps,
+            // An uncontended cross-rack read is capped by the rack uplink too.
+            cross_rack_mbps: cfg
+                .uplink_mbps
+                .map_or(cfg.cross_rack_mbps, |up| up.min(cfg.cross_rack_mbps)),
+            rack_pairs: Vec::new(),
+        },
+    }
+}
+
 /// The parts of every snapshot that do not change: cluster, policy, pools (without clocks).
 pub(crate) fn base_request(
     cfg: &SimConfig,
@@ -139,21 +173,21 @@ pub(crate) fn base_request(
     workload: &Workload,
 ) -> PlaceRequest {
     PlaceRequest {
-        cluster: cluster.wire.clone(),
+        cluster: wire_cluster(cfg, cluster, workload),
         pools: ix
             .pools
             .iter()
             .enumerate()
             .map(|(i, p)| match cfg.pools.iter().find(|o| o.id.as_str() == p.name) {
                 Some(o) => Pool {
-                    id: PoolId(format!("p{i}")),
+                    id: ids::pool(i),
                     min_share_timeout_s: o.min_share_timeout_s.or(cfg.min_share_timeout_s),
                     fair_share_timeout_s: o.fair_share_timeout_s.or(cfg.fair_share_timeout_s),
                     starvation: None,
                     ..o.clone()
                 },
                 None => Pool {
-                    id: PoolId(format!("p{i}")),
+                    id: ids::pool(i),
                     weight: p.weight,
                     min_map_share: p.min_map_share,
                     min_reduce_share: p.min_reduce_share,
@@ -204,6 +238,8 @@ pub(crate) struct Snapshot {
     rack_window: RackWindow,
     /// Draws each epoch's node order ([`crate::NodeOrder::Shuffled`]).
     order_rng: ChaCha8Rng,
+    /// Every node's id, in index order (written once).
+    node_ids: Vec<NodeId>,
 }
 
 impl Snapshot {
@@ -217,6 +253,7 @@ impl Snapshot {
             rack_window: RackWindow::new(w.cluster.nodes_of_rack.len()),
             // A stream of its own, so that the replica draws of the same seed do not change.
             order_rng: ChaCha8Rng::seed_from_u64(w.cfg.seed ^ 0x6865_6172_7462_6561),
+            node_ids: (0..w.cluster.len()).map(ids::node).collect(),
         }
     }
 }
@@ -250,7 +287,7 @@ impl Snapshot {
         }
         if w.disks.limited() {
             for node in &mut req.cluster.nodes {
-                if let Some(n) = parse_node_id(node.id.as_str(), w.cluster.len()) {
+                if let Some(n) = ids::read_node(node.id.as_str(), w.cluster.len()) {
                     let disk = w.disks.free(n);
                     node.resources.get_or_insert_with(Resources::default).disk = disk;
                 }
@@ -284,7 +321,7 @@ impl Snapshot {
                 self.choose(w, j, kind, offer, &mut chosen, &mut quotas);
                 for &t in &chosen {
                     let slot = reuse(&mut req.pending, np, &mut spare.pending);
-                    fill_pending(w, t, slot, &mut parts);
+                    fill_pending(w, &self.node_ids, t, slot, &mut parts);
                     np += 1;
                 }
             }
@@ -295,7 +332,7 @@ impl Snapshot {
         let mut nr = 0;
         for &t in &w.running {
             let slot = reuse(&mut req.running, nr, &mut spare.running);
-            fill_running(w, t, slot);
+            fill_running(w, &self.node_ids, t, slot);
             nr += 1;
         }
         spare.running.extend(req.running.drain(nr..));
@@ -358,7 +395,7 @@ impl Snapshot {
         quotas: &mut Quotas,
     ) {
         out.clear();
-        if kind == TaskKind::Map && w.suspended.contains(&j) {
+        if kind == TaskKind::Map && w.disks.suspended.contains(&j) {
             return;
         }
         let pending = &w.jobs[j].pending[kind.slot()];
@@ -461,9 +498,9 @@ fn fill_job(w: &World<'_>, echo: &Echo, j: usize, slot: &mut Job) {
     let (input, output) = run.maps_io_done;
     let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     let mut id = std::mem::take(&mut slot.id);
-    write_id(&mut id.0, format_args!("j{j}"));
+    ids::write_job(j, &mut id.0);
     let mut pool = std::mem::take(&mut slot.pool);
-    write_id(&mut pool.0, format_args!("p{}", spec.pool));
+    ids::write_pool(spec.pool, &mut pool.0);
     let user = (!user.is_empty()).then(|| {
         let mut id = slot.user.take().unwrap_or_default();
         id.0.clone_from(user);
@@ -490,14 +527,19 @@ fn fill_job(w: &World<'_>, echo: &Echo, j: usize, slot: &mut Job) {
 /// A reduce's shuffle sources are its known bytes per source node (`known_shuffle_into`),
 /// those of 0 bytes left out; `parts` keeps the last split, which the next reduce of the
 /// same job and size shares.
-fn fill_pending(w: &World<'_>, t: usize, slot: &mut PendingTask, parts: &mut ShuffleParts) {
+fn fill_pending(
+    w: &World<'_>,
+    nodes: &[NodeId],
+    t: usize,
+    slot: &mut PendingTask,
+    parts: &mut ShuffleParts,
+) {
     let task = &w.ix.tasks[t];
     let j = task.job as usize;
-    let nodes = &w.cluster.wire.nodes;
     let mut id = std::mem::take(&mut slot.id);
-    w.ix.write_task_id(t, &mut id.0);
+    ids::write_task(&w.ix, t, &mut id.0);
     let mut job = std::mem::take(&mut slot.job);
-    write_id(&mut job.0, format_args!("j{j}"));
+    ids::write_job(j, &mut job.0);
     let mut replicas = std::mem::take(&mut slot.replicas);
     replicas.clear();
     let mut shuffle = std::mem::take(&mut slot.shuffle);
@@ -509,7 +551,7 @@ fn fill_pending(w: &World<'_>, t: usize, slot: &mut PendingTask, parts: &mut Shu
                 output_bytes = task.output_bytes;
             }
             for &n in w.ix.replicas(t) {
-                replicas.push(nodes[n as usize].id.as_str());
+                replicas.push(nodes[n as usize].as_str());
             }
             shuffle.clear();
         }
@@ -522,10 +564,10 @@ fn fill_pending(w: &World<'_>, t: usize, slot: &mut PendingTask, parts: &mut Shu
             for &(n, bytes) in parts.split.iter().filter(|&&(_, b)| b > 0) {
                 match shuffle.get_mut(k) {
                     Some(s) => {
-                        s.node.0.clone_from(&nodes[n].id.0);
+                        s.node.0.clone_from(&nodes[n].0);
                         s.bytes = bytes;
                     }
-                    None => shuffle.push(ShuffleSource { node: nodes[n].id.clone(), bytes }),
+                    None => shuffle.push(ShuffleSource { node: nodes[n].clone(), bytes }),
                 }
                 k += 1;
             }
@@ -555,15 +597,15 @@ fn fill_pending(w: &World<'_>, t: usize, slot: &mut PendingTask, parts: &mut Shu
 }
 
 /// Running task `t`'s snapshot entry, written into `slot` (its strings reused).
-fn fill_running(w: &World<'_>, t: usize, slot: &mut RunningTask) {
+fn fill_running(w: &World<'_>, nodes: &[NodeId], t: usize, slot: &mut RunningTask) {
     let task = &w.ix.tasks[t];
     let run = &w.tasks[t];
     let mut id = std::mem::take(&mut slot.id);
-    w.ix.write_task_id(t, &mut id.0);
+    ids::write_task(&w.ix, t, &mut id.0);
     let mut job = std::mem::take(&mut slot.job);
-    write_id(&mut job.0, format_args!("j{}", task.job));
+    ids::write_job(task.job as usize, &mut job.0);
     let mut node = std::mem::take(&mut slot.node);
-    node.0.clone_from(&w.cluster.wire.nodes[run.node].id.0);
+    node.0.clone_from(&nodes[run.node].0);
     *slot = RunningTask {
         id,
         job,

@@ -4,10 +4,11 @@
 //! the part of the World it sees then. A mechanism owns its state and reaches the rest of the
 //! World only through [`Ctx`]; `sim/README.md` walks through adding one.
 
-use super::task::TaskRun;
+use super::task::{JobRun, TaskRun};
 use crate::cluster::SimCluster;
 use crate::config::SimConfig;
 use crate::metrics::Metrics;
+use crate::network::Network;
 use crate::queue::EventQueue;
 use crate::workload_index::WorkloadIndex;
 
@@ -20,6 +21,10 @@ pub(crate) struct Ctx<'w> {
     pub ix: &'w WorkloadIndex,
     /// Every task's record (a hook may settle and reschedule the tasks it governs).
     pub tasks: &'w mut [TaskRun],
+    /// Every job's record (read only).
+    pub jobs: &'w [JobRun],
+    /// The links and their flows.
+    pub net: &'w mut Network,
     /// The World's clock.
     pub queue: &'w mut EventQueue,
     pub metrics: &'w mut Metrics,

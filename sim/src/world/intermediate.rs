@@ -29,8 +29,9 @@
 use super::hooks::{Ctx, Mechanism};
 use crate::error::SimError;
 use placer_models::TaskKind;
+use std::collections::{BTreeMap, BTreeSet};
 
-/// Bytes held and reserved per node.
+/// Bytes held and reserved per node, what each job holds where, and the evictions.
 #[derive(Clone, Debug)]
 pub(crate) struct Disks {
     /// Room per node, bytes; `None`: unlimited.
@@ -38,16 +39,38 @@ pub(crate) struct Disks {
     held: Vec<u64>,
     reserved: Vec<u64>,
     held_total: u64,
+    /// Per job, its finished maps' output bytes per node, held until the job ends.
+    by_job: Vec<BTreeMap<usize, u64>>,
+    /// Jobs whose outputs were evicted: their maps are not offered until a job finishes.
+    pub suspended: BTreeSet<usize>,
+    /// Evictions since a job last finished: past a bound, the disks thrash without any job
+    /// finishing and the run counts as stalled.
+    pub evictions: usize,
 }
 
 impl Disks {
-    /// `nodes` empty disks of `gb` GB each (`None`: unlimited).
-    pub fn new(nodes: usize, gb: Option<f64>) -> Self {
+    /// `nodes` empty disks of `gb` GB each (`None`: unlimited) for `jobs` jobs.
+    pub fn new(nodes: usize, jobs: usize, gb: Option<f64>) -> Self {
         Self {
             budget: gb.map(|g| (g * 1e9) as u64),
             held: vec![0; nodes],
             reserved: vec![0; nodes],
             held_total: 0,
+            by_job: vec![BTreeMap::new(); jobs],
+            suspended: BTreeSet::new(),
+            evictions: 0,
+        }
+    }
+
+    /// Whether job `j` holds output on some disk.
+    pub fn holds(&self, j: usize) -> bool {
+        !self.by_job[j].is_empty()
+    }
+
+    /// Job `j` finished or was evicted: its outputs are deleted.
+    pub fn free_job(&mut self, j: usize) {
+        for (n, bytes) in std::mem::take(&mut self.by_job[j]) {
+            self.drop_held(n, bytes);
         }
     }
 
@@ -83,7 +106,7 @@ impl Disks {
     }
 
     /// `bytes` of held output on `n` deleted.
-    pub fn drop_held(&mut self, n: usize, bytes: u64) {
+    fn drop_held(&mut self, n: usize, bytes: u64) {
         let b = bytes.min(self.held[n]);
         self.held[n] -= b;
         self.held_total -= b;
@@ -126,7 +149,9 @@ impl Mechanism for Disks {
 
     /// A finished map's output occupies its node.
     fn map_finished(&mut self, cx: &mut Ctx<'_>, t: usize) {
-        self.hold(cx.tasks[t].node, cx.ix.tasks[t].output_bytes);
+        let (n, task) = (cx.tasks[t].node, &cx.ix.tasks[t]);
+        self.hold(n, task.output_bytes);
+        *self.by_job[task.job as usize].entry(n).or_insert(0) += task.output_bytes;
         cx.metrics.intermediate_changed(self.held_total);
     }
 }

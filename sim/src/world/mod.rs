@@ -66,7 +66,25 @@ use crate::report::StopReason;
 use crate::workload_index::WorkloadIndex;
 use placer_datasets::Workload;
 use placer_models::{Locality, TaskKind};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
+
+/// The World as a mechanism's hook sees it ([`Ctx`]), borrowed field by field so that the
+/// mechanisms themselves stay free to borrow.
+macro_rules! ctx {
+    ($w:ident) => {
+        Ctx {
+            now: $w.now,
+            cfg: $w.cfg,
+            cluster: &$w.cluster,
+            ix: &$w.ix,
+            tasks: &mut $w.tasks,
+            jobs: &$w.jobs,
+            net: &mut $w.net,
+            queue: &mut $w.queue,
+            metrics: &mut $w.metrics,
+        }
+    };
+}
 
 /// The cluster's state and every task's and job's.
 pub(crate) struct World<'a> {
@@ -101,22 +119,16 @@ pub(crate) struct World<'a> {
     pub tick_scheduled: bool,
     pub stall: u32,
     pub now: f64,
-    /// Scratch lists reused across events (no allocation per event).
+    /// Scratch list reused across events (no allocation per event).
     scratch_tasks: Vec<usize>,
-    /// See `scratch_tasks`.
-    scratch_parts: Vec<(usize, u64)>,
     /// Per-node heartbeats (`offers.rs`); `None` at epochs.
     pub beats: Option<offers::Beats>,
     /// Tasks computing with a demand, per node (`contention.rs`).
     load: contention::NodeLoad,
-    /// Intermediate data on disks (`intermediate.rs`).
+    /// Intermediate data on disks and its evictions (`intermediate.rs`).
     pub disks: intermediate::Disks,
-    /// Jobs whose outputs were evicted: their maps are not offered until a job finishes
-    /// (`intermediate.rs`).
-    pub suspended: BTreeSet<usize>,
-    /// Evictions since a job last finished (`intermediate.rs`): past a bound, the disks
-    /// thrash without any job finishing and the run counts as stalled.
-    evictions: usize,
+    /// Reduces' copy phases and jobs' finished outputs (`shuffle.rs`).
+    shuffle: shuffle::Shuffle,
     /// What the run measures; read only by the report.
     pub metrics: Metrics,
 }
@@ -140,8 +152,6 @@ impl<'a> World<'a> {
                 flows: Vec::new(),
                 attempt: 0,
                 doomed: false,
-                copying: false,
-                fetch: Vec::new(),
                 computing: false,
                 work_left: 0.0,
                 settled_s: 0.0,
@@ -157,11 +167,6 @@ impl<'a> World<'a> {
                 reduces_left: j.reduces,
                 released: false,
                 pending: [BTreeSet::new(), BTreeSet::new()],
-                map_output: BTreeMap::new(),
-                weight_done: 0,
-                copying: BTreeSet::new(),
-                poll_scheduled: false,
-                held: BTreeMap::new(),
                 maps_io_done: (0, 0),
                 map_s_done: 0.0,
             })
@@ -203,10 +208,9 @@ impl<'a> World<'a> {
             idle: false,
             arrivals_left: ix.jobs.len(),
             load: contention::NodeLoad::new(cluster.len()),
-            disks: intermediate::Disks::new(cluster.len(), cfg.intermediate_gb),
+            disks: intermediate::Disks::new(cluster.len(), ix.jobs.len(), cfg.intermediate_gb),
+            shuffle: shuffle::Shuffle::new(ix.tasks.len(), ix.jobs.len()),
             beats,
-            suspended: BTreeSet::new(),
-            evictions: 0,
             cfg,
             workload,
             on_job_done: None,
@@ -223,7 +227,6 @@ impl<'a> World<'a> {
             stall: 0,
             now: 0.0,
             scratch_tasks: Vec::new(),
-            scratch_parts: Vec::new(),
             metrics,
         })
     }
@@ -264,54 +267,35 @@ impl<'a> World<'a> {
         self.beats = Some(beats);
     }
 
-    /// The copy phase's view of the World (`shuffle.rs`).
-    fn copying(&mut self) -> shuffle::Copying<'_> {
-        shuffle::Copying {
-            now: self.now,
-            cfg: self.cfg,
-            ix: &self.ix,
-            cluster: &self.cluster,
-            tasks: &mut self.tasks,
-            jobs: &mut self.jobs,
-            net: &mut self.net,
-            queue: &mut self.queue,
-            metrics: &mut self.metrics,
-            parts: &mut self.scratch_parts,
-        }
-    }
-
     /// Reduce `t`'s shuffle bytes known so far, per source node, into `out` (`shuffle.rs`).
     pub(crate) fn known_shuffle_into(&self, t: usize, out: &mut Vec<(usize, u64)>) {
-        shuffle::known_into(&self.ix, &self.jobs, t, out);
+        self.shuffle.known_into(&self.ix, t, out);
     }
 
     /// Job `j`'s copying reduces poll for finished maps: they fetch what they are owed, and
     /// those whose copy is complete start computing.
     pub(crate) fn fetch_poll(&mut self, j: usize) {
-        self.jobs[j].poll_scheduled = false;
+        self.shuffle.poll_due(j);
         let mut copying = std::mem::take(&mut self.scratch_tasks);
-        copying.clear();
-        copying.extend(self.jobs[j].copying.iter().copied());
+        self.shuffle.copying_of(j, &mut copying);
         for &r in &copying {
-            if self.copying().poll(r) {
+            if self.with_shuffle(|s, cx| s.poll(cx, r)) {
                 self.start_compute(r);
             }
         }
         self.scratch_tasks = copying;
     }
 
+    /// Calls `f` with the shuffle and the rest of the World as a mechanism sees it.
+    fn with_shuffle<R>(&mut self, f: impl FnOnce(&mut shuffle::Shuffle, &mut Ctx<'_>) -> R) -> R {
+        f(&mut self.shuffle, &mut ctx!(self))
+    }
+
     /// Calls `hook` on every mechanism of the World, in this order: their registration.
     fn each_mechanism(&mut self, mut hook: impl FnMut(&mut dyn Mechanism, &mut Ctx<'_>)) {
-        let mut cx = Ctx {
-            now: self.now,
-            cfg: self.cfg,
-            cluster: &self.cluster,
-            ix: &self.ix,
-            tasks: &mut self.tasks,
-            queue: &mut self.queue,
-            metrics: &mut self.metrics,
-        };
-        let mechanisms: [&mut dyn Mechanism; 2] = [&mut self.load, &mut self.disks];
+        let mut cx = ctx!(self);
+        let mechanisms: [&mut dyn Mechanism; 3] =
+            [&mut self.load, &mut self.disks, &mut self.shuffle];
         for m in mechanisms {
             hook(m, &mut cx);
         }
@@ -403,24 +387,25 @@ impl<'a> World<'a> {
             return true;
         }
         if self.pending[0] > 0 && self.disks.limited() && self.disks_stuck() {
-            if self.evictions > 2 * self.active_jobs.len() + 2 {
+            if self.disks.evictions > 2 * self.active_jobs.len() + 2 {
                 // Every job was evicted twice and none finished (its reduces have no slot,
                 // say): evicting again only refills the disks. The run is stuck.
                 return false;
             }
-            self.evictions += 1;
+            self.disks.evictions += 1;
             self.evict();
             self.stall = 0;
             return true;
         }
         // Reduces copying with no byte in flight wait for maps: they do not move the run.
-        let moving = self.net.active() > 0 || self.running.iter().any(|&t| !self.tasks[t].copying);
+        let moving =
+            self.net.active() > 0 || self.running.iter().any(|&t| !self.shuffle.is_copying(t));
         if !moving {
-            if self.suspended.is_empty() {
+            if self.disks.suspended.is_empty() {
                 return false;
             }
             // Only evicted jobs could move: they may run again.
-            self.suspended.clear();
+            self.disks.suspended.clear();
             self.offer_soon();
         }
         self.stall = 0;
@@ -449,8 +434,6 @@ impl<'a> World<'a> {
         run.local_done_s = self.now;
         run.flows.clear();
         run.flows_left = 0;
-        run.copying = false;
-        run.fetch.clear();
         run.computing = false;
         let attempts = self.ix.failed_attempts(t);
         if let Some(&d) = attempts.get(run.attempt as usize) {
@@ -467,7 +450,7 @@ impl<'a> World<'a> {
             TaskKind::Map => self.start_map(t, n),
             TaskKind::Reduce => {
                 self.metrics.task_started(j, t, Locality::None);
-                if self.copying().start(t) {
+                if self.with_shuffle(|s, cx| s.start(cx, t)) {
                     self.start_compute(t);
                 }
             }
@@ -608,11 +591,11 @@ impl<'a> World<'a> {
         let t = end.task;
         let run = &mut self.tasks[t];
         run.flows_left = run.flows_left.saturating_sub(1);
-        if run.copying {
-            if self.copying().fetch_done(t, end.src_rack) {
+        if self.shuffle.is_copying(t) {
+            if self.with_shuffle(|s, cx| s.fetch_done(cx, t, end.src_rack)) {
                 self.start_compute(t);
             }
-        } else if run.flows_left == 0 {
+        } else if self.tasks[t].flows_left == 0 {
             self.start_compute(t);
         }
     }
@@ -620,13 +603,9 @@ impl<'a> World<'a> {
     /// Frees task `t`'s slot (it ran since `started_s`) and drops whatever it was doing.
     fn release(&mut self, t: usize) {
         let task = &self.ix.tasks[t];
-        let (kind, j, is_map) = (task.kind.slot(), task.job as usize, task.kind == TaskKind::Map);
+        let (kind, is_map) = (task.kind.slot(), task.kind == TaskKind::Map);
         let holds = is_map || self.tasks[t].computing;
         self.each_mechanism(|m, cx| m.task_released(cx, t));
-        if self.tasks[t].copying {
-            self.tasks[t].copying = false;
-            self.jobs[j].copying.remove(&t);
-        }
         let run = &mut self.tasks[t];
         run.version = run.version.wrapping_add(1);
         run.computing = false;
@@ -677,21 +656,18 @@ impl<'a> World<'a> {
         if run.completions > 1 {
             return Err(SimError::Invariant {
                 time_s: self.now,
-                message: format!("task {} completed twice", self.ix.task_id(t)),
+                message: format!("task {t} (job {j}) completed twice"),
             });
         }
-        let node = run.node;
         match kind {
             TaskKind::Map => {
                 self.metrics.map_finished(j, t);
                 self.each_mechanism(|m, cx| m.map_finished(cx, t));
-                *self.jobs[j].held.entry(node).or_insert(0) += output;
                 self.jobs[j].maps_done += 1;
                 self.jobs[j].map_s_done += self.now - self.tasks[t].started_s;
                 let io = &mut self.jobs[j].maps_io_done;
                 io.0 += u128::from(input);
                 io.1 += u128::from(output);
-                self.copying().map_output_ready(j, node, output);
                 self.release_reduces(j);
             }
             TaskKind::Reduce => self.jobs[j].reduces_left -= 1,
@@ -711,9 +687,9 @@ impl<'a> World<'a> {
     /// Job `j` finished now.
     pub(crate) fn job_done(&mut self, j: usize) {
         self.metrics.job_finished(j, self.now);
-        self.evictions = 0;
-        if !self.suspended.is_empty() {
-            self.suspended.clear();
+        self.disks.evictions = 0;
+        if !self.disks.suspended.is_empty() {
+            self.disks.suspended.clear();
             self.wake_all();
         }
         if let Some(f) = self.on_job_done {
@@ -761,10 +737,8 @@ impl<'a> World<'a> {
                 return Err(SimError::Invariant {
                     time_s: self.now,
                     message: format!(
-                        "task {} completed {} times, phase {:?}",
-                        self.ix.task_id(t),
-                        run.completions,
-                        run.phase
+                        "task {t} (job {}) completed {} times, phase {:?}",
+                        self.ix.tasks[t].job, run.completions, run.phase
                     ),
                 });
             }
@@ -802,11 +776,8 @@ fn slot_view<'w>(
 impl World<'_> {
     /// Job `j` finished or was evicted: its outputs are deleted.
     pub(crate) fn free_intermediate(&mut self, j: usize) {
-        let held = std::mem::take(&mut self.jobs[j].held);
         self.idle = false;
-        for (n, bytes) in held {
-            self.disks.drop_held(n, bytes);
-        }
+        self.disks.free_job(j);
     }
 
     /// §5.4's deadlock (see the module docs).
@@ -829,7 +800,7 @@ impl World<'_> {
             (self.cluster.uncapped || self.used[n][0] < self.cluster.map_slots[n])
                 && self.disks.free(n).is_none_or(|f| f >= smallest)
         });
-        !fits && self.active_jobs.iter().any(|&j| !self.jobs[j].held.is_empty())
+        !fits && self.active_jobs.iter().any(|&j| self.disks.holds(j))
     }
 
     /// Evicts the victim job's intermediate data.
@@ -845,7 +816,7 @@ impl World<'_> {
             .active_jobs
             .iter()
             .copied()
-            .filter(|&j| !self.jobs[j].held.is_empty() && !self.suspended.contains(&j))
+            .filter(|&j| self.disks.holds(j) && !self.disks.suspended.contains(&j))
             .collect();
         let later = |a: usize, b: usize, e: &Self| {
             e.ix.jobs[a].submit_s.total_cmp(&e.ix.jobs[b].submit_s).then(a.cmp(&b))
@@ -858,12 +829,13 @@ impl World<'_> {
         };
         let Some(j) = victim else {
             // Every holder is suspended already: let them run again.
-            self.suspended.clear();
+            self.disks.suspended.clear();
             return;
         };
-        self.suspended.insert(j);
+        self.disks.suspended.insert(j);
         let spec = self.ix.jobs[j].clone();
-        let copying: Vec<usize> = self.jobs[j].copying.iter().copied().collect();
+        let mut copying = Vec::new();
+        self.shuffle.copying_of(j, &mut copying);
         for r in copying {
             self.kill(r);
         }
@@ -877,8 +849,7 @@ impl World<'_> {
         job.maps_done = 0;
         job.maps_io_done = (0, 0);
         job.map_s_done = 0.0;
-        job.weight_done = 0;
-        job.map_output.clear();
+        self.shuffle.forget_maps(j);
         self.free_intermediate(j);
         self.metrics.intermediate_changed(self.disks.held_total());
         if spec.slowstart_maps > 0 && self.jobs[j].released {

@@ -20,16 +20,237 @@
 //! Example: B = 100, W = 4 (four maps of weight 1); the reduce starts after one map finished
 //! (due 25), the second brings due to 50 (25 more), the third 75, the fourth 100.
 //!
+//! State: [`Shuffle`] owns all of it (per reduce its copy state per source rack, per job the
+//! finished maps' weight per node and its copying reduces); the World reaches it through the
+//! methods below and the [`Mechanism`] hooks (a map's end, a reduce's release).
+//!
 //! Cost: O(racks) per reduce start and per flow end; a map's end costs O(1) per copying reduce
 //! of its job.
 
-use super::task::{JobRun, RackFetch, TaskRun};
-use crate::cluster::SimCluster;
-use crate::config::SimConfig;
-use crate::metrics::Metrics;
-use crate::network::Network;
-use crate::queue::{EventKind, EventQueue};
+use super::hooks::{Ctx, Mechanism};
+use crate::queue::EventKind;
 use crate::workload_index::WorkloadIndex;
+use placer_models::TaskKind;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A reduce's copy state for one source rack.
+#[derive(Clone, Copy, Debug)]
+struct RackFetch {
+    rack: usize,
+    /// The node the next flow comes from (the rack's latest source).
+    src: usize,
+    /// Bytes known but not yet requested.
+    owed: u64,
+    /// A flow from this rack is in progress.
+    active: bool,
+}
+
+/// A reduce's copy phase.
+#[derive(Clone, Debug, Default)]
+struct ReduceCopy {
+    /// Still in its copy phase.
+    copying: bool,
+    /// Per source rack.
+    fetch: Vec<RackFetch>,
+}
+
+/// A job's finished map outputs, as its reduces see them.
+#[derive(Clone, Debug, Default)]
+struct JobOutputs {
+    /// Finished maps' shuffle weight per node (node order).
+    map_output: BTreeMap<usize, u128>,
+    /// Σ `map_output`.
+    weight_done: u128,
+    /// Running reduces in their copy phase.
+    copying: BTreeSet<usize>,
+    /// A `FetchPoll` is scheduled.
+    poll_scheduled: bool,
+}
+
+/// Every reduce's copy phase and every job's finished outputs.
+pub(crate) struct Shuffle {
+    /// Per task (maps keep the default).
+    reduces: Vec<ReduceCopy>,
+    jobs: Vec<JobOutputs>,
+    /// Scratch reused across calls.
+    parts: Vec<(usize, u64)>,
+}
+
+impl Shuffle {
+    /// No reduce copying and no map output yet.
+    pub fn new(tasks: usize, jobs: usize) -> Self {
+        Self {
+            reduces: vec![ReduceCopy::default(); tasks],
+            jobs: vec![JobOutputs::default(); jobs],
+            parts: Vec::new(),
+        }
+    }
+
+    /// Whether reduce `t` is in its copy phase.
+    pub fn is_copying(&self, t: usize) -> bool {
+        self.reduces[t].copying
+    }
+
+    /// Job `j`'s reduces in their copy phase, in task order, into `out` (cleared first).
+    pub fn copying_of(&self, j: usize, out: &mut Vec<usize>) {
+        out.clear();
+        out.extend(self.jobs[j].copying.iter().copied());
+    }
+
+    /// Job `j`'s map outputs were lost (evicted): its reduces know of no finished map.
+    pub fn forget_maps(&mut self, j: usize) {
+        let job = &mut self.jobs[j];
+        job.weight_done = 0;
+        job.map_output.clear();
+    }
+
+    /// Reduce `t`'s shuffle bytes known so far, per source node (node order), into `out` (its
+    /// allocation reused): what a snapshot shows as its `shuffle`.
+    pub fn known_into(&self, ix: &WorkloadIndex, t: usize, out: &mut Vec<(usize, u64)>) {
+        let task = &ix.tasks[t];
+        let j = task.job as usize;
+        let (spec, job) = (&ix.jobs[j], &self.jobs[j]);
+        let known = due(task.bytes, job.weight_done, spec.weight_total);
+        shuffle_split_into(known, job.map_output.iter().map(|(&n, &w)| (n, w)), out);
+    }
+
+    /// Reduce `t` just started: it fetches what is known, and waits for the rest. True when
+    /// its copy is already complete (its compute starts now).
+    pub fn start(&mut self, cx: &mut Ctx<'_>, t: usize) -> bool {
+        let j = cx.ix.tasks[t].job as usize;
+        let run = &mut self.reduces[t];
+        run.copying = true;
+        run.fetch.clear();
+        self.jobs[j].copying.insert(t);
+        let mut known = std::mem::take(&mut self.parts);
+        self.known_into(cx.ix, t, &mut known);
+        for &(src, bytes) in &known {
+            self.owe(cx, t, src, bytes);
+        }
+        self.parts = known;
+        self.fetch_owed(cx, t);
+        self.done(cx, t)
+    }
+
+    /// Job `j`'s poll is due: it is no longer scheduled.
+    pub fn poll_due(&mut self, j: usize) {
+        self.jobs[j].poll_scheduled = false;
+    }
+
+    /// Copying reduce `r` polls for finished maps: it fetches what it is owed. True when its
+    /// copy is complete.
+    pub fn poll(&mut self, cx: &mut Ctx<'_>, r: usize) -> bool {
+        self.fetch_owed(cx, r);
+        self.done(cx, r)
+    }
+
+    /// A flow from `src_rack` into copying reduce `t` arrived. True when its copy is complete.
+    pub fn fetch_done(&mut self, cx: &mut Ctx<'_>, t: usize, src_rack: usize) -> bool {
+        let fetch = &mut self.reduces[t].fetch;
+        if let Some(f) = fetch.iter_mut().find(|f| f.rack == src_rack && f.active) {
+            f.active = false;
+        }
+        self.fetch_owed(cx, t);
+        self.done(cx, t)
+    }
+
+    /// `bytes` from node `src` are owed to reduce `t`: read from disk if local, else queued
+    /// on the source rack.
+    fn owe(&mut self, cx: &mut Ctx<'_>, t: usize, src: usize, bytes: u64) {
+        if bytes == 0 {
+            return;
+        }
+        let (now, disk) = (cx.now, cx.cfg.disk_mb_s * 1e6);
+        let run = &mut cx.tasks[t];
+        if src == run.node {
+            run.local_done_s = run.local_done_s.max(now) + bytes as f64 / disk;
+            cx.metrics.read_local(bytes);
+            cx.metrics.shuffle_read_locally(cx.ix.tasks[t].job as usize, bytes);
+            return;
+        }
+        let rack = cx.cluster.rack_of[src];
+        let fetch = &mut self.reduces[t].fetch;
+        match fetch.iter_mut().find(|f| f.rack == rack) {
+            Some(f) => {
+                f.owed += bytes;
+                f.src = src;
+            }
+            None => fetch.push(RackFetch { rack, src, owed: bytes, active: false }),
+        }
+    }
+
+    /// Starts a flow for every rack owing bytes to `t` with none in progress.
+    fn fetch_owed(&mut self, cx: &mut Ctx<'_>, t: usize) {
+        let n = cx.tasks[t].node;
+        let rack = cx.cluster.rack_of[n];
+        for f in &mut self.reduces[t].fetch {
+            if f.active || f.owed == 0 {
+                continue;
+            }
+            let id = cx.net.start(cx.now, t, true, f.owed, (f.src, f.rack), (n, rack), cx.queue);
+            f.owed = 0;
+            f.active = true;
+            let run = &mut cx.tasks[t];
+            run.flows.push(id);
+            run.flows_left += 1;
+        }
+    }
+
+    /// Ends `t`'s copy phase if every map is done and every byte has arrived; true then.
+    fn done(&mut self, cx: &mut Ctx<'_>, t: usize) -> bool {
+        let j = cx.ix.tasks[t].job as usize;
+        let run = &self.reduces[t];
+        if !run.copying
+            || cx.jobs[j].maps_done < cx.ix.jobs[j].maps
+            || run.fetch.iter().any(|f| f.active || f.owed > 0)
+        {
+            return false;
+        }
+        self.reduces[t].copying = false;
+        cx.tasks[t].flows.clear();
+        self.jobs[j].copying.remove(&t);
+        true
+    }
+}
+
+impl Mechanism for Shuffle {
+    /// A reduce that gives its slot back stops copying.
+    fn task_released(&mut self, cx: &mut Ctx<'_>, t: usize) {
+        if self.reduces[t].copying {
+            self.reduces[t].copying = false;
+            self.jobs[cx.ix.tasks[t].job as usize].copying.remove(&t);
+        }
+    }
+
+    /// The map's output, of weight `w_m`, is known: every copying reduce of its job is owed
+    /// its share, which it fetches at its next poll (on the `epoch_s` grid).
+    fn map_finished(&mut self, cx: &mut Ctx<'_>, t: usize) {
+        let task = &cx.ix.tasks[t];
+        debug_assert_eq!(task.kind, TaskKind::Map);
+        let (j, m) = (task.job as usize, cx.tasks[t].node);
+        let spec = &cx.ix.jobs[j];
+        let (w, total) = (spec.weight(task.output_bytes), spec.weight_total);
+        let job = &mut self.jobs[j];
+        let c0 = job.weight_done;
+        let c1 = c0 + w;
+        job.weight_done = c1;
+        *job.map_output.entry(m).or_insert(0) += w;
+        let copying = std::mem::take(&mut self.jobs[j].copying);
+        for &r in &copying {
+            let b = cx.ix.tasks[r].bytes;
+            let share = due(b, c1, total) - due(b, c0, total);
+            self.owe(cx, r, m, share);
+        }
+        let poll = !copying.is_empty() && !self.jobs[j].poll_scheduled;
+        self.jobs[j].copying = copying;
+        if poll {
+            let e = cx.cfg.epoch_s;
+            let at = ((cx.now / e).ceil() * e).max(cx.now);
+            self.jobs[j].poll_scheduled = true;
+            cx.queue.push(at, EventKind::FetchPoll(j));
+        }
+    }
+}
 
 /// `⌊bytes · c / w⌋` (0 when `w` is 0), in u128 (f64 on overflow), at most `bytes`.
 pub(crate) fn due(bytes: u64, c: u128, w: u128) -> u64 {
@@ -73,156 +294,6 @@ pub(crate) fn shuffle_split_into(
         let part = if i == last { left } else { due(bytes, w, total) };
         left -= part.min(left);
         out.push((n, part));
-    }
-}
-
-/// Reduce `t`'s shuffle bytes known so far, per source node (node order), into `out` (its
-/// allocation reused): what a snapshot shows as its `shuffle`.
-pub(crate) fn known_into(
-    ix: &WorkloadIndex,
-    jobs: &[JobRun],
-    t: usize,
-    out: &mut Vec<(usize, u64)>,
-) {
-    let task = &ix.tasks[t];
-    let j = task.job as usize;
-    let (spec, job) = (&ix.jobs[j], &jobs[j]);
-    let known = due(task.bytes, job.weight_done, spec.weight_total);
-    shuffle_split_into(known, job.map_output.iter().map(|(&n, &w)| (n, w)), out);
-}
-
-/// The parts of the World a copy phase reads and changes (its own state is in the task and
-/// job records: `TaskRun::fetch`, `JobRun::copying`, `map_output`, `weight_done`).
-pub(crate) struct Copying<'w> {
-    pub now: f64,
-    pub cfg: &'w SimConfig,
-    pub ix: &'w WorkloadIndex,
-    pub cluster: &'w SimCluster,
-    pub tasks: &'w mut [TaskRun],
-    pub jobs: &'w mut [JobRun],
-    pub net: &'w mut Network,
-    pub queue: &'w mut EventQueue,
-    pub metrics: &'w mut Metrics,
-    /// Scratch reused across calls.
-    pub parts: &'w mut Vec<(usize, u64)>,
-}
-
-impl Copying<'_> {
-    /// Reduce `t` just started: it fetches what is known, and waits for the rest. True when
-    /// its copy is already complete (its compute starts now).
-    pub fn start(&mut self, t: usize) -> bool {
-        let j = self.ix.tasks[t].job as usize;
-        self.tasks[t].copying = true;
-        self.jobs[j].copying.insert(t);
-        let mut known = std::mem::take(self.parts);
-        known_into(self.ix, self.jobs, t, &mut known);
-        for &(src, bytes) in &known {
-            self.owe(t, src, bytes);
-        }
-        *self.parts = known;
-        self.fetch_owed(t);
-        self.done(t)
-    }
-
-    /// Map output of weight `output` finished on node `m` for job `j`: every copying reduce of
-    /// the job is owed its share.
-    pub fn map_output_ready(&mut self, j: usize, m: usize, output: u64) {
-        let spec = &self.ix.jobs[j];
-        let (w, total) = (spec.weight(output), spec.weight_total);
-        let job = &mut self.jobs[j];
-        let c0 = job.weight_done;
-        let c1 = c0 + w;
-        job.weight_done = c1;
-        *job.map_output.entry(m).or_insert(0) += w;
-        let copying = std::mem::take(&mut self.jobs[j].copying);
-        for &r in &copying {
-            let b = self.ix.tasks[r].bytes;
-            let share = due(b, c1, total) - due(b, c0, total);
-            self.owe(r, m, share);
-        }
-        let poll = !copying.is_empty() && !self.jobs[j].poll_scheduled;
-        self.jobs[j].copying = copying;
-        if poll {
-            // The reduces learn of it at their next poll, on the epoch grid.
-            let e = self.cfg.epoch_s;
-            let at = ((self.now / e).ceil() * e).max(self.now);
-            self.jobs[j].poll_scheduled = true;
-            self.queue.push(at, EventKind::FetchPoll(j));
-        }
-    }
-
-    /// Copying reduce `r` polls for finished maps: it fetches what it is owed. True when its
-    /// copy is complete.
-    pub fn poll(&mut self, r: usize) -> bool {
-        self.fetch_owed(r);
-        self.done(r)
-    }
-
-    /// A flow from `src_rack` into copying reduce `t` arrived. True when its copy is complete.
-    pub fn fetch_done(&mut self, t: usize, src_rack: usize) -> bool {
-        if let Some(f) = self.tasks[t].fetch.iter_mut().find(|f| f.rack == src_rack && f.active) {
-            f.active = false;
-        }
-        self.fetch_owed(t);
-        self.done(t)
-    }
-
-    /// `bytes` from node `src` are owed to reduce `t`: read from disk if local, else queued
-    /// on the source rack.
-    fn owe(&mut self, t: usize, src: usize, bytes: u64) {
-        if bytes == 0 {
-            return;
-        }
-        let (now, disk) = (self.now, self.cfg.disk_mb_s * 1e6);
-        let run = &mut self.tasks[t];
-        if src == run.node {
-            run.local_done_s = run.local_done_s.max(now) + bytes as f64 / disk;
-            self.metrics.read_local(bytes);
-            self.metrics.shuffle_read_locally(self.ix.tasks[t].job as usize, bytes);
-            return;
-        }
-        let rack = self.cluster.rack_of[src];
-        match run.fetch.iter_mut().find(|f| f.rack == rack) {
-            Some(f) => {
-                f.owed += bytes;
-                f.src = src;
-            }
-            None => run.fetch.push(RackFetch { rack, src, owed: bytes, active: false }),
-        }
-    }
-
-    /// Starts a flow for every rack owing bytes to `t` with none in progress.
-    fn fetch_owed(&mut self, t: usize) {
-        let (n, rack) = (self.tasks[t].node, self.cluster.rack_of[self.tasks[t].node]);
-        for i in 0..self.tasks[t].fetch.len() {
-            let f = self.tasks[t].fetch[i];
-            if f.active || f.owed == 0 {
-                continue;
-            }
-            let id =
-                self.net.start(self.now, t, true, f.owed, (f.src, f.rack), (n, rack), self.queue);
-            let run = &mut self.tasks[t];
-            run.fetch[i].owed = 0;
-            run.fetch[i].active = true;
-            run.flows.push(id);
-            run.flows_left += 1;
-        }
-    }
-
-    /// Ends `t`'s copy phase if every map is done and every byte has arrived; true then.
-    fn done(&mut self, t: usize) -> bool {
-        let j = self.ix.tasks[t].job as usize;
-        let run = &self.tasks[t];
-        if !run.copying
-            || self.jobs[j].maps_done < self.ix.jobs[j].maps
-            || run.fetch.iter().any(|f| f.active || f.owed > 0)
-        {
-            return false;
-        }
-        self.tasks[t].copying = false;
-        self.tasks[t].flows.clear();
-        self.jobs[j].copying.remove(&t);
-        true
     }
 }
 

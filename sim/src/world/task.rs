@@ -1,8 +1,9 @@
 //! A task's and a job's dynamic state in the simulated cluster (FAIR, Zaharia et al. §2: a
 //! task waits for a slot, holds it while it runs, and finishes; a job's reduces wait for its
-//! maps): the records the World keeps per task and per job (`sim/README.md`).
+//! maps): the records the World keeps per task and per job (`sim/README.md`). What a mechanism
+//! keeps about a task (a reduce's copying, a job's outputs on disk) is the mechanism's own.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 /// Where a task is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,18 +18,6 @@ pub(crate) enum Phase {
     Running,
     /// Finished.
     Done,
-}
-
-/// A reduce's copy state for one source rack.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct RackFetch {
-    pub rack: usize,
-    /// The node the next flow comes from (the rack's latest source).
-    pub src: usize,
-    /// Bytes known but not yet requested.
-    pub owed: u64,
-    /// A flow from this rack is in progress.
-    pub active: bool,
 }
 
 /// A task's dynamic state.
@@ -49,10 +38,6 @@ pub(crate) struct TaskRun {
     pub attempt: u32,
     /// The current run is one of the trace's failed attempts.
     pub doomed: bool,
-    /// A reduce still in its copy phase.
-    pub copying: bool,
-    /// Per source rack, for a copying reduce.
-    pub fetch: Vec<RackFetch>,
     /// Computing: work left (s at rate 1) as of `settled_s`.
     pub computing: bool,
     pub work_left: f64,
@@ -69,16 +54,6 @@ pub(crate) struct JobRun {
     pub released: bool,
     /// Pending tasks by kind, in task order.
     pub pending: [BTreeSet<usize>; 2],
-    /// Finished maps' shuffle weight per node (node order).
-    pub map_output: BTreeMap<usize, u128>,
-    /// Σ `map_output`.
-    pub weight_done: u128,
-    /// Running reduces in their copy phase.
-    pub copying: BTreeSet<usize>,
-    /// A `FetchPoll` is scheduled.
-    pub poll_scheduled: bool,
-    /// Finished maps' output bytes per node, held on disk until the job ends.
-    pub held: BTreeMap<usize, u64>,
     /// Σ input bytes and Σ output bytes of its completed maps (ShuffleWatcher §3.1's
     /// ShuffleInputRatio is their quotient; `master/snapshot.rs`).
     pub maps_io_done: (u128, u128),
