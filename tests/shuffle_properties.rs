@@ -6,7 +6,10 @@
 //!   and its pairwise cost agree on every (task, node), and every exact engine minimises it
 //!   to the optimum of `lsap::brute` on its dense matrix;
 //! - `lsap_shuffle`'s answer gives every pool a count in `lsap_quota`'s D-optimal box and, per
-//!   kind, is the least priced answer with such counts (by enumeration).
+//!   kind, is the least priced answer with such counts (by enumeration);
+//! - SAMP's plan (§3.2: PreferredMapRacks and the tentative reduces per rack) depends on the
+//!   cluster's configured slots, not on which node's heartbeat offers slots, nor on other
+//!   jobs' running reduces.
 
 use ndarray::Array2;
 use placer_models::{PlaceRequest, SolverEngine, TaskKind};
@@ -370,4 +373,97 @@ proptest! {
             prop_assert!(close(got, oracle), "{:?}: {} vs brute {}", kind, got, oracle);
         }
     }
+
+    /// SAMP sizes each rack's reduce room from the configured slots: a heartbeat snapshot
+    /// (one node's free slots offered, the others sent with their running tasks as their
+    /// slots, `configured_*_slots` set) yields the plan of the full snapshot, whichever node
+    /// offers.
+    #[test]
+    fn samp_plan_does_not_depend_on_the_offering_node(req in snapshot(6, 6)) {
+        let full = samp_plans(&with_configured(&req));
+        for h in 0..req.cluster.nodes.len() {
+            let beat = samp_plans(&heartbeat_of(&req, h));
+            prop_assert_eq!(&beat, &full, "node n{} offers", h);
+        }
+    }
+
+    /// Another job's running reduces take slots but no capacity: SAMP's plans for the other
+    /// jobs stay as they were.
+    #[test]
+    fn samp_plan_does_not_depend_on_other_jobs_running_reduces(
+        req in snapshot(6, 6),
+        h in 0usize..6,
+    ) {
+        let h = h % req.cluster.nodes.len();
+        let before = samp_plans(&heartbeat_of(&req, h));
+        let mut more = req.clone();
+        more.jobs.push(placer_models::Job {
+            id: placer_models::JobId("other".into()),
+            pool: req.pools[0].id.clone(),
+            ..placer_models::Job::default()
+        });
+        let busy = running_per_node(&req);
+        for (i, node) in req.cluster.nodes.iter().enumerate() {
+            for k in busy[i][1]..node.reduce_slots {
+                more.running.push(placer_models::RunningTask {
+                    id: placer_models::TaskId(format!("other-r-{i}-{k}")),
+                    job: placer_models::JobId("other".into()),
+                    kind: TaskKind::Reduce,
+                    node: node.id.clone(),
+                    ..placer_models::RunningTask::default()
+                });
+            }
+        }
+        let after = samp_plans(&heartbeat_of(&more, h));
+        prop_assert_eq!(&after[..before.len()], &before[..]);
+    }
+}
+
+/// Running tasks per node and kind.
+fn running_per_node(req: &PlaceRequest) -> Vec<[u32; 2]> {
+    let index: HashMap<&str, usize> =
+        req.cluster.nodes.iter().enumerate().map(|(i, n)| (n.id.as_str(), i)).collect();
+    let mut busy = vec![[0u32; 2]; req.cluster.nodes.len()];
+    for t in &req.running {
+        busy[index[t.node.as_str()]][t.kind.slot()] += 1;
+    }
+    busy
+}
+
+/// `req` with every node's configured slots set to its slots.
+fn with_configured(req: &PlaceRequest) -> PlaceRequest {
+    let mut out = req.clone();
+    for node in &mut out.cluster.nodes {
+        node.configured_map_slots = Some(node.map_slots);
+        node.configured_reduce_slots = Some(node.reduce_slots);
+    }
+    out
+}
+
+/// Node `h`'s heartbeat as a Hadoop master sends it: `h` with its slots, every other node with
+/// its running tasks as its slots (nothing free there), every node with its configured slots.
+fn heartbeat_of(req: &PlaceRequest, h: usize) -> PlaceRequest {
+    let busy = running_per_node(req);
+    let mut out = with_configured(req);
+    for (i, node) in out.cluster.nodes.iter_mut().enumerate() {
+        if i != h {
+            node.map_slots = busy[i][0];
+            node.reduce_slots = busy[i][1];
+        }
+    }
+    placer_models::validate(&out).expect("a heartbeat snapshot is valid");
+    out
+}
+
+/// Every job's SAMP plan under `shuffle_watcher` with SAMP on and nothing echoed.
+fn samp_plans(req: &PlaceRequest) -> Vec<Option<placer_models::ShuffleWatcherState>> {
+    let mut req = req.clone();
+    req.policy.algorithm = serde_json::from_value(json!("shuffle_watcher")).unwrap();
+    req.policy.shuffle_watcher =
+        serde_json::from_value(json!({"sarp": true, "samp": true, "nass": true})).unwrap();
+    for job in &mut req.jobs {
+        job.shuffle_watcher = None;
+    }
+    let answer = place(&req, &PlaceOptions::default()).expect("solves");
+    answer.jobs.iter().map(|j| j.shuffle_watcher.clone()).collect()
 }

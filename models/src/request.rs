@@ -138,6 +138,19 @@ pub struct Node {
     /// `max_computing` copy-phase reducers there (new reducers start copying).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_computing: Option<u32>,
+    /// The node's map slots as configured, when `map_slots` carries only part of them. A master
+    /// that answers one node's heartbeat (Hadoop 1's TaskTrackers, FAIR §2) offers that node's
+    /// free slots alone: every other node goes out with `map_slots` = its running maps, and this
+    /// field says what the node really has. Capacities count it (the pools' fair shares,
+    /// ShuffleWatcher's reduce room per rack and slots per user); placement counts
+    /// `map_slots`. Optional; unset = `map_slots`. Must be ≥ `map_slots`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub configured_map_slots: Option<u32>,
+    /// The reduce slots as configured, as `configured_map_slots` for maps. Under CPAC
+    /// (`max_reducers`) the reducer capacity is `max_reducers` whatever this says. Must be ≥
+    /// `reduce_slots`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub configured_reduce_slots: Option<u32>,
 }
 
 impl Node {
@@ -167,6 +180,19 @@ impl Node {
         match kind {
             TaskKind::Map => self.map_slots,
             TaskKind::Reduce => self.reducer_capacity(),
+        }
+    }
+
+    /// Slots of a kind as configured (what capacities and shares count): the configured
+    /// count when the master sent one, else [`Node::slots`]. Example: a node of 4 map slots
+    /// running 1 map, sent as `map_slots: 1, configured_map_slots: 4` on another node's
+    /// heartbeat, has 0 free map slots and a capacity of 4.
+    pub fn configured_slots(&self, kind: TaskKind) -> u32 {
+        match kind {
+            TaskKind::Map => self.configured_map_slots.unwrap_or(self.map_slots),
+            TaskKind::Reduce => {
+                self.max_reducers.or(self.configured_reduce_slots).unwrap_or(self.reduce_slots)
+            }
         }
     }
 }

@@ -131,6 +131,20 @@ pub fn validate_resolved(req: &PlaceRequest) -> Result<Resolved, ModelError> {
     for (i, node) in req.cluster.nodes.iter().enumerate() {
         let r = known(&racks, node.rack.as_str(), "rack", || format!("cluster.nodes[{i}].rack"))?;
         out.node_rack.push(position(r));
+        for (name, configured, sent) in [
+            ("configured_map_slots", node.configured_map_slots, node.map_slots),
+            ("configured_reduce_slots", node.configured_reduce_slots, node.reduce_slots),
+        ] {
+            if configured.is_some_and(|c| c < sent) {
+                return Err(ModelError::Inconsistent {
+                    path: format!("cluster.nodes[{i}].{name}"),
+                    message: format!(
+                        "{} configured slots are fewer than the {sent} sent",
+                        configured.unwrap_or(0)
+                    ),
+                });
+            }
+        }
         if let Some(res) = &node.resources {
             for (name, &v) in &res.amounts {
                 non_negative(v, || format!("cluster.nodes[{i}].resources.{name}"))?;

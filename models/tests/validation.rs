@@ -2,7 +2,7 @@
 //! working placer", deliverable 2) rejects its case with the expected code and JSON path, and
 //! the valid edge cases (empty cluster, no free slots) pass.
 
-use placer_models::{parse_request, validate, ModelError};
+use placer_models::{parse_request, validate, ModelError, TaskKind};
 use placer_testkit::{Job, Map, Node, Pool, Reduce, Running, Snapshot};
 use serde_json::{json, Value};
 
@@ -354,4 +354,39 @@ fn zero_slots_with_capacities_are_uncapped() {
     check(&v).unwrap();
     v["cluster"]["nodes"][1]["resources"] = json!({"disk": 4});
     assert_eq!(check(&v).unwrap_err().code(), "slots_oversubscribed");
+}
+
+#[test]
+fn configured_slots_below_the_sent_slots() {
+    // n2 is sent with 2 map slots: configuring fewer is inconsistent, as many or more is not.
+    rejects(
+        |v| v["cluster"]["nodes"][1]["configured_map_slots"] = json!(1),
+        "inconsistent",
+        "cluster.nodes[1].configured_map_slots",
+    );
+    rejects(
+        |v| v["cluster"]["nodes"][0]["configured_reduce_slots"] = json!(0),
+        "inconsistent",
+        "cluster.nodes[0].configured_reduce_slots",
+    );
+    let mut v = base();
+    v["cluster"]["nodes"][1]["configured_map_slots"] = json!(2);
+    v["cluster"]["nodes"][1]["configured_reduce_slots"] = json!(4);
+    check(&v).unwrap();
+}
+
+#[test]
+fn configured_slots_are_the_capacity_and_the_sent_slots_the_room() {
+    // A heartbeat snapshot: n1 offers, n2 is sent with 0 map slots though it has 2.
+    let mut v = base();
+    v["cluster"]["nodes"][1]["map_slots"] = json!(0);
+    v["cluster"]["nodes"][1]["configured_map_slots"] = json!(2);
+    let req = parse_request(v.to_string().as_bytes()).unwrap();
+    let n2 = &req.cluster.nodes[1];
+    assert_eq!((n2.slots(TaskKind::Map), n2.configured_slots(TaskKind::Map)), (0, 2));
+    // Under CPAC the reducer capacity is `max_reducers` whatever else is said.
+    let mut cpac = n2.clone();
+    cpac.max_reducers = Some(6);
+    cpac.configured_reduce_slots = Some(3);
+    assert_eq!(cpac.configured_slots(TaskKind::Reduce), 6);
 }

@@ -78,7 +78,8 @@ pub fn compute(ix: &Indexed<'_>) -> FairShares {
         jobs_of_pool[p as usize].push(j);
     }
     for (k, kind) in TaskKind::ALL.into_iter().enumerate() {
-        let capacity: f64 = req.cluster.nodes.iter().map(|n| f64::from(n.slots(kind))).sum();
+        let capacity: f64 =
+            req.cluster.nodes.iter().map(|n| f64::from(n.configured_slots(kind))).sum();
         // A job beyond its running-job limit declares demand 0 (design doc §4.7).
         let demand = |j: usize| {
             if ix.runnable[j] {

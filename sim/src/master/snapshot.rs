@@ -135,10 +135,15 @@ fn workload_users(workload: &Workload, limits: &[User]) -> Vec<User> {
 
 /// The v1 `cluster` block of `cluster` (node `i` is `n{i}` in rack `r{rack}`): each rack's
 /// uplink for ShuffleWatcher's NetSat; each node's slots, or none under a multi-resource
-/// policy, and its capacity when the workload has demands (`resources.rs`). O(nodes).
+/// policy, and its capacity when the workload has demands (`resources.rs`). With heartbeat
+/// offers each node also carries its configured slots (`configured_map_slots`,
+/// `configured_reduce_slots`): a heartbeat's snapshot sends the other nodes with no free
+/// slot, and the shares and ShuffleWatcher's rack room must still see the whole cluster.
+/// O(nodes).
 fn wire_cluster(cfg: &SimConfig, cluster: &SimCluster, workload: &Workload) -> Cluster {
     let demands = crate::resources::has_demands(workload);
     let uncapped = cluster.uncapped;
+    let beats = cfg.heartbeats().is_some() && !uncapped;
     Cluster {
         racks: (0..cluster.nodes_of_rack.len())
             .map(|r| Rack { uplink_mbps: cfg.uplink_mbps, ..Rack::new(ids::rack(r)) })
@@ -149,6 +154,8 @@ fn wire_cluster(cfg: &SimConfig, cluster: &SimCluster, workload: &Workload) -> C
                 rack: ids::rack(cluster.rack_of[i]),
                 map_slots: if uncapped { 0 } else { cluster.map_slots[i] },
                 reduce_slots: if uncapped { 0 } else { cluster.reduce_slots[i] },
+                configured_map_slots: beats.then_some(cluster.map_slots[i]),
+                configured_reduce_slots: beats.then_some(cluster.reduce_slots[i]),
                 resources: demands
                     .then(|| Resources::of(crate::resources::amounts(cluster.capacity[i]))),
                 ..Node::default()

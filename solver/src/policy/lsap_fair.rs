@@ -92,7 +92,8 @@ pub fn fairness_costs(ix: &Indexed<'_>) -> (Vec<f64>, [Vec<PoolQuota>; 2]) {
     let mut fc = vec![0.0; req.pending.len()];
     let quotas = TaskKind::ALL.map(|kind| {
         let k = kind.slot();
-        let slots: f64 = req.cluster.nodes.iter().map(|n| f64::from(n.slots(kind))).sum();
+        let slots: f64 =
+            req.cluster.nodes.iter().map(|n| f64::from(n.configured_slots(kind))).sum();
         let mut rt = vec![0u64; pools];
         let mut ut = vec![0u64; pools];
         for (j, &p) in ix.job_pool.iter().enumerate() {

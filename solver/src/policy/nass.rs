@@ -162,7 +162,8 @@ pub fn place(ix: &Indexed<'_>, starvation: &Starvation, relaxed: bool) -> Placem
         let starved: Vec<bool> = (0..pools).map(|p| starvation.starved_before(k, p)).collect();
         // Each group's share of the kind's slots: capacity × weight / Σ weights of the groups
         // with demand (the "slots for the user" of §3.3's reduce enabling).
-        let capacity: f64 = req.cluster.nodes.iter().map(|n| f64::from(n.slots(kind))).sum();
+        let capacity: f64 =
+            req.cluster.nodes.iter().map(|n| f64::from(n.configured_slots(kind))).sum();
         let active_weight: f64 = (0..groups)
             .filter(|&g| group_demand[g] > 0.0)
             .map(|g| view.user_weight[group_user[g]])

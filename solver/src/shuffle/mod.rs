@@ -223,7 +223,7 @@ impl ShuffleView {
         let mut rack_reduce_slots = vec![0u32; racks];
         for (node, &r) in req.cluster.nodes.iter().zip(&ix.node_rack) {
             if let Some(s) = rack_reduce_slots.get_mut(r as usize) {
-                *s = s.saturating_add(node.slots(TaskKind::Reduce));
+                *s = s.saturating_add(node.configured_slots(TaskKind::Reduce));
             }
         }
         let mut preferred_by = vec![0u32; racks];
