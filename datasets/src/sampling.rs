@@ -5,7 +5,7 @@
 //! replica names. Every function is deterministic for the RNG's state.
 
 use crate::error::DatasetError;
-use crate::replicas::{hdfs_replicas, rack_index};
+use crate::replicas::{hdfs_replicas, hdfs_replicas_from, rack_index, InputLayout};
 use crate::workload::{Capacity, NodeSpec, RackSpec, Topology};
 use rand::Rng;
 
@@ -141,10 +141,37 @@ impl BlockPlacer {
     /// The replica nodes of one new block: `replication` distinct names. O(replication)
     /// expected.
     pub(crate) fn place<R: Rng>(&self, rng: &mut R) -> Vec<String> {
-        hdfs_replicas(&self.rack_of, &self.nodes_of_rack, self.replication, rng)
-            .into_iter()
-            .map(|i| self.names[i].clone())
-            .collect()
+        self.named(hdfs_replicas(&self.rack_of, &self.nodes_of_rack, self.replication, rng))
+    }
+
+    /// A job's writer under `layout`: `None` for [`InputLayout::Hdfs`] (no draw, so that the
+    /// RNG stream of that layout is what it always was), else a node drawn uniformly.
+    pub(crate) fn writer<R: Rng>(&self, layout: InputLayout, rng: &mut R) -> Option<usize> {
+        (layout != InputLayout::Hdfs && !self.names.is_empty())
+            .then(|| rng.random_range(0..self.names.len()))
+    }
+
+    /// One new block of a job written by `writer` under `layout` ([`InputLayout`]).
+    pub(crate) fn place_written<R: Rng>(
+        &self,
+        layout: InputLayout,
+        writer: Option<usize>,
+        rng: &mut R,
+    ) -> Vec<String> {
+        let first = match (layout, writer) {
+            (InputLayout::WriterNode, Some(w)) => w,
+            (InputLayout::WriterRack, Some(w)) => {
+                let rack = &self.nodes_of_rack[self.rack_of[w]];
+                rack[rng.random_range(0..rack.len())]
+            }
+            _ => return self.place(rng),
+        };
+        let (rack_of, racks) = (&self.rack_of, &self.nodes_of_rack);
+        self.named(hdfs_replicas_from(first, rack_of, racks, self.replication, rng))
+    }
+
+    fn named(&self, nodes: Vec<usize>) -> Vec<String> {
+        nodes.into_iter().map(|i| self.names[i].clone()).collect()
     }
 }
 

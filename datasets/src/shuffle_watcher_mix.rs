@@ -33,8 +33,11 @@
 //!   remainders (360 jobs: 72 / 68 / 76 / 36 / 36 / 25 / 29 / 18 per size bin) and shuffled
 //!   independently; each user gets exactly `jobs_per_user` jobs in random order; pool = user
 //!   `u{i}` (per-user fairness, §5.4), weight 1.
-//! - Reduces per job: ⌈shuffle / 1 GiB⌉ clamped to [1, 200] (200 = the cluster's reduce
-//!   slots); the shuffle splits evenly. Compute: 10 s per full map block (pro rata for the
+//! - Reduces per job: ⌈shuffle / `reduce_input_bytes`⌉ (1 GiB) clamped to [1, `max_reduces`]
+//!   (200 = the cluster's reduce slots); the shuffle splits evenly.
+//! - Input layout ([`InputLayout`]): the paper does not say how its inputs were written;
+//!   placer's default is HDFS's uniform first replica per block (`Hdfs`); `WriterRack` and
+//!   `WriterNode` put every block's first replica on one rack or node per job. Compute: 10 s per full map block (pro rata for the
 //!   last, short one), 10 s per GiB a reduce pulls.
 //! - Ids `sw-j{k}` in submit order; class = the benchmark name ([`sw_shuffle_class`] gives its
 //!   Table 1 class).
@@ -43,6 +46,7 @@
 //! Σ reduces + nodes).
 
 use crate::error::DatasetError;
+use crate::replicas::InputLayout;
 use crate::sampling::{
     apportion, check_cluster, even_split, log_uniform, poisson_arrivals, slotted_cluster,
 };
@@ -165,6 +169,9 @@ pub struct ShuffleWatcherSpec {
     pub block_bytes: u64,
     /// Replicas per block (paper: 3; 1 ≤ R ≤ nodes).
     pub replication: usize,
+    /// Where each job's input was written ([`InputLayout`]; the paper does not say; placer's
+    /// default: `Hdfs`, a uniform first replica per block).
+    pub layout: InputLayout,
     /// Shuffle bytes per reduce that sets the reduce count (placer: 1 GiB; ≥ 1).
     pub reduce_input_bytes: u64,
     /// Most reduces of a job (placer: 200; ≥ 1).
@@ -195,6 +202,7 @@ impl ShuffleWatcherSpec {
             reduce_slots: 2,
             block_bytes: 64 * MIB,
             replication: 3,
+            layout: InputLayout::Hdfs,
             reduce_input_bytes: 1 << 30,
             max_reduces: 200,
             map_compute_s: 10.0,
@@ -325,6 +333,7 @@ pub fn shuffle_watcher_mix(spec: &ShuffleWatcherSpec) -> Result<Workload, Datase
         let input = (size.round() as u64).max(1);
         let full = input / spec.block_bytes;
         let last = input % spec.block_bytes;
+        let writer = placer.writer(spec.layout, &mut rng);
         let splits = std::iter::repeat_n(spec.block_bytes, full as usize)
             .chain((last > 0).then_some(last))
             .collect::<Vec<u64>>();
@@ -332,7 +341,7 @@ pub fn shuffle_watcher_mix(spec: &ShuffleWatcherSpec) -> Result<Workload, Datase
             .into_iter()
             .map(|bytes| MapSpec {
                 input_bytes: bytes,
-                replicas: placer.place(&mut rng),
+                replicas: placer.place_written(spec.layout, writer, &mut rng),
                 compute_s: spec.map_compute_s * bytes as f64 / block,
                 output_bytes: (ratio * bytes as f64).round() as u64,
                 ..MapSpec::default()
@@ -479,6 +488,43 @@ mod tests {
         assert_eq!(per_user.len(), 30);
         assert!(per_user.values().all(|&c| c == 12));
         assert_eq!(w.pools.len(), 30);
+    }
+
+    #[test]
+    fn input_layouts_put_first_replicas_on_the_writer() {
+        // Jobs of several blocks; each layout keeps HDFS's rule for replicas 2 and 3 (two
+        // distinct racks, three distinct nodes).
+        let spec = |layout| ShuffleWatcherSpec { input_scale: 0.05, layout, ..small(5) };
+        let hdfs = shuffle_watcher_mix(&spec(InputLayout::Hdfs)).unwrap();
+        assert_eq!(hdfs, shuffle_watcher_mix(&small_scaled(5, 0.05)).unwrap());
+        let t = hdfs.topology.as_ref().unwrap();
+        let rack: BTreeMap<&str, usize> = t.nodes().map(|(r, n)| (n.id.as_str(), r)).collect();
+        let firsts = |w: &Workload, of: &dyn Fn(&str) -> String| -> Vec<BTreeSet<String>> {
+            let jobs = w.jobs.iter().filter(|j| j.maps.len() >= 8);
+            jobs.map(|j| j.maps.iter().map(|m| of(&m.replicas[0])).collect()).collect()
+        };
+        for (layout, spread) in [(InputLayout::WriterNode, 0), (InputLayout::WriterRack, 1)] {
+            let w = shuffle_watcher_mix(&spec(layout)).unwrap();
+            for m in w.jobs.iter().flat_map(|j| &j.maps) {
+                let nodes: BTreeSet<&str> = m.replicas.iter().map(String::as_str).collect();
+                let racks: BTreeSet<usize> = nodes.iter().map(|n| rack[n]).collect();
+                assert_eq!((nodes.len(), racks.len()), (3, 2));
+            }
+            let by_node = firsts(&w, &|n: &str| n.to_owned());
+            let by_rack = firsts(&w, &|n: &str| rack[n].to_string());
+            assert!(!by_node.is_empty());
+            // writer-node: one first node per job; writer-rack: one first rack, several nodes.
+            assert!(by_rack.iter().all(|r| r.len() == 1), "{layout:?}");
+            assert_eq!(by_node.iter().all(|n| n.len() == 1), spread == 0, "{layout:?}");
+        }
+        // Under HDFS's layout a job of 8 or more blocks has its first replicas on several racks.
+        assert!(firsts(&hdfs, &|n: &str| rack[n].to_string()).iter().all(|r| r.len() > 1));
+        assert_eq!(InputLayout::from_name("writer-rack"), Some(InputLayout::WriterRack));
+        assert_eq!(InputLayout::from_name("rack"), None);
+    }
+
+    fn small_scaled(seed: u64, input_scale: f64) -> ShuffleWatcherSpec {
+        ShuffleWatcherSpec { input_scale, ..ShuffleWatcherSpec::paper(seed) }
     }
 
     #[test]

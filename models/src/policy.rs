@@ -177,11 +177,15 @@ pub struct SwMechanisms {
     pub samp: bool,
     /// Shuffle-aware reduce placement (Fig. 6); off = no preferred reduces per rack.
     pub sarp: bool,
+    /// SAMP's and SARP's estimate caps a job's reduces on a rack at the rack's configured
+    /// reduce slots ÷ the job's reduces (placer's choice: the paper's Fig. 6 puts the
+    /// reduces where the map output is, with no cap); off = the paper's uncapped estimate.
+    pub reduce_slot_cap: bool,
 }
 
 impl Default for SwMechanisms {
     fn default() -> Self {
-        Self { nass: true, samp: true, sarp: true }
+        Self { nass: true, samp: true, sarp: true, reduce_slot_cap: true }
     }
 }
 

@@ -127,7 +127,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub warm_start: bool,
     /// ShuffleWatcher's mechanisms in the shuffle_watcher policies (the §5.3 ablation): a
-    /// comma list of nass, samp, sarp, or none [default: nass,samp,sarp].
+    /// comma list of nass, samp, sarp, or none, and optionally uncapped (SAMP's and SARP's
+    /// reduce estimate without the reduce-slot cap per rack) [default: nass,samp,sarp].
     #[arg(long, value_name = "LIST", value_parser = sw_flags::parse_sw_mechanisms)]
     pub sw_mechanisms: Option<SwMechanisms>,
     /// ShuffleWatcher's NWSaturationThreshold: a rack's network is saturated above this
@@ -655,7 +656,7 @@ mod tests {
         ));
         assert_eq!(
             knobs.policy.shuffle_watcher,
-            SwMechanisms { nass: true, samp: false, sarp: true }
+            SwMechanisms { nass: true, samp: false, sarp: true, reduce_slot_cap: true }
         );
         assert_eq!(knobs.policy.saturation_threshold, 0.75);
         assert_eq!(knobs.policy.map_completion_threshold, 0.3);

@@ -39,23 +39,27 @@ pub fn parse_starvation_window_s(s: &str) -> Result<f64, String> {
 }
 
 /// `--sw-mechanisms LIST`: a comma list of `nass`, `samp`, `sarp` (each at most once, any
-/// order), or `none`. Example: `nass,sarp` → NASS and SARP without SAMP (§5.3's second bar).
+/// order), or `none`, and optionally `uncapped` (SAMP's and SARP's estimate without the
+/// reduce-slot cap per rack, as the paper has it; `SwMechanisms::reduce_slot_cap`). Example:
+/// `nass,sarp` → NASS and SARP without SAMP (§5.3's second bar).
 pub fn parse_sw_mechanisms(s: &str) -> Result<SwMechanisms, String> {
-    let none = SwMechanisms { nass: false, samp: false, sarp: false };
+    let none = SwMechanisms { nass: false, samp: false, sarp: false, ..SwMechanisms::default() };
     if s.trim() == "none" {
         return Ok(none);
     }
     let mut on = none;
+    let mut uncapped = false;
     for name in s.split(',').map(str::trim) {
         let flag = match name {
             "nass" => &mut on.nass,
             "samp" => &mut on.samp,
             "sarp" => &mut on.sarp,
+            "uncapped" => &mut uncapped,
             "" => return Err(format!("empty mechanism in {s:?}; list nass, samp, sarp or none")),
             other => {
                 return Err(format!(
                     "unknown mechanism {other:?}; list nass, samp, sarp (comma-separated) or \
-                     none"
+                     none, and optionally uncapped"
                 ))
             }
         };
@@ -64,6 +68,7 @@ pub fn parse_sw_mechanisms(s: &str) -> Result<SwMechanisms, String> {
         }
         *flag = true;
     }
+    on.reduce_slot_cap = !uncapped;
     Ok(on)
 }
 
@@ -96,10 +101,13 @@ mod tests {
 
     #[test]
     fn sw_5_3_mechanism_lists() {
-        let m = |nass, samp, sarp| SwMechanisms { nass, samp, sarp };
+        let m = |nass, samp, sarp| SwMechanisms { nass, samp, sarp, reduce_slot_cap: true };
         assert_eq!(parse_sw_mechanisms("nass,samp,sarp"), Ok(m(true, true, true)));
         assert_eq!(parse_sw_mechanisms("sarp, nass"), Ok(m(true, false, true)));
         assert_eq!(parse_sw_mechanisms("nass"), Ok(m(true, false, false)));
+        let uncapped = parse_sw_mechanisms("samp,uncapped,sarp").unwrap();
+        assert_eq!(uncapped, SwMechanisms { reduce_slot_cap: false, ..m(false, true, true) });
+        assert!(parse_sw_mechanisms("uncapped,uncapped").is_err());
         assert_eq!(parse_sw_mechanisms("none"), Ok(m(false, false, false)));
         for bad in ["", "nass,,sarp", "nass,nass", "samp,delay", "all", "none,nass"] {
             assert!(parse_sw_mechanisms(bad).is_err(), "{bad}");

@@ -27,6 +27,7 @@
 
 use super::load::Input;
 use crate::error::CliError;
+use placer_datasets::replicas::InputLayout;
 use placer_datasets::{
     fair_bm as gen_fair_bm, ras_mix, shuffle_watcher_mix, small_jobs, DatasetError, FairBmSpec,
     RasExperiment, RasSpec, ShuffleWatcherSpec, SmallJobsSpec, Workload, FAIR_TABLE2,
@@ -515,6 +516,8 @@ const SHUFFLE_WATCHER_KEYS: &[KeyDef] = &[
     key("block_mib", Domain::Count),
     key("replication", Domain::Count),
     key("max_reduces", Domain::Count),
+    key("reduce_input_mib", Domain::Count),
+    key("layout", Domain::Choice(&["hdfs", "writer-rack", "writer-node"])),
     key("map_compute_s", Domain::NonNegative),
     key("reduce_compute_s_per_gib", Domain::NonNegative),
 ];
@@ -535,7 +538,10 @@ const SHUFFLE_WATCHER_KEYS: &[KeyDef] = &[
 /// Keys: `users`, `jobs_per_user`, `mean_interarrival_s`, `input_scale` (every input size ×
 /// this; Table 2 as printed is ~62 TB per run), `heavy_shuffle_ratio`, `racks`,
 /// `nodes_per_rack`, `map_slots`, `reduce_slots`, `block_mib`, `replication`, `max_reduces`,
-/// `map_compute_s`, `reduce_compute_s_per_gib`.
+/// `reduce_input_mib` (a job's reduces: ⌈shuffle / this⌉, at most `max_reduces`; 1,024),
+/// `layout` (`hdfs`, `writer-rack` or `writer-node`: where each job's input was written,
+/// [`placer_datasets::replicas::InputLayout`]; `hdfs`), `map_compute_s`,
+/// `reduce_compute_s_per_gib`.
 pub fn shuffle_watcher(
     arg: &WorkloadArg,
     seed: u64,
@@ -554,6 +560,12 @@ pub fn shuffle_watcher(
     spec.block_bytes = arg.int("block_mib").map_or(spec.block_bytes, |m| m.saturating_mul(MIB));
     spec.replication = arg.usize("replication").unwrap_or(spec.replication);
     spec.max_reduces = arg.usize("max_reduces").unwrap_or(spec.max_reduces);
+    spec.reduce_input_bytes =
+        arg.int("reduce_input_mib").map_or(spec.reduce_input_bytes, |m| m.saturating_mul(MIB));
+    if let Some(layout) = arg.word("layout") {
+        // The key's domain admits only the three names.
+        spec.layout = InputLayout::from_name(layout).unwrap_or_default();
+    }
     spec.map_compute_s = arg.num("map_compute_s").unwrap_or(spec.map_compute_s);
     spec.reduce_compute_s_per_gib =
         arg.num("reduce_compute_s_per_gib").unwrap_or(spec.reduce_compute_s_per_gib);

@@ -55,7 +55,9 @@
 //! pending set without allocating strings, so a snapshot costs O(active jobs + Σ pending scanned) integer
 //! work but only O(offered + running) strings, written into the previous snapshot's entries
 //! (their ids, replica lists and shuffle sources keep their allocations). `All` offers every
-//! pending task.
+//! pending task. Under a policy that plans a job from all of its input when it first sees the
+//! job (ShuffleWatcher's SAMP, `Policy::plans_from_all_maps`), a job with no echoed SAMP state
+//! lists every pending map, whatever the bound.
 
 use super::ids;
 use crate::cluster::SimCluster;
@@ -69,6 +71,7 @@ use placer_models::{
     Rack, Resources, RunningTask, ShuffleSource, ShuffleWatcherState, StarvationState, TaskKind,
     User, UserId,
 };
+use placer_solver::PolicyOf;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -319,13 +322,17 @@ impl Snapshot {
         self.heartbeat_bound(w, offer);
         let mut spare = std::mem::take(&mut self.spare);
         let mut parts = ShuffleParts::default();
+        let plans = w.cfg.policy.shuffle_watcher.samp
+            && w.cfg.policy.algorithm.policy().is_some_and(|p| p.plans_from_all_maps());
         let (mut nj, mut np) = (0, 0);
         for &j in &w.active_jobs {
             let slot = reuse(&mut req.jobs, nj, &mut spare.jobs);
             fill_job(w, echo, j, slot);
             nj += 1;
             for kind in [TaskKind::Map, TaskKind::Reduce] {
-                self.choose(w, j, kind, offer, &mut chosen, &mut quotas);
+                // A job SAMP has not planned yet shows SAMP all of its input.
+                let all = kind == TaskKind::Map && plans && echo.shuffle_watcher[j].is_none();
+                self.choose(w, j, kind, offer, all, &mut chosen, &mut quotas);
                 for &t in &chosen {
                     let slot = reuse(&mut req.pending, np, &mut spare.pending);
                     fill_pending(w, &self.node_ids, t, slot, &mut parts);
@@ -390,14 +397,15 @@ impl Snapshot {
         self.rack_free = free;
     }
 
-    /// The pending tasks of job `j` and `kind` to offer (`offer` as in `fill_snapshot`), into
-    /// `out`, with `quotas` as scratch.
+    /// The pending tasks of job `j` and `kind` to offer (`offer` as in `fill_snapshot`; `all`:
+    /// every one, whatever the bound), into `out`, with `quotas` as scratch.
     fn choose(
         &self,
         w: &World<'_>,
         j: usize,
         kind: TaskKind,
         offer: Option<(usize, [u32; 2])>,
+        all: bool,
         out: &mut Vec<usize>,
         quotas: &mut Quotas,
     ) {
@@ -422,7 +430,7 @@ impl Snapshot {
             PendingBound::Capacity => total,
             PendingBound::FreeSlots => offered,
         };
-        let bound = usize::try_from(bound).unwrap_or(usize::MAX);
+        let bound = if all { usize::MAX } else { usize::try_from(bound).unwrap_or(usize::MAX) };
         if bound >= pending.len() {
             out.extend(pending.iter().copied());
             return;

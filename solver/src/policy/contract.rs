@@ -45,6 +45,15 @@ pub trait Policy: Sync {
         Candidates::Capacity
     }
 
+    /// Whether it plans a job from all of its input the first time it sees the job
+    /// (ShuffleWatcher's SAMP, Fig. 4, at job submission): a master should then list every
+    /// pending map of a job that has no echoed `jobs[].shuffle_watcher` state, whatever bound
+    /// it keeps otherwise, since the plan it gets back is echoed for the job's life. Default
+    /// false.
+    fn plans_from_all_maps(&self) -> bool {
+        false
+    }
+
     /// Whether it places tasks by the nodes' multi-resource room ([`crate::room`]) rather than
     /// by slots: RAS's job slots made of resources (Polo et al. §3.1), DRF's demand vectors.
     /// A master (the what-if simulator) then sends nodes with capacities and

@@ -48,6 +48,10 @@ impl Policy for LsapShuffle {
         "lsap_shuffle"
     }
 
+    fn plans_from_all_maps(&self) -> bool {
+        true
+    }
+
     /// The pool capacities have no dense form.
     fn engines(&self) -> &'static [SolverEngine] {
         FLOW_ONLY

@@ -15,6 +15,10 @@ impl Policy for ShuffleWatcher {
         "shuffle_watcher"
     }
 
+    fn plans_from_all_maps(&self) -> bool {
+        true
+    }
+
     fn heartbeat(&self) -> bool {
         true
     }

@@ -14,6 +14,10 @@ impl Policy for ShuffleWatcherRelaxed {
         "shuffle_watcher_relaxed"
     }
 
+    fn plans_from_all_maps(&self) -> bool {
+        true
+    }
+
     fn heartbeat(&self) -> bool {
         true
     }

@@ -220,11 +220,15 @@ impl ShuffleView {
 
         // SAMP: echoed decisions count first for the tie-break, then new ones in job order.
         // Reduce slots per rack: how many reduces SARP could put on each (SAMP's estimate).
+        // None without the cap (`reduce_slot_cap` off).
         let mut rack_reduce_slots = vec![0u32; racks];
         for (node, &r) in req.cluster.nodes.iter().zip(&ix.node_rack) {
             if let Some(s) = rack_reduce_slots.get_mut(r as usize) {
                 *s = s.saturating_add(node.configured_slots(TaskKind::Reduce));
             }
+        }
+        if !mechanisms.reduce_slot_cap {
+            rack_reduce_slots.clear();
         }
         let mut preferred_by = vec![0u32; racks];
         let echoed: Vec<Option<(Vec<u32>, Vec<u32>)>> = req
