@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 #[derive(clap::Args, Debug, Clone)]
 #[command(group(clap::ArgGroup::new("input").args(["trace", "workload"]).required(true)))]
 pub struct RunArgs {
-    /// The trace file (with --format).
+    /// The trace file (with --format); for google the folder of its tables.
     #[arg(long, requires = "format")]
     pub trace: Option<PathBuf>,
     /// Its format.
