@@ -908,3 +908,35 @@ fn google_sample_replays_under_every_policy() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("machine_events"));
 }
+
+#[test]
+fn the_array_job_examples_use_shard_auto_consistently() {
+    // examples/k8s: the Indexed Job's PLACER_SHARD_COUNT is its completions, and it runs
+    // `--shard auto`; examples/slurm: the array script runs `--shard auto` and the submit
+    // script chains the merge with afterok on the array.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let job = std::fs::read_to_string(root.join("k8s/sweep-job.yaml")).unwrap();
+    // The manifest without its comment lines.
+    let job: String = job
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let value_after = |text: &str, key: &str| -> String {
+        let at = text.find(key).unwrap_or_else(|| panic!("{key} missing"));
+        let rest = text[at + key.len()..].trim_start();
+        rest.split(|c: char| c.is_whitespace()).next().unwrap().trim_matches('"').to_owned()
+    };
+    assert_eq!(value_after(&job, "completionMode:"), "Indexed");
+    let completions = value_after(&job, "completions:");
+    let count_at = job.find("name: PLACER_SHARD_COUNT").unwrap();
+    assert_eq!(value_after(&job[count_at..], "value:"), completions);
+    assert!(job.contains("- --shard\n            - auto\n"), "{job}");
+    let summarize = std::fs::read_to_string(root.join("k8s/summarize-job.yaml")).unwrap();
+    assert!(summarize.contains("[placer, whatif, summarize, /data/out]"));
+    let sbatch = std::fs::read_to_string(root.join("slurm/sweep.sbatch")).unwrap();
+    assert!(sbatch.contains("--shard auto"));
+    let submit = std::fs::read_to_string(root.join("slurm/submit.sh")).unwrap();
+    assert!(submit.contains("--dependency=\"afterok:$array\""));
+    assert!(submit.contains("--array=\"0-$((SHARDS - 1))\""));
+}
