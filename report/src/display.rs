@@ -129,6 +129,16 @@ pub fn show(column: &str, cell: &str) -> String {
     group_thousands(&text)
 }
 
+/// A count with its thousands separated (`57668` → `57,668`), as the page shows file sizes
+/// and row counts.
+///
+/// ```
+/// assert_eq!(placer_report::display::count(1234567), "1,234,567");
+/// ```
+pub fn count(n: u64) -> String {
+    group_thousands(&n.to_string())
+}
+
 /// Whether `cell` is written as an integer (digits with an optional sign).
 fn is_integer(cell: &str) -> bool {
     let digits = cell.trim().strip_prefix('-').unwrap_or(cell.trim());

@@ -413,7 +413,8 @@ fn manifest_section(h: &mut String, manifest: &Manifest, href: &dyn Fn(&str) -> 
         esc(&href(&m_rel)),
         esc(&m_rel)
     );
-    let rows: Vec<String> = manifest.rows.iter().map(|(k, n)| format!("{k}: {n}")).collect();
+    let rows: Vec<String> =
+        manifest.rows.iter().map(|(k, n)| format!("{k}: {}", display::count(*n))).collect();
     for (label, value) in [
         ("manifest_version", manifest.manifest_version.to_string()),
         ("generator", manifest.generator.clone()),
@@ -431,7 +432,7 @@ fn manifest_section(h: &mut String, manifest: &Manifest, href: &dyn Fn(&str) -> 
          </thead>\n<tbody>\n",
     );
     for f in &manifest.files {
-        let rows = f.rows.map_or(String::new(), |r| r.to_string());
+        let rows = f.rows.map_or(String::new(), display::count);
         let _ = writeln!(
             h,
             "<tr><td><a href=\"{}\">{}</a></td><td>{}</td><td class=\"n\">{}</td>\
@@ -440,7 +441,7 @@ fn manifest_section(h: &mut String, manifest: &Manifest, href: &dyn Fn(&str) -> 
             esc(&f.path),
             esc(&f.kind),
             rows,
-            f.bytes,
+            display::count(f.bytes),
             esc(&f.sha256)
         );
     }
