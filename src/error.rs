@@ -34,6 +34,10 @@ pub enum CliError {
     /// A command line that cannot run as given (missing flag, bad sweep file).
     #[error("{0}")]
     Usage(String),
+    /// `--shard` that names no slice: `auto` outside an array job, or inconsistent array
+    /// variables.
+    #[error("{0}")]
+    Shard(String),
     /// A what-if run that failed.
     #[error("{0}")]
     Sim(#[from] placer_sim::SimError),

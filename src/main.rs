@@ -103,6 +103,11 @@ struct ServeArgs {
     /// (POST /k8s/v1/filter, /k8s/v1/prioritize).
     #[arg(long, default_value = placer_server::DEFAULT_K8S_RACK_LABEL, value_parser = parse_rack_label)]
     k8s_rack_label: String,
+    /// A node -> rack map for the scheduler extender, one `NODE RACK` line per node (what
+    /// `kubectl get nodes -o custom-columns=...` prints); wins over the rack label and gives
+    /// NodeNames calls (nodeCacheCapable) their racks. Re-read on SIGHUP or change.
+    #[arg(long, value_name = "FILE")]
+    k8s_rack_map: Option<PathBuf>,
     /// Serve HTTPS with this PEM certificate chain (needs --tls-key). Re-read on SIGHUP or
     /// change (README "TLS and tokens").
     #[arg(long, value_name = "FILE")]
@@ -145,6 +150,8 @@ impl ServeArgs {
             event_log_max_bytes: self.event_log_max_bytes,
             event_log_keep: self.event_log_keep,
             k8s_rack_label: self.k8s_rack_label,
+            k8s_rack_map: self.k8s_rack_map,
+            k8s_rack_file: None,
             tls_cert: self.tls_cert,
             tls_key: self.tls_key,
             tls_client_ca: self.tls_client_ca,

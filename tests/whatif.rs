@@ -722,3 +722,221 @@ fn allocations_file_queues_apply_to_the_trace_jobs() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("line 3: <maxRunningApps>"), "{err}");
 }
+
+/// `placer whatif ARGS` with `env` set and every variable `--shard auto` reads removed first
+/// (the tests may themselves run inside an array job).
+fn placer_in_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_placer"));
+    for name in [
+        "SLURM_ARRAY_TASK_ID",
+        "SLURM_ARRAY_TASK_MIN",
+        "SLURM_ARRAY_TASK_MAX",
+        "SLURM_ARRAY_TASK_COUNT",
+        "SLURM_ARRAY_TASK_STEP",
+        "JOB_COMPLETION_INDEX",
+        "PLACER_SHARD_COUNT",
+    ] {
+        cmd.env_remove(name);
+    }
+    cmd.args(args).envs(env.iter().copied()).output().unwrap()
+}
+
+#[test]
+fn shard_auto_from_slurm_and_kubernetes_merges_like_fixed_shards() {
+    // 2 policies × alpha ∈ {1, 10} = 4 runs. Slurm `--array=1-2` (MIN 1, COUNT 2): task 1 is
+    // shard 0/2, task 2 shard 1/2; an Indexed Job of 2 completions: indexes 0 and 1. Either
+    // merges to the same rows as a sweep with --shard i/2 given by hand.
+    let root = fresh("whatif_shard_auto");
+    std::fs::create_dir_all(&root).unwrap();
+    let sweep = root.join("sweep.toml");
+    std::fs::write(&sweep, "alpha = [1, 10]\n").unwrap();
+    let sweep = sweep.display().to_string();
+    let (trace, nodes) = (data("inputsls.json"), data("nodes.json"));
+    let run = |out: &Path, shard: &str, env: &[(&str, &str)]| {
+        let out = out.display().to_string();
+        let args = [
+            "whatif",
+            "--trace",
+            &trace,
+            "--format",
+            "sls",
+            "--topology",
+            &nodes,
+            "--policies",
+            "fifo,lsap",
+            "--sweep",
+            &sweep,
+            "--shard",
+            shard,
+            "--out",
+            &out,
+        ];
+        placer_in_env(&args, env)
+    };
+    let summary = |out: &Path| -> Vec<Vec<String>> {
+        let o = placer(&["whatif", "summarize", &out.display().to_string()]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        // Every column but wall-clock times (`*_ms`, `wall*`).
+        rows(&out.join("summary.csv"))
+            .into_iter()
+            .map(|r| {
+                let result = |k: &String| !k.ends_with("_ms") && !k.contains("wall");
+                r.into_iter().filter(|(k, _)| result(k)).map(|(_, v)| v).collect()
+            })
+            .collect()
+    };
+    let fixed = root.join("fixed");
+    for shard in ["0/2", "1/2"] {
+        let o = run(&fixed, shard, &[]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let slurm = root.join("slurm");
+    for id in ["1", "2"] {
+        let env = [
+            ("SLURM_ARRAY_TASK_ID", id),
+            ("SLURM_ARRAY_TASK_MIN", "1"),
+            ("SLURM_ARRAY_TASK_MAX", "2"),
+            ("SLURM_ARRAY_TASK_COUNT", "2"),
+            ("SLURM_ARRAY_TASK_STEP", "1"),
+        ];
+        let o = run(&slurm, "auto", &env);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let k8s = root.join("k8s");
+    for index in ["0", "1"] {
+        let env = [("JOB_COMPLETION_INDEX", index), ("PLACER_SHARD_COUNT", "2")];
+        let o = run(&k8s, "auto", &env);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    assert!(slurm.join("shards/0-of-2/manifest.json").is_file());
+    assert!(slurm.join("shards/1-of-2/manifest.json").is_file());
+    let expected = summary(&fixed);
+    assert_eq!(expected.len(), 4);
+    assert_eq!(summary(&slurm), expected);
+    assert_eq!(summary(&k8s), expected);
+    // Inconsistent or missing variables: exit 1 with the variable named, nothing written.
+    let bad = root.join("bad");
+    for (env, named) in [
+        (vec![], "neither"),
+        (vec![("JOB_COMPLETION_INDEX", "0")], "PLACER_SHARD_COUNT"),
+        (vec![("JOB_COMPLETION_INDEX", "2"), ("PLACER_SHARD_COUNT", "2")], "not below"),
+        (
+            vec![
+                ("SLURM_ARRAY_TASK_ID", "7"),
+                ("SLURM_ARRAY_TASK_MIN", "1"),
+                ("SLURM_ARRAY_TASK_MAX", "7"),
+                ("SLURM_ARRAY_TASK_COUNT", "3"),
+            ],
+            "regular range",
+        ),
+        (vec![("SLURM_ARRAY_TASK_ID", "1")], "SLURM_ARRAY_TASK_MIN"),
+    ] {
+        let o = run(&bad, "auto", &env);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{env:?}: {err}");
+        assert!(err.contains(named) && err.contains("--shard auto"), "{env:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    assert!(!bad.exists());
+}
+
+/// The shipped Google 2011-format sample (`scripts/google-sample`).
+fn google_sample() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/traces/google-sample")
+        .display()
+        .to_string()
+}
+
+#[test]
+fn google_sample_replays_under_every_policy() {
+    // The sample's 60 jobs all have a scheduled task; 298 of its 304 tasks were ever scheduled
+    // (counted with awk over task_events: distinct job,index with an event of type 1), so
+    // every policy replays 60 jobs of 298 maps, none with replicas.
+    let out = fresh("whatif_google");
+    let all = "fifo,fair,delay,dl_sched,lsap,lsap_fair,lsap_quota,shuffle_watcher,\
+               shuffle_watcher_relaxed,lsap_shuffle,ras,lsap_ras,drf";
+    let dir = out.display().to_string();
+    let sample = google_sample();
+    let o = placer(&[
+        "whatif",
+        "--trace",
+        &sample,
+        "--format",
+        "google",
+        "--policies",
+        all,
+        "--out",
+        &dir,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary = rows(&out.join("summary.csv"));
+    let names: Vec<&str> = summary.iter().map(|r| r["policy"].as_str()).collect();
+    assert_eq!(names, all.split(',').collect::<Vec<_>>());
+    for row in &summary {
+        assert_eq!(row["jobs"], "60", "{row:?}");
+        let policy = &row["policy"];
+        let jobs = rows(&out.join(format!("jobs/policy={policy}/part-0.csv")));
+        assert_eq!(jobs.len(), 60);
+        let maps: u64 = jobs.iter().map(|j| j["maps"].parse::<u64>().unwrap()).sum();
+        assert_eq!(maps, 298, "{policy}");
+        let local: u64 = jobs
+            .iter()
+            .flat_map(|j| ["maps_node_local", "maps_rack_local", "maps_remote"].map(|c| &j[c]))
+            .map(|v| v.parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(local, 0, "{policy}: no replicas, no locality");
+    }
+    // The multi-resource policies pack by the requests: the CPU columns are filled.
+    for row in summary.iter().filter(|r| ["ras", "lsap_ras", "drf"].contains(&r["policy"].as_str()))
+    {
+        let cpu: f64 = row["cpu_utilisation"].parse().unwrap();
+        assert!(cpu > 0.0 && cpu <= 1.0, "{row:?}");
+    }
+    // --topology does not apply: the machines come from the trace.
+    let o = placer(&[
+        "whatif",
+        "--trace",
+        &sample,
+        "--format",
+        "google",
+        "--topology",
+        &sample,
+        "--out",
+        &dir,
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("machine_events"));
+}
+
+#[test]
+fn the_array_job_examples_use_shard_auto_consistently() {
+    // examples/k8s: the Indexed Job's PLACER_SHARD_COUNT is its completions, and it runs
+    // `--shard auto`; examples/slurm: the array script runs `--shard auto` and the submit
+    // script chains the merge with afterok on the array.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let job = std::fs::read_to_string(root.join("k8s/sweep-job.yaml")).unwrap();
+    // The manifest without its comment lines.
+    let job: String = job
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let value_after = |text: &str, key: &str| -> String {
+        let at = text.find(key).unwrap_or_else(|| panic!("{key} missing"));
+        let rest = text[at + key.len()..].trim_start();
+        rest.split(|c: char| c.is_whitespace()).next().unwrap().trim_matches('"').to_owned()
+    };
+    assert_eq!(value_after(&job, "completionMode:"), "Indexed");
+    let completions = value_after(&job, "completions:");
+    let count_at = job.find("name: PLACER_SHARD_COUNT").unwrap();
+    assert_eq!(value_after(&job[count_at..], "value:"), completions);
+    assert!(job.contains("- --shard\n            - auto\n"), "{job}");
+    let summarize = std::fs::read_to_string(root.join("k8s/summarize-job.yaml")).unwrap();
+    assert!(summarize.contains("[placer, whatif, summarize, /data/out]"));
+    let sbatch = std::fs::read_to_string(root.join("slurm/sweep.sbatch")).unwrap();
+    assert!(sbatch.contains("--shard auto"));
+    let submit = std::fs::read_to_string(root.join("slurm/submit.sh")).unwrap();
+    assert!(submit.contains("--dependency=\"afterok:$array\""));
+    assert!(submit.contains("--array=\"0-$((SHARDS - 1))\""));
+}

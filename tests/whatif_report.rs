@@ -65,8 +65,9 @@ pub(crate) fn relative_links(html: &str) -> Vec<String> {
     out
 }
 
-/// The summary table's cells, row by row (header first), as the page holds them.
-fn summary_cells(html: &str) -> Vec<Vec<String>> {
+/// The summary table's cells, row by row (header first), as the page holds them: (text,
+/// `title` attribute if any).
+fn summary_cells(html: &str) -> Vec<Vec<(String, Option<String>)>> {
     let start = html.find("<table id=\"summary-table\">").unwrap();
     let table = &html[start..];
     let table = &table[..table.find("</table>").unwrap()];
@@ -76,14 +77,85 @@ fn summary_cells(html: &str) -> Vec<Vec<String>> {
         let mut rest = &row[..row.find("</tr>").unwrap()];
         while let Some(open) = rest.find("<t") {
             let body = &rest[open..];
+            let tag = &body[..body.find('>').unwrap()];
+            let title = tag.find("title=\"").map(|at| {
+                let value = &tag[at + 7..];
+                unescape(&value[..value.find('"').unwrap()])
+            });
             let text = &body[body.find('>').unwrap() + 1..];
             let end = text.find("</t").unwrap();
-            cells.push(unescape(&text[..end]));
+            cells.push((unescape(&text[..end]), title));
             rest = &text[end + 3..];
         }
         rows.push(cells);
     }
     rows
+}
+
+/// Checks a shown summary cell against its exact CSV value `exact` of `column`, by the page's
+/// stated rules, derived here on their own: a share (locality and utilisation columns) is
+/// 100 × the value with one decimal; a value written as an integer in a column without a unit
+/// is shown whole; other numbers keep 0 decimals from 100 up, 1 from 10, 2 from 1 and 3
+/// below (0 itself: none); the integer part is grouped by commas; empty cells and names are
+/// shown as they are.
+fn check_shown(column: &str, exact: &str, shown: &str) {
+    let Ok(x) = exact.parse::<f64>() else {
+        assert_eq!(shown, exact, "{column}");
+        return;
+    };
+    let share = ["node_local", "rack_local", "remote", "no_preference"].contains(&column)
+        || column.ends_with("_utilisation");
+    let unit = ["_s", "_gb", "_ms", "_per_h"].iter().any(|u| column.ends_with(u));
+    let integer = !exact.contains(['.', 'e', 'E']);
+    let (target, places) = if share {
+        (100.0 * x, 1)
+    } else if integer && !unit {
+        (x, 0)
+    } else {
+        let a = x.abs();
+        let places = match a {
+            _ if a == 0.0 || a >= 100.0 => 0,
+            _ if a >= 10.0 => 1,
+            _ if a >= 1.0 => 2,
+            _ => 3,
+        };
+        (x, places)
+    };
+    let (int, frac) = shown.split_once('.').unwrap_or((shown, ""));
+    assert_eq!(frac.len(), places, "{column}: {exact} shown as {shown}");
+    let digits = int.trim_start_matches('-');
+    let groups: Vec<&str> = digits.split(',').collect();
+    assert!(
+        groups[0].len() <= 3 && groups[1..].iter().all(|g| g.len() == 3) && !groups[0].is_empty(),
+        "{column}: {shown} is not grouped in thousands"
+    );
+    let value: f64 = shown.replace(',', "").parse().unwrap();
+    let half = 0.5 * 10f64.powi(-(places as i32));
+    assert!(
+        (value - target).abs() <= half * (1.0 + 1e-9) + 1e-12 * target.abs(),
+        "{column}: {exact} shown as {shown}"
+    );
+}
+
+/// Checks the page's summary table against `summary.csv`'s cells: each header's tooltip is
+/// the column, each cell's tooltip (or its text when it has none) the exact value, and each
+/// shown value that value rounded by [`check_shown`].
+fn check_summary_table(page: &[Vec<(String, Option<String>)>], csv: &[Vec<String>]) {
+    assert_eq!(page.len(), csv.len());
+    let header: Vec<Option<String>> = page[0].iter().map(|(_, t)| t.clone()).collect();
+    let columns: Vec<Option<String>> = csv[0].iter().cloned().map(Some).collect();
+    assert_eq!(header, columns, "every header's tooltip is its CSV column");
+    for (row, exact_row) in page[1..].iter().zip(&csv[1..]) {
+        assert_eq!(row.len(), exact_row.len());
+        for (k, ((shown, title), exact)) in row.iter().zip(exact_row).enumerate() {
+            assert_eq!(title.as_ref().unwrap_or(shown), exact, "column {}", csv[0][k]);
+            if k > 0 {
+                check_shown(&csv[0][k], exact, shown);
+            } else {
+                assert_eq!(shown, exact);
+            }
+        }
+    }
 }
 
 /// `summary.csv`'s cells (no field of a test run is quoted).
@@ -93,7 +165,8 @@ fn csv_cells(path: &Path) -> Vec<Vec<String>> {
 }
 
 /// Checks the page at `dir/rel`: it exists, every relative link resolves, its summary table is
-/// `summary` cell for cell, and it inlines `svgs` plots. Returns the page's text.
+/// `summary` cell for cell (rounded for reading, exact in the tooltips), and it inlines `svgs`
+/// plots. Returns the page's text.
 pub(crate) fn check_page(dir: &Path, rel: &str, summary: &Path, svgs: usize) -> String {
     let page = dir.join(rel);
     let html = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
@@ -104,7 +177,7 @@ pub(crate) fn check_page(dir: &Path, rel: &str, summary: &Path, svgs: usize) -> 
         let target = page.parent().unwrap().join(link);
         assert!(target.is_file(), "{rel}: {link} does not resolve");
     }
-    assert_eq!(summary_cells(&html), csv_cells(summary), "{rel}");
+    check_summary_table(&summary_cells(&html), &csv_cells(summary));
     assert_eq!(html.matches("<svg ").count(), svgs, "{rel}");
     assert!(!html.contains("<script"));
     html
@@ -253,15 +326,26 @@ fn whatif_report_renders_in_headless_chromium() {
     browser.goto(&format!("file://{}", page.display())).unwrap();
     let title = browser.wait_text("h1", "placer what-if", Duration::from_secs(20)).unwrap();
     assert!(title.contains("small-jobs"), "{title}");
+    // The table as rendered: each cell's text and tooltip, checked against summary.csv after
+    // rounding; the headers read as words with units.
     let cells = browser
         .script(
             "return Array.from(document.querySelectorAll('#summary-table tr'))
-                 .map(r => Array.from(r.cells).map(c => c.innerText.trim()));",
+                 .map(r => Array.from(r.cells).map(c => [c.innerText.trim(),
+                                                          c.getAttribute('title')]));",
         )
         .unwrap();
-    let cells: Vec<Vec<String>> = serde_json::from_value(cells).unwrap();
-    assert_eq!(cells, csv_cells(&out.join("summary.csv")));
+    let cells: Vec<Vec<(String, Option<String>)>> = serde_json::from_value(cells).unwrap();
+    check_summary_table(&cells, &csv_cells(&out.join("summary.csv")));
     assert_eq!(cells.len(), 4, "a header and three runs");
+    let headers: Vec<&str> = cells[0].iter().map(|(text, _)| text.as_str()).collect();
+    assert_eq!(
+        headers[..6],
+        ["policy", "jobs", "node local (%)", "rack local (%)", "remote (%)", "mean response (s)"]
+    );
+    // fifo: 0 of the 6 maps node-local, 4 rack-local (66.7 %), 2 remote (33.3 %).
+    let fifo: Vec<&str> = cells[1][..5].iter().map(|(text, _)| text.as_str()).collect();
+    assert_eq!(fifo, ["fifo", "6", "0.0", "66.7", "33.3"]);
     let sizes = browser
         .script(
             "return Array.from(document.querySelectorAll('figure.plot svg, figure.plot img'))

@@ -1,5 +1,5 @@
 //! placer's workload sources (DESIGN.md §Datasets): seeded generators of the papers' own setups
-//! and readers for the shipped traces (SWIM, Rumen, SLS, Alibaba), all yielding one
+//! and readers for the shipped traces (SWIM, Rumen, SLS, Alibaba, Google 2011), all yielding one
 //! [`Workload`] model; and the YARN fair-scheduler allocation file ([`fair_allocations`]).
 //! Every generator takes its seed as input and yields the same bytes for the same seed.
 
@@ -8,6 +8,7 @@ mod error;
 pub mod fair_allocations;
 mod fair_bm;
 mod fig9_snapshot;
+pub mod google;
 mod lsap_snapshot;
 mod multi_pool;
 mod ras_mix;

@@ -23,6 +23,7 @@ use base64::Engine as _;
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 use crate::atomic::write_atomic;
+use crate::display;
 use crate::manifest::{FileEntry, Manifest};
 use crate::tables::{EPOCHS_DIR, JOBRUNTIME_DIR, JOBS_DIR, RACKS_DIR};
 use crate::ReportError;
@@ -179,7 +180,9 @@ pub fn render_index(
     Ok(h)
 }
 
-/// The summary table: `summary.csv`'s header and rows, verbatim.
+/// The summary table: `summary.csv`'s rows as a reader wants them ([`display`]): headers with
+/// their units (the CSV's column name as the header's tooltip), values rounded, each rounded
+/// cell's exact CSV value as its tooltip.
 fn summary_section(
     h: &mut String,
     dir: &Path,
@@ -201,18 +204,28 @@ fn summary_section(
     }
     let _ = write!(
         h,
-        "<section id=\"summary\">\n<h2>Summary</h2>\n<p>One row per run, as in \
-         <a href=\"{}\">{}</a> (units in the column names: s, GB = 10<sup>9</sup> bytes, ms of \
-         wall clock; locality shares are fractions).</p>\n<div class=\"scroll\">\n\
-         <table id=\"summary-table\">\n",
+        "<section id=\"summary\">\n<h2>Summary</h2>\n<p>One row per run. Shares in %, times in \
+         s (ms of wall clock for the solver), GB = 10<sup>9</sup> bytes, rounded to about \
+         three digits; the exact values are in <a href=\"{}\">{}</a> (and in each cell's \
+         tooltip), under the column names shown as the headers' tooltips.</p>\n\
+         <div class=\"scroll\">\n<table id=\"summary-table\">\n",
         esc(&href(&rel)),
         esc(&rel)
     );
     let mut rows = records.iter();
-    if let Some(header) = rows.next() {
+    let columns: Vec<String> = match rows.next() {
+        Some(header) => header.iter().map(str::to_owned).collect(),
+        None => Vec::new(),
+    };
+    if !columns.is_empty() {
         h.push_str("<thead><tr>");
-        for cell in header {
-            let _ = write!(h, "<th>{}</th>", esc(cell));
+        for column in &columns {
+            let _ = write!(
+                h,
+                "<th title=\"{}\">{}</th>",
+                esc(column),
+                esc(&display::header_label(column))
+            );
         }
         h.push_str("</tr></thead>\n");
     }
@@ -220,9 +233,15 @@ fn summary_section(
     for record in rows {
         h.push_str("<tr>");
         for (i, cell) in record.iter().enumerate() {
+            let column = columns.get(i).map_or("", String::as_str);
+            let shown = if i == 0 { cell.to_owned() } else { display::show(column, cell) };
             let numeric = i > 0 && !cell.is_empty() && cell.parse::<f64>().is_ok();
             let class = if numeric { " class=\"n\"" } else { "" };
-            let _ = write!(h, "<td{class}>{}</td>", esc(cell));
+            if shown == cell {
+                let _ = write!(h, "<td{class}>{}</td>", esc(cell));
+            } else {
+                let _ = write!(h, "<td{class} title=\"{}\">{}</td>", esc(cell), esc(&shown));
+            }
         }
         h.push_str("</tr>\n");
     }
@@ -394,7 +413,8 @@ fn manifest_section(h: &mut String, manifest: &Manifest, href: &dyn Fn(&str) -> 
         esc(&href(&m_rel)),
         esc(&m_rel)
     );
-    let rows: Vec<String> = manifest.rows.iter().map(|(k, n)| format!("{k}: {n}")).collect();
+    let rows: Vec<String> =
+        manifest.rows.iter().map(|(k, n)| format!("{k}: {}", display::count(*n))).collect();
     for (label, value) in [
         ("manifest_version", manifest.manifest_version.to_string()),
         ("generator", manifest.generator.clone()),
@@ -412,7 +432,7 @@ fn manifest_section(h: &mut String, manifest: &Manifest, href: &dyn Fn(&str) -> 
          </thead>\n<tbody>\n",
     );
     for f in &manifest.files {
-        let rows = f.rows.map_or(String::new(), |r| r.to_string());
+        let rows = f.rows.map_or(String::new(), display::count);
         let _ = writeln!(
             h,
             "<tr><td><a href=\"{}\">{}</a></td><td>{}</td><td class=\"n\">{}</td>\
@@ -421,7 +441,7 @@ fn manifest_section(h: &mut String, manifest: &Manifest, href: &dyn Fn(&str) -> 
             esc(&f.path),
             esc(&f.kind),
             rows,
-            f.bytes,
+            display::count(f.bytes),
             esc(&f.sha256)
         );
     }
@@ -563,7 +583,7 @@ mod tests {
             ));
         }
         let summary = "policy,jobs,mean_response_s,cpu_utilisation\nlsap,19,12.5,\n\
-                       \"a<b>&\"\"/alpha=1/2\",19,7.25,0.5\n";
+                       \"a<b>&\"\"/alpha=1/2\",1234,1529.7322138465784,0.6144049808971275\n";
         files.push(put(dir, &shard.summary_file(), "summary", Some(2), summary.as_bytes()));
         let folder = match shard == Shard::WHOLE {
             true => String::new(),
@@ -630,11 +650,18 @@ mod tests {
         let at = |s: &str| html.find(s).unwrap();
         assert!(at("id=\"plot-locality\"") < at("id=\"plot-fairness\""));
         assert!(at("id=\"plot-fairness\"") < at("id=\"plot-extra\""));
-        // The summary table has summary.csv's cells, quotes undone.
-        assert!(html.contains("<th>cpu_utilisation</th>"));
+        // The summary table has summary.csv's cells, quotes undone, rounded for reading with
+        // the exact value as the tooltip (12.5 s keeps 3 digits: 12.5), units in the headers.
+        assert!(html.contains("<th title=\"cpu_utilisation\">cpu utilisation (%)</th>"));
+        assert!(html.contains("<th title=\"mean_response_s\">mean response (s)</th>"));
         assert!(
             html.contains("<td>lsap</td><td class=\"n\">19</td><td class=\"n\">12.5</td><td></td>")
         );
+        assert!(html.contains(
+            "<td class=\"n\" title=\"1234\">1,234</td>\
+             <td class=\"n\" title=\"1529.7322138465784\">1,530</td>\
+             <td class=\"n\" title=\"0.6144049808971275\">61.4</td>"
+        ));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! shard manifests written from [`placer_sim::SimReport`]s, and the `index.html` page over them.
 
 pub mod atomic;
+pub mod display;
 mod error;
 pub mod index_html;
 pub mod manifest;

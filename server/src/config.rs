@@ -97,6 +97,12 @@ pub struct ServerConfig {
     /// The node label whose value is a node's rack for the scheduler extender
     /// (`--k8s-rack-label`); default `topology.kubernetes.io/rack`.
     pub k8s_rack_label: String,
+    /// A node → rack map file for the scheduler extender (`--k8s-rack-map`), reloaded with the
+    /// config; its racks win over labels and learned racks.
+    pub k8s_rack_map: Option<PathBuf>,
+    /// The file at `k8s_rack_map` as read with this config (`None` until loaded, or with no
+    /// file).
+    pub k8s_rack_file: Option<crate::k8s::RackFile>,
     /// PEM certificate chain to serve TLS with (`--tls-cert`; README "TLS and tokens"); with
     /// `tls_key`, or neither for plaintext. Re-read on SIGHUP or change, like the config.
     pub tls_cert: Option<PathBuf>,
@@ -141,6 +147,8 @@ impl Default for ServerConfig {
             event_log_max_bytes: crate::event_log::DEFAULT_MAX_BYTES,
             event_log_keep: crate::event_log::DEFAULT_KEEP,
             k8s_rack_label: DEFAULT_K8S_RACK_LABEL.to_owned(),
+            k8s_rack_map: None,
+            k8s_rack_file: None,
             tls_cert: None,
             tls_key: None,
             tls_client_ca: None,

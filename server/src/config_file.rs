@@ -59,6 +59,9 @@ pub struct FileConfig {
     pub event_log_keep: Option<usize>,
     /// `--k8s-rack-label`: the node label read as a node's rack by the scheduler extender.
     pub k8s_rack_label: Option<String>,
+    /// `--k8s-rack-map`: the scheduler extender's node → rack map file; a relative path is
+    /// taken from the config file's directory.
+    pub k8s_rack_map: Option<PathBuf>,
     /// `--tls-cert`: PEM certificate chain; a relative path is taken from the config file's
     /// directory (so are the three below).
     pub tls_cert: Option<PathBuf>,
@@ -124,6 +127,7 @@ pub fn load(path: &Path, cli: &CommandLine) -> Result<ServerConfig, ServerError>
         ("tls_key", &file.tls_key, &mut config.tls_key),
         ("tls_client_ca", &file.tls_client_ca, &mut config.tls_client_ca),
         ("tokens", &file.tokens, &mut config.tokens),
+        ("k8s_rack_map", &file.k8s_rack_map, &mut config.k8s_rack_map),
     ] {
         if let (false, Some(from)) = (cli.wins(key), from) {
             *to = Some(dir.join(from));
@@ -140,12 +144,16 @@ pub fn from_command_line(cli: &CommandLine) -> Result<ServerConfig, ServerError>
     load_allocations(cli.config.clone())
 }
 
-/// `config` with `fair_allocations` read from `config.allocations` (`None` without one).
-/// Also reads the TLS files and the token file ([`crate::tls::load_into`],
-/// [`crate::auth::load_into`]).
+/// `config` with `fair_allocations` read from `config.allocations` (`None` without one), and
+/// `k8s_rack_file` from `config.k8s_rack_map`. Also reads the TLS files and the token file
+/// ([`crate::tls::load_into`], [`crate::auth::load_into`]).
 fn load_allocations(mut config: ServerConfig) -> Result<ServerConfig, ServerError> {
     config.fair_allocations = match &config.allocations {
         Some(path) => Some(crate::allocations::load(path)?),
+        None => None,
+    };
+    config.k8s_rack_file = match &config.k8s_rack_map {
+        Some(path) => Some(crate::k8s::load_rack_file(path)?),
         None => None,
     };
     crate::tls::load_into(config).and_then(crate::auth::load_into)
@@ -222,6 +230,7 @@ pub fn resolve(file: &FileConfig, cli: &CommandLine) -> ServerConfig {
         ("tls_key", &file.tls_key, &mut c.tls_key),
         ("tls_client_ca", &file.tls_client_ca, &mut c.tls_client_ca),
         ("tokens", &file.tokens, &mut c.tokens),
+        ("k8s_rack_map", &file.k8s_rack_map, &mut c.k8s_rack_map),
     ] {
         if !cli.wins(key) && from.is_some() {
             to.clone_from(from);

@@ -57,6 +57,7 @@ pub use config::{
 };
 pub use error::ServerError;
 pub use k8s::check_label_key as check_k8s_rack_label;
+pub use k8s::{parse_rack_file, RackFile};
 pub use live_config::LiveConfig;
 pub use logging::LogFormat;
 pub use observe::observe;

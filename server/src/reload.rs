@@ -9,6 +9,8 @@
 //! counted in `placer_config_reloads_total{result="error"}`) like an invalid config, keeping
 //! the old allocations. Without `--config`, only the allocation file is watched.
 //!
+//! So is the scheduler extender's node → rack map (`--k8s-rack-map`, [`crate::k8s::RackFile`]).
+//!
 //! So are the TLS certificate, key and client CA and the bearer token file (README "TLS and
 //! tokens"; [`crate::tls`], [`crate::auth`]): a change of any of them reloads all, an unusable
 //! one is rejected the same way, and new connections use the new certificate. Turning TLS on or
@@ -149,7 +151,7 @@ impl Reloader {
     /// file.
     fn file(&self) -> String {
         let live = self.live.get();
-        let named = [&live.allocations, &live.tls_cert, &live.tokens];
+        let named = [&live.allocations, &live.tls_cert, &live.tokens, &live.k8s_rack_map];
         let file = match (&self.path, named.into_iter().flatten().next()) {
             (Some(p), _) | (None, Some(p)) => p.display().to_string(),
             (None, None) => "(command line)".to_owned(),
@@ -159,12 +161,19 @@ impl Reloader {
 }
 
 /// The stamps of the files `config` names besides itself: the allocation file, the TLS
-/// certificate, key and client CA, and the token file.
+/// certificate, key and client CA, the token file and the extender's rack map.
 fn allocations_stamp(config: &ServerConfig) -> Vec<Option<Stamp>> {
-    [&config.allocations, &config.tls_cert, &config.tls_key, &config.tls_client_ca, &config.tokens]
-        .into_iter()
-        .map(|path| path.as_deref().and_then(stamp))
-        .collect()
+    [
+        &config.allocations,
+        &config.tls_cert,
+        &config.tls_key,
+        &config.tls_client_ca,
+        &config.tokens,
+        &config.k8s_rack_map,
+    ]
+    .into_iter()
+    .map(|path| path.as_deref().and_then(stamp))
+    .collect()
 }
 
 /// `new` with the restart keys taken from `old`, and the keys that differ: those applied and
@@ -234,6 +243,8 @@ fn changed_keys(a: &ServerConfig, b: &ServerConfig) -> Vec<&'static str> {
     let tls_files = (&a.tls_cert, &a.tls_key, &a.tls_client_ca);
     check(tls_files != (&b.tls_cert, &b.tls_key, &b.tls_client_ca) || a.tls != b.tls, "tls");
     check(a.tokens != b.tokens || a.auth_tokens != b.auth_tokens, "tokens");
+    check(a.k8s_rack_label != b.k8s_rack_label, "k8s_rack_label");
+    check(a.k8s_rack_map != b.k8s_rack_map || a.k8s_rack_file != b.k8s_rack_file, "k8s_rack_map");
     keys
 }
 

@@ -67,7 +67,13 @@ pub async fn run_reloading(config: ServerConfig, cli: CommandLine) -> io::Result
     raise_open_files_limit();
     let state = AppState::try_new(&config)?;
     let live = state.live_config().clone();
-    let named_files = [&config.allocations, &config.tls_cert, &config.tls_key, &config.tokens];
+    let named_files = [
+        &config.allocations,
+        &config.tls_cert,
+        &config.tls_key,
+        &config.tokens,
+        &config.k8s_rack_map,
+    ];
     match (config.config_path.clone(), named_files.iter().any(|f| f.is_some())) {
         (Some(path), _) => reload::spawn(Reloader::new(path, cli, live)),
         (None, true) => reload::spawn(Reloader::without_config_file(cli, live)),

@@ -159,6 +159,55 @@ async fn prioritize_in_node_names_mode() {
     assert_eq!(svc.scores(&args).await, pairs(&[("n1", 10), ("n2", 9), ("n3", 0)]));
 }
 
+/// `--k8s-rack-map`: a fresh server in `NodeNames` mode knows the racks from the file (n1
+/// replica, n2 in its rack r1, n3 in r2): 10, 9, 0. In `Nodes` mode the file wins over the
+/// labels: it puts n3 in r1 (its label says r2), so n3 scores 9 and n4 (labelled r2, not in
+/// the file) 0.
+#[actix_web::test]
+async fn a_rack_map_file_gives_node_names_their_racks_and_wins_over_labels() {
+    let map = placer_server::parse_rack_file("n1 r1\nn2 r1\nn3 r2\n").unwrap();
+    let config = ServerConfig { k8s_rack_file: Some(map), ..ServerConfig::default() };
+    let svc = Service::with(config);
+    let args = names_args(pod(), &["n1", "n2", "n3"]);
+    assert_eq!(svc.scores(&args).await, pairs(&[("n1", 10), ("n2", 9), ("n3", 0)]));
+    let map = placer_server::parse_rack_file("n3 r1\n").unwrap();
+    let svc = Service::with(ServerConfig { k8s_rack_file: Some(map), ..ServerConfig::default() });
+    let scores = svc.scores(&nodes_args(pod(), cluster())).await;
+    assert_eq!(scores, pairs(&[("n1", 10), ("n2", 9), ("n3", 9), ("n4", 0)]));
+}
+
+/// The rack map is reloaded with the config: n2 moves from r2 to r1 (n1's rack) and scores 9
+/// instead of 0 after the reload; a broken map is rejected, naming its line, and the one in
+/// force stays.
+#[actix_web::test]
+async fn the_rack_map_is_reloaded_with_the_config() {
+    use placer_server::config_file::{self, CommandLine};
+    use placer_server::reload::{ReloadOutcome, Reloader};
+    let dir = std::env::temp_dir().join(format!("placer-rack-map-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (config_path, map_path) = (dir.join("placer.toml"), dir.join("racks.txt"));
+    std::fs::write(&config_path, "k8s_rack_map = \"racks.txt\"\n").unwrap();
+    std::fs::write(&map_path, "n1 r1\nn2 r2\n").unwrap();
+    let config = config_file::load(&config_path, &CommandLine::default()).unwrap();
+    assert_eq!(config.k8s_rack_map.as_deref(), Some(map_path.as_path()));
+    let svc = Service::with(config);
+    let mut reloader =
+        Reloader::new(config_path.clone(), CommandLine::default(), svc.state.live_config().clone());
+    let args = names_args(pod(), &["n1", "n2", "n3"]);
+    assert_eq!(svc.scores(&args).await, pairs(&[("n1", 10), ("n2", 0), ("n3", 0)]));
+    std::fs::write(&map_path, "n1 r1\nn2 r1\n").unwrap();
+    assert_eq!(
+        reloader.reload_once(),
+        ReloadOutcome::Applied { changed: vec!["k8s_rack_map"], restart_needed: vec![] }
+    );
+    assert_eq!(svc.scores(&args).await, pairs(&[("n1", 10), ("n2", 9), ("n3", 0)]));
+    std::fs::write(&map_path, "n1 r1\nn2\n").unwrap();
+    let ReloadOutcome::Rejected(why) = reloader.reload_once() else { panic!("accepted") };
+    assert!(why.contains("racks.txt") && why.contains("2"), "{why}");
+    assert_eq!(svc.scores(&args).await, pairs(&[("n1", 10), ("n2", 9), ("n3", 0)]));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The pod requests max(1500m + 500m, 1 init) = 2000m cpu and max(3Gi + 1Gi, 512Mi) = 4Gi
 /// memory (component-helpers PodRequests). n2 allocates 1500m cpu, n4 2Gi memory: both fail,
 /// unresolvable, with the numbers; n1 and n3 pass, echoed unchanged.

@@ -8,9 +8,11 @@
 //! use. `--topology` is read in the trace's own family: a Rumen topology tree (`.json` /
 //! `.json.gz`) for `rumen`, an SLS nodes file for `sls`, the node list CSV (required) for
 //! `alibaba`, and either of the first two for `swim`; a topology without nodes is an error.
+//! A Google 2011 trace (`--trace DIR --format google`) brings its machines in
+//! `machine_events`, so it takes no `--topology`: the cluster is its own, replicas none.
 
 use crate::error::CliError;
-use placer_datasets::{alibaba, rumen, sls, swim, Topology, Workload};
+use placer_datasets::{alibaba, google, rumen, sls, swim, Topology, Workload};
 use placer_sim::{ClusterSource, ReplicaSource};
 use std::path::Path;
 
@@ -25,6 +27,9 @@ pub enum Format {
     Sls,
     /// Alibaba GPU v2023 pod CSV (with `--topology` = the node list CSV).
     Alibaba,
+    /// Google cluster-usage trace 2011: `--trace DIR` holds `machine_events`, `job_events`
+    /// and `task_events` (headerless CSV, plain or gzip).
+    Google,
 }
 
 /// The synthetic cluster flags.
@@ -68,6 +73,13 @@ fn read_topology(path: &Path, format: Format) -> Result<Topology, CliError> {
         Format::Alibaba => alibaba::read_alibaba_nodes(path)?,
         Format::Rumen => rumen::read_rumen_topology(path)?,
         Format::Sls => sls::read_sls_topology(path)?,
+        Format::Google => {
+            return Err(CliError::Usage(format!(
+                "{}: --format google takes no --topology (the machines come from the trace's \
+                 machine_events)",
+                path.display()
+            )))
+        }
         // SWIM has no topology format of its own: either of the others.
         Format::Swim => match rumen::read_rumen_topology(path) {
             Ok(t) if t.node_count() > 0 => t,
@@ -137,6 +149,10 @@ pub fn load(
             };
             let workload =
                 alibaba::read_alibaba(nodes, trace, &alibaba::AlibabaOptions::default())?;
+            Input { workload, cluster: own, replicas: ReplicaSource::Workload }
+        }
+        Format::Google => {
+            let workload = google::read_google(trace)?;
             Input { workload, cluster: own, replicas: ReplicaSource::Workload }
         }
     };

@@ -8,6 +8,7 @@
 mod allocations;
 pub mod load;
 mod replay;
+pub mod shard;
 pub mod sw_flags;
 pub mod sweep;
 mod table;

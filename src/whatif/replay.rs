@@ -3,6 +3,7 @@
 //! `summarize`, which merges a sweep's shards.
 
 use super::load::{self, Format, Input, Shape};
+use super::shard::{self, ShardArg, ShardEnv};
 use super::sw_flags;
 use super::sweep::{self, Point, Sweep};
 use super::table;
@@ -25,7 +26,7 @@ use std::path::{Path, PathBuf};
 #[derive(clap::Args, Debug, Clone)]
 #[command(group(clap::ArgGroup::new("input").args(["trace", "workload"]).required(true)))]
 pub struct RunArgs {
-    /// The trace file (with --format).
+    /// The trace file (with --format); for google the folder of its tables.
     #[arg(long, requires = "format")]
     pub trace: Option<PathBuf>,
     /// Its format.
@@ -96,9 +97,17 @@ pub struct RunArgs {
     /// A parameter sweep (TOML; see `placer whatif --help` and the README).
     #[arg(long)]
     pub sweep: Option<PathBuf>,
-    /// Run only slice i of N of the runs (0-based), for array jobs.
-    #[arg(long, value_parser = sweep::parse_shard)]
-    pub shard: Option<(usize, usize)>,
+    /// Run only slice i of N of the runs (0-based), for array jobs: `i/N`, or `auto` to take
+    /// i and N from a Slurm array task (SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN of
+    /// SLURM_ARRAY_TASK_COUNT) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX of
+    /// --shard-count or PLACER_SHARD_COUNT).
+    #[arg(long, value_name = "i/N|auto", value_parser = shard::parse_shard)]
+    pub shard: Option<ShardArg>,
+    /// With `--shard auto` where the environment gives no count (a Kubernetes Indexed Job):
+    /// the number of shards (the Job's completions) [default: PLACER_SHARD_COUNT]. With
+    /// Slurm it must equal SLURM_ARRAY_TASK_COUNT.
+    #[arg(long, value_name = "N", requires = "shard")]
+    pub shard_count: Option<usize>,
     /// Stop every run at this simulated time, s.
     #[arg(long)]
     pub max_time_s: Option<f64>,
@@ -321,6 +330,8 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let Some(out) = &args.out else {
         return Err(CliError::Usage("whatif needs --out DIR".into()));
     };
+    let (shard, shards) = shard::resolve(args.shard, args.shard_count, &ShardEnv::from_process())
+        .map_err(CliError::Shard)?;
     let (input, settings) = input(args)?;
     let sweep = match &args.sweep {
         Some(p) => {
@@ -334,13 +345,12 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     if let Some(path) = &args.allocations {
         super::allocations::apply(path, &input, &mut base)?;
     }
-    let (shard, shards) = args.shard.unwrap_or((0, 1));
     let all = runs(args, &base, &sweep.points());
     // The sweep's identity, the same for every shard: the arguments but the shard, and every
     // run's config.
     let config = serde_json::json!({
         "workload": input.workload.name,
-        "args": format!("{:?}", RunArgs { shard: None, ..args.clone() }),
+        "args": format!("{:?}", RunArgs { shard: None, shard_count: None, ..args.clone() }),
         "runs": all.iter().map(|run| &run.config).collect::<Vec<_>>(),
     })
     .to_string();
@@ -362,7 +372,8 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     }
     std::fs::create_dir_all(out).map_err(|source| CliError::Io { path: out.clone(), source })?;
     let title = format!("placer what-if: {}", input.workload.name);
-    let about = about(args, &input.workload.name, done.len());
+    let sharded = args.shard.map(|_| (shard, shards));
+    let about = about(args, &input.workload.name, sharded, done.len());
     let outputs =
         Outputs { dir: out, shard, shards, config: &config, title: &title, about: &about };
     let page = outputs.write(&done)?;
@@ -380,7 +391,12 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
 /// What the report page says was run: the workload, its source (trace and format, or the
 /// paper's experiment and keys), topology, allocation file, policies, sweep, shard, seed and
 /// the runs here.
-fn about(args: &RunArgs, workload: &str, runs: usize) -> Vec<(String, String)> {
+fn about(
+    args: &RunArgs,
+    workload: &str,
+    shard: Option<(usize, usize)>,
+    runs: usize,
+) -> Vec<(String, String)> {
     let mut about = vec![("workload".to_owned(), workload.to_owned())];
     let mut add = |label: &str, value: String| about.push((label.to_owned(), value));
     if let Some(trace) = &args.trace {
@@ -409,7 +425,7 @@ fn about(args: &RunArgs, workload: &str, runs: usize) -> Vec<(String, String)> {
     if let Some(sweep) = &args.sweep {
         add("sweep", sweep.display().to_string());
     }
-    if let Some((i, n)) = args.shard {
+    if let Some((i, n)) = shard {
         add("shard", format!("{i}/{n}"));
     }
     add("seed", args.seed.to_string());

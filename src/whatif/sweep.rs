@@ -148,17 +148,6 @@ impl Sweep {
     }
 }
 
-/// `i/N` with 0 ≤ i < N.
-pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
-    let (i, n) = s.split_once('/').ok_or_else(|| format!("`{s}`: expected i/N, e.g. 0/4"))?;
-    let i: usize = i.trim().parse().map_err(|_| format!("`{s}`: i is not a number"))?;
-    let n: usize = n.trim().parse().map_err(|_| format!("`{s}`: N is not a number"))?;
-    if n == 0 || i >= n {
-        return Err(format!("`{s}`: need 0 ≤ i < N (shards are numbered from 0)"));
-    }
-    Ok((i, n))
-}
-
 /// Applies a sweep point to a run's config (values checked by [`Sweep::parse`]).
 pub fn apply(config: &mut SimConfig, point: &Point) {
     for &(key, v) in point {
@@ -276,14 +265,5 @@ mod tests {
             assert_eq!(own.offers, offers);
         }
         own.validate().unwrap();
-    }
-
-    #[test]
-    fn shards_are_zero_based() {
-        assert_eq!(parse_shard("0/4"), Ok((0, 4)));
-        assert_eq!(parse_shard("3/4"), Ok((3, 4)));
-        assert!(parse_shard("4/4").is_err());
-        assert!(parse_shard("1/0").is_err());
-        assert!(parse_shard("x").is_err());
     }
 }

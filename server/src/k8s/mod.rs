@@ -5,7 +5,9 @@
 //!
 //! A pod declares its input with annotations (`placer.io/replicas`, `placer.io/input-bytes`)
 //! and its pool with `placer.io/pool` (else its namespace); node racks come from a node label
-//! (`--k8s-rack-label`, default `topology.kubernetes.io/rack`). `filter` removes nodes whose
+//! (`--k8s-rack-label`, default `topology.kubernetes.io/rack`) or from a node → rack map file
+//! (`--k8s-rack-map`, which wins; the only source in `NodeNames` mode besides racks learned
+//! from earlier `Nodes` calls). `filter` removes nodes whose
 //! allocatable cannot hold the pod and, while the pod's pool is held at its fair share by the
 //! latest `POST /place` answer, every node; `prioritize` scores nodes 0..10 by placer's
 //! locality cost. Malformed bodies get placer's JSON errors (400). Handlers stay thin: the
@@ -25,10 +27,12 @@ pub(crate) mod openapi;
 mod pod;
 mod prioritize;
 pub(crate) mod quantity;
+mod rack_file;
 mod racks;
 mod wire;
 
 pub use node::check_label_key;
+pub use rack_file::{load as load_rack_file, parse as parse_rack_file, RackFile};
 pub use racks::RackMap;
 
 use crate::deadline::Deadline;
@@ -94,7 +98,7 @@ async fn answer(
     let admitted = admit(&req, payload.into_inner(), &state, &config, EXTENDER_MODEL).await?;
     let deadline = Deadline::new(None, config.deadline_ms, admitted.body_read_at);
     let gone = CancelOnDrop::new(deadline.cancel());
-    let racks = state.k8s_racks.clone();
+    let racks = state.k8s_racks.with_file(config.k8s_rack_file.clone());
     let latest = state.epochs().latest();
     let body = web::block(move || {
         let Admitted { bytes, hold, permit, .. } = admitted;

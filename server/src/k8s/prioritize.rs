@@ -6,8 +6,9 @@
 //! (lsap-sched eq. 1, DESIGN.md §Costs): 0 on a replica node, `input_bytes · 8 / (10⁶ ·
 //! 1000 Mbit/s)` seconds when a replica is in n's rack, `input_bytes · 8 / (10⁶ · 100 Mbit/s)`
 //! across racks (the snapshot defaults of `cluster.network`, α = 1). Racks come from the rack
-//! label of `Nodes`, else from the racks learned from earlier `Nodes` calls
-//! ([`super::racks`]); a node of unknown rack is a rack of its own.
+//! map file when it lists the node ([`super::rack_file`]), else from the rack label of
+//! `Nodes`, else from the racks learned from earlier `Nodes` calls ([`super::racks`]); a node
+//! of unknown rack is a rack of its own.
 //!
 //! Mapping: score(n) = round(10 · (1 − cost(n) / worst)), half away from zero, where `worst`
 //! is the pod's cost on a node of a rack holding none of its replicas (the largest cost of its
@@ -44,8 +45,8 @@ const ELSEWHERE: &str = "placer,elsewhere";
 /// depends only on its class: a replica holder, a node in a rack holding a replica, or any
 /// other node. The one-task snapshot therefore holds one node of each class (the pod reads its
 /// block from the first), and each candidate takes the cost of its class. A replica's rack is
-/// its label as sent (a candidate) or as learned ([`RackMap`]); a candidate sent twice keeps
-/// the rack of its first appearance.
+/// the rack map file's, else its label as sent (a candidate) or as learned ([`RackMap`]); a
+/// candidate sent twice keeps the rack of its first appearance.
 ///
 /// # Complexity
 /// O(candidates + replicas) expected; the snapshot is of constant size.
@@ -63,7 +64,9 @@ pub fn costs(
         Candidates::Names(names) => racks.racks_of(label, names),
     };
     let known: Vec<Option<&str>> = match &args.candidates {
-        Candidates::Nodes { nodes, .. } => nodes.iter().map(|n| n.rack).collect(),
+        Candidates::Nodes { nodes, .. } => {
+            nodes.iter().map(|n| racks.file_rack(n.name).or(n.rack)).collect()
+        }
         Candidates::Names(_) => learned_names.iter().map(Option::as_deref).collect(),
     };
     let mut rack_of: HashMap<&str, Option<&str>> = HashMap::with_capacity(names.len());

@@ -7,8 +7,10 @@
 //! that its replica holders are node-local. The map holds at most [`MAX_NODES`] nodes (more
 //! than Kubernetes' largest supported cluster, 5,000 nodes); past that, new nodes are not
 //! learned. It is forgotten when the rack label setting changes. The map is per process: it is
-//! a cache of the cluster's topology, not placement state.
+//! a cache of the cluster's topology, not placement state. A rack map file
+//! ([`super::rack_file`]) in the config wins over it: its racks are the operator's statement.
 
+use super::rack_file::RackFile;
 use std::collections::HashMap;
 use std::sync::{Arc, PoisonError, RwLock};
 
@@ -23,13 +25,26 @@ struct Learned {
     racks: HashMap<String, String>,
 }
 
-/// The shared map. Clones share it.
+/// The shared map. Clones share it. A request's view may carry the rack map file in force
+/// ([`RackMap::with_file`]), which wins over what was learned.
 #[derive(Clone, Debug, Default)]
 pub struct RackMap {
     inner: Arc<RwLock<Learned>>,
+    /// The config's node → rack file (`--k8s-rack-map`), if any.
+    file: Option<RackFile>,
 }
 
 impl RackMap {
+    /// This map (the learned racks, shared) with `file` as the rack map file in force.
+    pub fn with_file(&self, file: Option<RackFile>) -> Self {
+        Self { inner: Arc::clone(&self.inner), file }
+    }
+
+    /// The rack the rack map file gives `node`, if a file is in force and lists it.
+    pub fn file_rack(&self, node: &str) -> Option<&str> {
+        self.file.as_ref().and_then(|f| f.rack(node))
+    }
+
     /// Records each (node, rack label value) of a `Nodes`-mode call read with `label`; a node
     /// without the label forgets its rack.
     ///
@@ -63,7 +78,8 @@ impl RackMap {
         }
     }
 
-    /// The racks of `nodes` learned with `label` (`None` for those not known).
+    /// The racks of `nodes`: the rack map file's, else those learned with `label` (`None` for
+    /// those not known).
     ///
     /// # Complexity
     /// O(nodes) expected.
@@ -71,7 +87,11 @@ impl RackMap {
         let learned = self.inner.read().unwrap_or_else(PoisonError::into_inner);
         nodes
             .iter()
-            .map(|n| if learned.label == label { learned.racks.get(*n).cloned() } else { None })
+            .map(|n| match self.file_rack(n) {
+                Some(rack) => Some(rack.to_owned()),
+                None if learned.label == label => learned.racks.get(*n).cloned(),
+                None => None,
+            })
             .collect()
     }
 }
@@ -89,5 +109,21 @@ mod tests {
         assert_eq!(map.racks_of("zone", &["n2"]), [None]);
         map.learn("zone", [("n3", Some("z"))]);
         assert_eq!(map.racks_of("zone", &["n2", "n3"]), [None, Some("z".into())]);
+    }
+
+    #[test]
+    fn the_file_wins_over_learned_racks_and_shares_them() {
+        let map = RackMap::default();
+        map.learn("rack", [("n1", Some("r1")), ("n2", Some("r1"))]);
+        let file = crate::k8s::rack_file::parse("n2 r9\nn5 r5\n").unwrap();
+        let view = map.with_file(Some(file));
+        assert_eq!(
+            view.racks_of("rack", &["n1", "n2", "n5", "n6"]),
+            [Some("r1".into()), Some("r9".into()), Some("r5".into()), None]
+        );
+        // The file applies whatever the label; learning through the view reaches the map.
+        assert_eq!(view.racks_of("zone", &["n1", "n5"]), [None, Some("r5".into())]);
+        view.learn("rack", [("n6", Some("r6"))]);
+        assert_eq!(map.racks_of("rack", &["n6", "n5"]), [Some("r6".into()), None]);
     }
 }
