@@ -15,9 +15,7 @@ use placer_report::index_html;
 use placer_report::manifest::{self, FileEntry, Manifest, Shard, MANIFEST_FILE};
 use placer_report::plots;
 use placer_report::tables::{self, ErrorSummary, SummaryRow, ValidationRow};
-#[cfg(test)]
-use placer_sim::ClusterSource;
-use placer_sim::{Offers, SimConfig, SimReport, Victim};
+use placer_sim::{ClusterSource, Offers, SimConfig, SimReport, Victim};
 use rayon::prelude::*;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -111,6 +109,11 @@ pub struct RunArgs {
     /// Stop every run at this simulated time, s.
     #[arg(long)]
     pub max_time_s: Option<f64>,
+    /// The TaskTrackers' heartbeat interval, s (> 0), for the heartbeat offers and the default
+    /// delay-scheduling waits (1.5 × it) [default: Hadoop 0.20's rule for the cluster's N
+    /// nodes, max(3, ⌊N / 100⌋ + 1) s: 3 s up to 299 nodes, 16 s for the Mumak trace's 1,545].
+    #[arg(long, value_name = "S", value_parser = parse_heartbeat_s)]
+    pub heartbeat_s: Option<f64>,
     /// Fraction of a job's maps that must be done before its reduces may start, in [0, 1]
     /// (Hadoop's mapred.reduce.slowstart.completed.maps) [default: 0.05].
     #[arg(long)]
@@ -319,10 +322,34 @@ fn base_config(args: &RunArgs, input: &Input, settings: &Settings) -> SimConfig 
         max_time_s: args.max_time_s,
         ..SimConfig::default()
     };
+    let nodes = match &input.cluster {
+        ClusterSource::Synthetic { nodes, .. } => *nodes,
+        ClusterSource::Workload { .. } => {
+            input.workload.topology.as_ref().map_or(0, |t| t.node_count())
+        }
+    };
+    base.policy.heartbeat_s = args.heartbeat_s.unwrap_or_else(|| hadoop_heartbeat_s(nodes));
     base.policy.locality_delay_node_s = args.t1_s.or(settings.t1_s);
     base.policy.locality_delay_rack_s = args.t2_s.or(settings.t2_s);
     apply_flags(args, &mut base);
     base
+}
+
+/// Hadoop 0.20's heartbeat interval for a cluster of `nodes` TaskTrackers, s: the JobTracker
+/// asks for one heartbeat per node every max(3 s, (⌊nodes / 100⌋ + 1) s)
+/// (`JobTracker.getNextHeartbeatInterval`: `HEARTBEAT_INTERVAL_MIN` 3 s and
+/// `CLUSTER_INCREMENT` 100), so that it handles about 100 heartbeats a second. Example: 1,545
+/// nodes → 16 s; 100 nodes → 3 s.
+pub fn hadoop_heartbeat_s(nodes: usize) -> f64 {
+    ((nodes / 100 + 1) as f64).max(3.0)
+}
+
+/// `--heartbeat-s S`: seconds, finite and > 0.
+fn parse_heartbeat_s(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err(format!("must be a number of seconds > 0, got {s}")),
+    }
 }
 
 /// Runs the what-if.
@@ -624,6 +651,15 @@ pub fn summarize(dir: &Path) -> Result<(), CliError> {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+    #[test]
+    fn hadoop_0_20_heartbeat_interval_grows_with_the_cluster() {
+        // max(3 s, ⌊N / 100⌋ + 1 s): the Mumak trace's 1,545 TaskTrackers heartbeat every 16 s.
+        let h: Vec<f64> = [1, 100, 199, 200, 299, 300, 600, 1545].map(hadoop_heartbeat_s).to_vec();
+        assert_eq!(h, [3.0, 3.0, 3.0, 3.0, 3.0, 4.0, 7.0, 16.0]);
+        assert!(parse_heartbeat_s("0").is_err() && parse_heartbeat_s("inf").is_err());
+        assert_eq!(parse_heartbeat_s("16"), Ok(16.0));
+    }
+
     use super::*;
     use clap::Parser;
 
