@@ -463,7 +463,7 @@ pub const FAIR_TABLE3_DELAY_S: f64 = 15.0;
 
 /// FAIR §6.2.1, Table 3 and Fig. 12 (Zaharia et al., EuroSys 2010): map-only scan jobs of
 /// `maps` one-block maps ([`SmallJobsSpec::paper`]: 36,000 maps per job size, Poisson
-/// arrivals over 600 s) on the Small Private Cluster of Table 1 — 100 nodes in 4 racks, 6 map
+/// arrivals over 1,200 s) on the Small Private Cluster of Table 1 — 100 nodes in 4 racks, 6 map
 /// and 4 reduce slots, 1 Gbps Ethernet — with delay scheduling's T1 = T2 = 15 s. The cluster
 /// "spanned only 4 racks" with "fairly good bisection bandwidth" (§6): 1,000 Mbit/s links in
 /// and across racks (the 1,000 Mbit/s setting of `benches/fair_table3.rs`).
