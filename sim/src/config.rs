@@ -7,6 +7,7 @@
 //! MB/s (10⁶ byte/s).
 
 use crate::error::SimError;
+pub use crate::network::Sharing;
 use placer_models::{Algorithm, Policy};
 use placer_solver::policy::Candidates;
 use placer_solver::PolicyOf;
@@ -135,6 +136,9 @@ pub struct SimConfig {
     /// rack limit beyond the rack-pair links).
     #[serde(default)]
     pub uplink_mbps: Option<f64>,
+    /// How concurrent flows share links ([`Sharing`]): per link (default) or max-min fair.
+    #[serde(default)]
+    pub sharing: Sharing,
     /// Disk read rate of node-local input, MB/s (10⁶ byte/s, > 0); default 100 (one 2009-era
     /// SATA disk per slot: reads on a node do not share it).
     pub disk_mb_s: f64,
@@ -317,6 +321,7 @@ impl Default for SimConfig {
             rack_mbps: 1000.0,
             cross_rack_mbps: 100.0,
             uplink_mbps: None,
+            sharing: Sharing::PerLink,
             disk_mb_s: 100.0,
             epoch_s: 3.0,
             replicas: ReplicaSource::Workload,

@@ -46,7 +46,8 @@ mod workload_index;
 mod world;
 
 pub use config::{
-    ClusterSource, Contention, NodeOrder, Offers, PendingBound, ReplicaSource, SimConfig, Victim,
+    ClusterSource, Contention, NodeOrder, Offers, PendingBound, ReplicaSource, Sharing, SimConfig,
+    Victim,
 };
 pub use error::SimError;
 pub use report::{

@@ -12,8 +12,18 @@
 //!   oversubscribed top-of-rack switch of ShuffleWatcher §4.1 (10 racks of 10 nodes at 5:1).
 //!   Without it (the default) racks have no aggregate limit beyond their pair links.
 //!
-//! A flow on links L gets `rate = min over l ∈ L of capacity(l) / flows(l)` bytes/s, with
-//! capacity = Mbit/s · 10⁶ / 8. A lone in-rack flow thus runs at `rack_mbps`, a lone cross-rack
+//! Rates, two models ([`Sharing`]):
+//! - **per link** (the default): a flow on links L gets `rate = min over l ∈ L of
+//!   capacity(l) / flows(l)` bytes/s, with capacity = Mbit/s · 10⁶ / 8. A link whose flows are
+//!   held back elsewhere keeps the rest of its capacity unused;
+//! - **max-min fair** (progressive filling, as TCP flows sharing links tend to): every flow's
+//!   rate rises together until a link is full; the flows on it keep that rate, the link's
+//!   capacity is spent, and the others rise on from what is left, until every flow is held by
+//!   a full link. Example: node d's 1,000 Mbit/s link carries an in-rack read and a cross-rack
+//!   read capped at 100 Mbit/s by its pair link: per link they get 500 and 100 (400 unused),
+//!   max-min 900 and 100.
+//!
+//! In both, a lone in-rack flow runs at `rack_mbps`, a lone cross-rack
 //! flow at `min(rack_mbps, cross_rack_mbps, uplink_mbps)`: the solver's `bw(s, n)` (the
 //! simulator's snapshots carry `min(cross_rack_mbps, uplink_mbps)` across racks), so that lsap's cost is
 //! the transfer time of an uncontended read. Sources' send sides are not modelled (HDFS spreads
@@ -88,6 +98,17 @@ pub(crate) struct FlowEnd {
     pub dst_rack: usize,
 }
 
+/// How flows share links (module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Sharing {
+    /// Each link split equally among its flows; a flow runs at its tightest link's share.
+    #[default]
+    PerLink,
+    /// Max-min fair rates by progressive filling over the flows that share links.
+    MaxMin,
+}
+
 /// All links and flows of a run.
 #[derive(Clone, Debug)]
 pub(crate) struct Network {
@@ -111,6 +132,12 @@ pub(crate) struct Network {
     active: usize,
     /// The racks' measured cross-rack traffic.
     pub meter: TrafficMeter,
+    sharing: Sharing,
+    /// Max-min scratch: per link, the stamp of the last filling that reached it and its
+    /// position in that filling.
+    link_seen: Vec<(u32, u32)>,
+    /// Max-min scratch: the rate each flow of the component is given.
+    next_rate: Vec<f64>,
 }
 
 impl Network {
@@ -122,6 +149,7 @@ impl Network {
         rack_mbps: f64,
         cross_rack_mbps: f64,
         uplink_mbps: Option<f64>,
+        sharing: Sharing,
     ) -> Self {
         let capacity = rack_mbps * MBPS_TO_BYTES;
         Self {
@@ -138,6 +166,9 @@ impl Network {
             uplink_capacity: uplink_mbps.map(|m| m * MBPS_TO_BYTES),
             active: 0,
             meter: TrafficMeter::new(racks),
+            sharing,
+            link_seen: Vec::new(),
+            next_rate: Vec::new(),
         }
     }
 
@@ -343,6 +374,10 @@ impl Network {
     /// which fires early and is then pushed to the true end (`finish`): a slowdown costs no
     /// heap entry, so the heap holds O(flows) entries rather than one per rate change.
     fn rebalance(&mut self, now: f64, links: [u32; 4], nlinks: usize, queue: &mut EventQueue) {
+        if self.sharing == Sharing::MaxMin {
+            self.rebalance_max_min(now, &links[..nlinks], queue);
+            return;
+        }
         if self.stamp == u32::MAX {
             self.hot.iter_mut().for_each(|h| h.stamp = 0);
             self.stamp = 0;
@@ -382,6 +417,115 @@ impl Network {
     }
 }
 
+impl Network {
+    /// Max-min fair rates for every flow connected to `touched` through shared links, by
+    /// progressive filling; then each changed flow is settled and rescheduled as `rebalance`
+    /// does.
+    ///
+    /// # Complexity
+    /// O(L · (L + F·k)) for the component's L links and F flows on k ≤ 4 links each (a
+    /// bottleneck found by a scan per round, at most L rounds).
+    fn rebalance_max_min(&mut self, now: f64, touched: &[u32], queue: &mut EventQueue) {
+        // Each call uses two stamps (in the component, and frozen): reset before they wrap.
+        if self.stamp >= u32::MAX - 2 {
+            self.hot.iter_mut().for_each(|h| h.stamp = 0);
+            self.link_seen.iter_mut().for_each(|s| s.0 = 0);
+            self.stamp = 0;
+        }
+        self.stamp += 1;
+        let stamp = self.stamp;
+        self.link_seen.resize(self.links.len(), (0, 0));
+        self.next_rate.resize(self.flows.len(), 0.0);
+        // The component: links and flows reachable from the touched links.
+        let mut comp_links: Vec<u32> = Vec::new();
+        let mut comp_flows: Vec<u32> = Vec::new();
+        for &l in touched {
+            if self.link_seen[l as usize].0 != stamp {
+                self.link_seen[l as usize] = (stamp, comp_links.len() as u32);
+                comp_links.push(l);
+            }
+        }
+        let mut next = 0;
+        while next < comp_links.len() {
+            let l = comp_links[next] as usize;
+            next += 1;
+            for &g in &self.links[l].flows {
+                let h = &mut self.hot[g as usize];
+                if h.stamp == stamp {
+                    continue;
+                }
+                h.stamp = stamp;
+                comp_flows.push(g);
+                for &k in &h.links[..usize::from(h.nlinks)] {
+                    if self.link_seen[k as usize].0 != stamp {
+                        self.link_seen[k as usize] = (stamp, comp_links.len() as u32);
+                        comp_links.push(k);
+                    }
+                }
+            }
+        }
+        // Progressive filling: per component link its capacity left and its unfrozen flows.
+        let mut left: Vec<f64> =
+            comp_links.iter().map(|&l| self.links[l as usize].capacity).collect();
+        let mut count: Vec<u32> =
+            comp_links.iter().map(|&l| self.links[l as usize].flows.len() as u32).collect();
+        let mut frozen: Vec<bool> = vec![false; comp_links.len()];
+        loop {
+            let mut best: Option<(usize, f64)> = None;
+            for (i, (&c, &n)) in left.iter().zip(&count).enumerate() {
+                if n == 0 || frozen[i] {
+                    continue;
+                }
+                let share = c.max(0.0) / f64::from(n);
+                if best.is_none_or(|(_, b)| share < b) {
+                    best = Some((i, share));
+                }
+            }
+            let Some((i, share)) = best else { break };
+            frozen[i] = true;
+            let l = comp_links[i] as usize;
+            for &g in &self.links[l].flows {
+                let h = &mut self.hot[g as usize];
+                // A flow frozen by an earlier link is marked by a stamp one past this round's.
+                if h.stamp != stamp {
+                    continue;
+                }
+                h.stamp = stamp + 1;
+                self.next_rate[g as usize] = share;
+                for &k in &h.links[..usize::from(h.nlinks)] {
+                    let j = self.link_seen[k as usize].1 as usize;
+                    left[j] -= share;
+                    count[j] -= 1;
+                }
+            }
+        }
+        // Apply: settle at the old rate, reschedule when the flow now ends sooner.
+        for &g in &comp_flows {
+            let g = g as usize;
+            self.hot[g].stamp = stamp;
+            let rate = self.next_rate[g];
+            let old = self.hot[g].rate;
+            if rate == old {
+                continue;
+            }
+            self.hot[g].rate = rate;
+            let f = &mut self.flows[g];
+            settle(f, old, now);
+            if f.cross_rack {
+                self.meter.rate_changed(now, f.racks, f.shuffle, rate - old, 0);
+            }
+            let at = now + f.remaining / rate;
+            if at < f.due {
+                f.version = f.version.wrapping_add(1);
+                f.due = at;
+                queue.push(at, EventKind::FlowDone { flow: g, version: f.version });
+            }
+        }
+        // The next call's stamp must not collide with the "frozen" mark used above.
+        self.stamp += 1;
+    }
+}
+
 /// Counts the bytes moved since the flow's last change at its current `rate`.
 fn settle(f: &mut Flow, rate: f64, now: f64) {
     f.remaining = (f.remaining - rate * (now - f.last)).max(0.0);
@@ -405,9 +549,85 @@ mod tests {
     }
 
     #[test]
+    fn max_min_gives_the_in_rack_read_what_the_capped_cross_rack_read_leaves() {
+        // Node 1's 1,000 Mbit/s link carries an in-rack read from node 0 and a cross-rack read
+        // from node 2 (rack 1) held to 100 Mbit/s by its pair link. Per link: 500 and 100
+        // Mbit/s, so 125 MB in-rack takes 2 s; max-min: 900 and 100, 125 MB takes 1.111 s.
+        for (sharing, want) in [(Sharing::PerLink, 2.0), (Sharing::MaxMin, 1.0 / 0.9)] {
+            let mut net = Network::new(3, 2, 1000.0, 100.0, None, sharing);
+            let mut q = EventQueue::default();
+            net.start(0.0, 7, false, 125_000_000, (0, 0), (1, 0), &mut q);
+            net.start(0.0, 8, true, 1_000_000_000, (2, 1), (1, 0), &mut q);
+            let (t, end) = next_end(&mut net, &mut q).unwrap();
+            assert_eq!(end.task, 7, "{sharing:?}");
+            assert!((t - want).abs() < 1e-9, "{sharing:?}: {t} s");
+            // Alone, the cross-rack read keeps its 100 Mbit/s: 1 GB in 80 s from 0.
+            let (t, end) = next_end(&mut net, &mut q).unwrap();
+            assert_eq!(end.task, 8);
+            assert!((t - 80.0).abs() < 1e-6, "{sharing:?}: {t} s");
+        }
+    }
+
+    #[test]
+    fn max_min_rates_fill_every_link_a_flow_is_held_by() {
+        // Racks of one node each; uplinks of 100 Mbit/s. Flows 0→2, 1→2 (two racks into rack
+        // 2's downlink) and 0→1. Rack 0's uplink carries 0→2 and 0→1; rack 2's downlink 0→2
+        // and 1→2. Max-min: every flow 50 Mbit/s (both links full); none can rise alone.
+        let mut net = Network::new(3, 3, 1000.0, 1000.0, Some(100.0), Sharing::MaxMin);
+        let mut q = EventQueue::default();
+        let a = net.start(0.0, 1, true, 1 << 30, (0, 0), (2, 2), &mut q);
+        let b = net.start(0.0, 2, true, 1 << 30, (1, 1), (2, 2), &mut q);
+        let c = net.start(0.0, 3, true, 1 << 30, (0, 0), (1, 1), &mut q);
+        let mbps = |net: &Network, f: usize| net.hot[f].rate / MBPS_TO_BYTES;
+        for f in [a, b, c] {
+            assert!((mbps(&net, f) - 50.0).abs() < 1e-9, "flow {f}: {}", mbps(&net, f));
+        }
+        // Without 0→1, rack 2's downlink is the only bottleneck: 0→2 and 1→2 at 50 each, and
+        // rack 0's uplink has 50 to spare.
+        net.cancel(c, 3, 0.0, &mut q).unwrap();
+        assert!((mbps(&net, a) - 50.0).abs() < 1e-9 && (mbps(&net, b) - 50.0).abs() < 1e-9);
+    }
+
+    proptest::proptest! {
+        /// Max-min's characterisation: no link is over its capacity, and every flow has a
+        /// bottleneck, a full link on which no flow runs faster than it.
+        #[test]
+        fn max_min_rates_are_feasible_and_every_flow_has_a_bottleneck(
+            flows in proptest::collection::vec((0usize..6, 0usize..6), 1..12),
+            uplink in proptest::option::of(50.0f64..400.0),
+        ) {
+            // 6 nodes in 3 racks of 2.
+            let mut net = Network::new(6, 3, 300.0, 200.0, uplink, Sharing::MaxMin);
+            let mut q = EventQueue::default();
+            for (i, &(src, dst)) in flows.iter().enumerate() {
+                if src != dst {
+                    net.start(0.0, i, false, 1 << 30, (src, src / 2), (dst, dst / 2), &mut q);
+                }
+            }
+            let active: Vec<usize> = (0..net.flows.len()).filter(|&f| net.flows[f].active).collect();
+            let load = |l: usize| -> f64 {
+                net.links[l].flows.iter().map(|&g| net.hot[g as usize].rate).sum()
+            };
+            for l in 0..net.links.len() {
+                proptest::prop_assert!(load(l) <= net.links[l].capacity * (1.0 + 1e-9));
+            }
+            for &f in &active {
+                let h = net.hot[f];
+                let bottleneck = h.links[..usize::from(h.nlinks)].iter().any(|&l| {
+                    let l = l as usize;
+                    let full = load(l) >= net.links[l].capacity * (1.0 - 1e-9);
+                    let top = net.links[l].flows.iter().all(|&g| net.hot[g as usize].rate <= h.rate * (1.0 + 1e-9));
+                    full && top
+                });
+                proptest::prop_assert!(bottleneck, "flow {} at {} has no bottleneck", f, h.rate);
+            }
+        }
+    }
+
+    #[test]
     fn lone_in_rack_flow_runs_at_rack_rate() {
         // 125 MB at 1000 Mbit/s = 125 MB/s → 1 s.
-        let mut net = Network::new(2, 3, 1000.0, 100.0, None);
+        let mut net = Network::new(2, 3, 1000.0, 100.0, None, Sharing::PerLink);
         let mut q = EventQueue::default();
         net.start(0.0, 9, false, 125_000_000, (0, 0), (1, 0), &mut q);
         let (t, end) = next_end(&mut net, &mut q).unwrap();
@@ -421,7 +641,7 @@ mod tests {
         // Node 2 (rack 0) reads 125 MB from node 0 and 62.5 MB from node 1, both in rack 0.
         // Shared NIC of 125 MB/s: 62.5 MB/s each, the small one ends at t = 1 s having moved
         // 62.5 MB; the big one has 62.5 MB left, now at 125 MB/s: ends at 1.5 s.
-        let mut net = Network::new(3, 3, 1000.0, 100.0, None);
+        let mut net = Network::new(3, 3, 1000.0, 100.0, None, Sharing::PerLink);
         let mut q = EventQueue::default();
         net.start(0.0, 1, false, 125_000_000, (0, 0), (2, 0), &mut q);
         net.start(0.0, 2, false, 62_500_000, (1, 0), (2, 0), &mut q);
@@ -438,7 +658,7 @@ mod tests {
     fn cross_rack_flows_share_the_rack_pair_link() {
         // Two 12.5 MB reads from rack 1 into two nodes of rack 0: each NIC is alone
         // (125 MB/s) but the r1 → r0 link (12.5 MB/s) is shared: 6.25 MB/s each → 2 s.
-        let mut net = Network::new(4, 3, 1000.0, 100.0, None);
+        let mut net = Network::new(4, 3, 1000.0, 100.0, None, Sharing::PerLink);
         let mut q = EventQueue::default();
         net.start(0.0, 1, false, 12_500_000, (2, 1), (0, 0), &mut q);
         net.start(0.0, 2, false, 12_500_000, (3, 1), (1, 0), &mut q);
@@ -456,7 +676,7 @@ mod tests {
         // alone, so without a rack limit both end at 1 s; with a 100 Mbit/s uplink out of
         // rack 0 they share 12.5 MB/s: 6.25 MB/s each → 2 s.
         for (uplink, expected) in [(None, 1.0), (Some(100.0), 2.0)] {
-            let mut net = Network::new(4, 3, 1000.0, 100.0, uplink);
+            let mut net = Network::new(4, 3, 1000.0, 100.0, uplink, Sharing::PerLink);
             let mut q = EventQueue::default();
             net.start(0.0, 1, false, 12_500_000, (0, 0), (2, 1), &mut q);
             net.start(0.0, 2, false, 12_500_000, (1, 0), (3, 2), &mut q);
@@ -473,7 +693,7 @@ mod tests {
         // limit (25 MB/s): each pair link allows 12.5 MB/s and the downlink 12.5 MB/s each,
         // so both end at 1 s; at 100 Mbit/s (12.5 MB/s shared) both end at 2 s.
         for (uplink, expected) in [(200.0, 1.0), (100.0, 2.0)] {
-            let mut net = Network::new(4, 3, 1000.0, 100.0, Some(uplink));
+            let mut net = Network::new(4, 3, 1000.0, 100.0, Some(uplink), Sharing::PerLink);
             let mut q = EventQueue::default();
             net.start(0.0, 1, false, 12_500_000, (2, 1), (0, 0), &mut q);
             net.start(0.0, 2, false, 12_500_000, (3, 2), (1, 0), &mut q);
@@ -486,7 +706,7 @@ mod tests {
 
     #[test]
     fn cancel_reports_partial_bytes() {
-        let mut net = Network::new(2, 3, 1000.0, 100.0, None);
+        let mut net = Network::new(2, 3, 1000.0, 100.0, None, Sharing::PerLink);
         let mut q = EventQueue::default();
         let f = net.start(0.0, 1, false, 125_000_000, (0, 0), (1, 0), &mut q);
         assert!(net.cancel(f, 2, 0.5, &mut q).is_none());

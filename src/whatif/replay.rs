@@ -15,7 +15,7 @@ use placer_report::index_html;
 use placer_report::manifest::{self, FileEntry, Manifest, Shard, MANIFEST_FILE};
 use placer_report::plots;
 use placer_report::tables::{self, ErrorSummary, SummaryRow, ValidationRow};
-use placer_sim::{ClusterSource, Offers, SimConfig, SimReport, Victim};
+use placer_sim::{ClusterSource, Offers, Sharing, SimConfig, SimReport, Victim};
 use rayon::prelude::*;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -109,6 +109,11 @@ pub struct RunArgs {
     /// Stop every run at this simulated time, s.
     #[arg(long)]
     pub max_time_s: Option<f64>,
+    /// How concurrent transfers share links: per-link (each link split equally, a flow at its
+    /// tightest share) or max-min (progressive filling: capacity a held-back flow leaves is
+    /// used by the others) [default: per-link].
+    #[arg(long, value_name = "MODEL")]
+    pub network: Option<NetworkArg>,
     /// The TaskTrackers' heartbeat interval, s (> 0), for the heartbeat offers and the default
     /// delay-scheduling waits (1.5 × it) [default: Hadoop 0.20's rule for the cluster's N
     /// nodes, max(3, ⌊N / 100⌋ + 1) s: 3 s up to 299 nodes, 16 s for the Mumak trace's 1,545].
@@ -183,6 +188,15 @@ impl Heartbeat {
     }
 }
 
+/// `--network`: how transfers share links ([`Sharing`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum NetworkArg {
+    /// Each link split equally among its flows.
+    PerLink,
+    /// Max-min fair rates.
+    MaxMin,
+}
+
 /// `--victim`: FAIR §5.4's victim of a full disk ([`Victim`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum VictimArg {
@@ -220,6 +234,12 @@ pub fn apply_flags(args: &RunArgs, base: &mut SimConfig) {
     }
     if let Some(v) = args.victim {
         base.victim = v.victim();
+    }
+    if let Some(n) = args.network {
+        base.sharing = match n {
+            NetworkArg::PerLink => Sharing::PerLink,
+            NetworkArg::MaxMin => Sharing::MaxMin,
+        };
     }
     if args.warm_start {
         base.warm_start = true;

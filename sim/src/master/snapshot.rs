@@ -399,6 +399,7 @@ impl Snapshot {
 
     /// The pending tasks of job `j` and `kind` to offer (`offer` as in `fill_snapshot`; `all`:
     /// every one, whatever the bound), into `out`, with `quotas` as scratch.
+    #[allow(clippy::too_many_arguments)]
     fn choose(
         &self,
         w: &World<'_>,

@@ -202,6 +202,7 @@ impl<'a> World<'a> {
                 cfg.rack_mbps,
                 cfg.cross_rack_mbps,
                 cfg.uplink_mbps,
+                cfg.sharing,
             ),
             used: vec![[0, 0]; cluster.len()],
             resources: resources::Held::new(cluster.len(), bound),
