@@ -401,17 +401,14 @@ impl Network {
                 }
                 let old = h.rate;
                 h.rate = rate;
-                let f = &mut self.flows[g as usize];
-                settle(f, old, now);
-                if f.cross_rack {
-                    self.meter.rate_changed(now, f.racks, f.shuffle, rate - old, 0);
-                }
-                let at = now + f.remaining / rate;
-                if at < f.due {
-                    f.version = f.version.wrapping_add(1);
-                    f.due = at;
-                    queue.push(at, EventKind::FlowDone { flow: g as usize, version: f.version });
-                }
+                rerate(
+                    g as usize,
+                    &mut self.flows[g as usize],
+                    &mut self.meter,
+                    (old, rate),
+                    now,
+                    queue,
+                );
             }
         }
     }
@@ -509,20 +506,33 @@ impl Network {
                 continue;
             }
             self.hot[g].rate = rate;
-            let f = &mut self.flows[g];
-            settle(f, old, now);
-            if f.cross_rack {
-                self.meter.rate_changed(now, f.racks, f.shuffle, rate - old, 0);
-            }
-            let at = now + f.remaining / rate;
-            if at < f.due {
-                f.version = f.version.wrapping_add(1);
-                f.due = at;
-                queue.push(at, EventKind::FlowDone { flow: g, version: f.version });
-            }
+            rerate(g, &mut self.flows[g], &mut self.meter, (old, rate), now, queue);
         }
         // The next call's stamp must not collide with the "frozen" mark used above.
         self.stamp += 1;
+    }
+}
+
+/// Flow `g` (`f`) goes from rate `old` to `new` at `now`: its bytes so far are settled at the
+/// old rate, the meter is told, and a new finish event is pushed when it now ends sooner than
+/// its scheduled one (one that ends later keeps its event, which fires early: `finish`).
+fn rerate(
+    g: usize,
+    f: &mut Flow,
+    meter: &mut TrafficMeter,
+    (old, new): (f64, f64),
+    now: f64,
+    queue: &mut EventQueue,
+) {
+    settle(f, old, now);
+    if f.cross_rack {
+        meter.rate_changed(now, f.racks, f.shuffle, new - old, 0);
+    }
+    let at = now + f.remaining / new;
+    if at < f.due {
+        f.version = f.version.wrapping_add(1);
+        f.due = at;
+        queue.push(at, EventKind::FlowDone { flow: g, version: f.version });
     }
 }
 
