@@ -138,6 +138,19 @@ pub(crate) struct Network {
     link_seen: Vec<(u32, u32)>,
     /// Max-min scratch: the rate each flow of the component is given.
     next_rate: Vec<f64>,
+    /// Max-min scratch reused across calls (no allocation per flow change).
+    filling: Filling,
+}
+
+/// One progressive filling's component and state, kept between calls for their allocations.
+#[derive(Clone, Debug, Default)]
+struct Filling {
+    links: Vec<u32>,
+    flows: Vec<u32>,
+    /// Per component link: capacity left, unfrozen flows, and whether it is full.
+    left: Vec<f64>,
+    count: Vec<u32>,
+    frozen: Vec<bool>,
 }
 
 impl Network {
@@ -169,6 +182,7 @@ impl Network {
             sharing,
             link_seen: Vec::new(),
             next_rate: Vec::new(),
+            filling: Filling::default(),
         }
     }
 
@@ -434,8 +448,10 @@ impl Network {
         self.link_seen.resize(self.links.len(), (0, 0));
         self.next_rate.resize(self.flows.len(), 0.0);
         // The component: links and flows reachable from the touched links.
-        let mut comp_links: Vec<u32> = Vec::new();
-        let mut comp_flows: Vec<u32> = Vec::new();
+        let mut fill = std::mem::take(&mut self.filling);
+        let Filling { links: comp_links, flows: comp_flows, left, count, frozen } = &mut fill;
+        comp_links.clear();
+        comp_flows.clear();
         for &l in touched {
             if self.link_seen[l as usize].0 != stamp {
                 self.link_seen[l as usize] = (stamp, comp_links.len() as u32);
@@ -462,14 +478,15 @@ impl Network {
             }
         }
         // Progressive filling: per component link its capacity left and its unfrozen flows.
-        let mut left: Vec<f64> =
-            comp_links.iter().map(|&l| self.links[l as usize].capacity).collect();
-        let mut count: Vec<u32> =
-            comp_links.iter().map(|&l| self.links[l as usize].flows.len() as u32).collect();
-        let mut frozen: Vec<bool> = vec![false; comp_links.len()];
+        left.clear();
+        left.extend(comp_links.iter().map(|&l| self.links[l as usize].capacity));
+        count.clear();
+        count.extend(comp_links.iter().map(|&l| self.links[l as usize].flows.len() as u32));
+        frozen.clear();
+        frozen.resize(comp_links.len(), false);
         loop {
             let mut best: Option<(usize, f64)> = None;
-            for (i, (&c, &n)) in left.iter().zip(&count).enumerate() {
+            for (i, (&c, &n)) in left.iter().zip(count.iter()).enumerate() {
                 if n == 0 || frozen[i] {
                     continue;
                 }
@@ -497,7 +514,7 @@ impl Network {
             }
         }
         // Apply: settle at the old rate, reschedule when the flow now ends sooner.
-        for &g in &comp_flows {
+        for &g in comp_flows.iter() {
             let g = g as usize;
             self.hot[g].stamp = stamp;
             let rate = self.next_rate[g];
@@ -508,6 +525,7 @@ impl Network {
             self.hot[g].rate = rate;
             rerate(g, &mut self.flows[g], &mut self.meter, (old, rate), now, queue);
         }
+        self.filling = fill;
         // The next call's stamp must not collide with the "frozen" mark used above.
         self.stamp += 1;
     }
