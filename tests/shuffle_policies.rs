@@ -13,7 +13,7 @@ use placer_solver::index::Indexed;
 use placer_solver::shuffle::cost::ShufflePricing;
 use placer_solver::shuffle::ShuffleView;
 use placer_solver::{place, PlaceOptions};
-use placer_testkit::{Job, Map, Node, Pool, Reduce, Snapshot, BLOCK};
+use placer_testkit::{Job, Map, Node, Pool, Reduce, Running, Snapshot, BLOCK};
 use serde_json::json;
 
 const MB: u64 = 1_000_000;
@@ -289,4 +289,89 @@ fn sw_fig5_two_jobs_take_the_racks_samp_prefers() {
             assert_eq!(node_of(&quota, "j2-m"), Some("a"), "locality alone is indifferent");
         }
     }
+}
+
+/// §3.2's "restriction of a job's Map tasks to a subset of nodes or racks" (`hold_maps`): a
+/// job whose echoed SAMP decision prefers r1 has a map with replicas on a (r1, busy) and b
+/// (r2, free). As Fig. 3 prints it, b's heartbeat runs the map node-locally (line 5, "local
+/// map of any job"); held, the map waits for a slot on r1 and b stays idle.
+#[test]
+fn sw_3_2_held_maps_wait_for_their_preferred_racks() {
+    let s = |mechanisms: serde_json::Value| {
+        racks()
+            .node(Node::new("a").rack("r1"))
+            .node(Node::new("b").rack("r2").map_slots(1))
+            .pool(Pool::new("p"))
+            .job(Job::new("j").pool("p").set(
+                "shuffle_watcher",
+                json!({"preferred_map_racks": ["r1"],
+                       "tentative_reduces_per_rack": [{"rack": "r1", "reduces": 1}]}),
+            ))
+            .map(Map::new("m").job("j").input_bytes(BLOCK).replicas(&["a", "b"]))
+            .algorithm("shuffle_watcher")
+            .policy("shuffle_watcher", mechanisms)
+    };
+    assert_eq!(node_of(&run(&s(json!({}))), "m"), Some("b"));
+    assert_eq!(node_of(&run(&s(json!({"hold_maps": true}))), "m"), None);
+}
+
+/// SARP's targets as a bound (`hold_reduces`) and §3.3's idle option (`idle_when_saturated`).
+/// A heavy job (ratio 1.5, maps all done) has all its 400 MB of map output on rack r1, so
+/// SARP's PreferredReducesPerRack is 1 on r1 and 0 on r2. Its one reduce is offered a slot on
+/// b (r2): Fig. 3's line 15 ("any reduce") takes it; held, it waits for r1. On a saturated
+/// r2 (450 of 500 Mbit/s) the idle option leaves b's slot to light reduces: none here, so
+/// the heavy reduce waits even without the hold.
+#[test]
+fn sw_fig6_held_reduces_wait_for_sarps_racks_and_saturated_slots_idle() {
+    let s = |mechanisms: serde_json::Value, traffic: f64| {
+        let mut req = racks()
+            .node(Node::new("a").rack("r1"))
+            .node(Node::new("b").rack("r2").reduce_slots(1))
+            .pool(Pool::new("p"))
+            .job(
+                Job::new("h")
+                    .pool("p")
+                    .set("shuffle_input_ratio", 1.5)
+                    .set("maps_total", 4)
+                    .set("maps_done", 4)
+                    .set("reduces_total", 1),
+            )
+            .reduce(Reduce::new("h-r").job("h").shuffle("a", 400 * MB))
+            .algorithm("shuffle_watcher")
+            .policy("shuffle_watcher", mechanisms)
+            .build()
+            .unwrap();
+        req.cluster.racks[1].uplink_mbps = Some(500.0);
+        req.cluster.racks[1].cross_rack_traffic_mbps = Some(traffic);
+        answer(&req)
+    };
+    assert_eq!(node_of(&s(json!({}), 0.0), "h-r"), Some("b"));
+    assert_eq!(node_of(&s(json!({"hold_reduces": true}), 0.0), "h-r"), None);
+    assert_eq!(node_of(&s(json!({}), 450.0), "h-r"), Some("b"), "Fig. 3 line 9");
+    assert_eq!(node_of(&s(json!({"idle_when_saturated": true}), 450.0), "h-r"), None);
+}
+
+/// `fair_within_user`: one user's two jobs, the earlier with 2 running maps, the later with
+/// none, on a node of 3 map slots (1 free). Arrival order (Fig. 3 as printed) gives the free
+/// slot to the earlier job; fair ordering inside the user gives it to the job with fewer
+/// running.
+#[test]
+fn sw_3_1_fair_ordering_within_a_user() {
+    let s = |mechanisms: serde_json::Value| {
+        racks()
+            .node(Node::new("a").rack("r1").map_slots(3))
+            .pool(Pool::new("p"))
+            .job(Job::new("early").pool("p").user("u").submit_s(1.0))
+            .job(Job::new("late").pool("p").user("u").submit_s(2.0))
+            .running(Running::map("early-r1").job("early").node("a"))
+            .running(Running::map("early-r2").job("early").node("a"))
+            .map(Map::new("e").job("early").input_bytes(BLOCK).replicas(&["a"]))
+            .map(Map::new("l").job("late").input_bytes(BLOCK).replicas(&["a"]))
+            .algorithm("shuffle_watcher")
+            .policy("shuffle_watcher", mechanisms)
+    };
+    let arrival = run(&s(json!({"samp": false})));
+    assert_eq!((node_of(&arrival, "e"), node_of(&arrival, "l")), (Some("a"), None));
+    let fair = run(&s(json!({"samp": false, "fair_within_user": true})));
+    assert_eq!((node_of(&fair, "e"), node_of(&fair, "l")), (None, Some("a")));
 }

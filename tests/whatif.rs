@@ -384,7 +384,9 @@ fn workload_presets_run_the_papers_experiments() {
     assert!(header.lines().next().unwrap().ends_with(
         "cross_rack_shuffle_gb,remote_map_gb,peak_intermediate_gb,cpu_utilisation,\
          mem_utilisation,io_utilisation,steady_throughput_jobs_per_h,steady_mean_turnaround_s,\
-         goals,goals_met"
+         goals,goals_met,steady_map_slot_utilisation,steady_jobs_in_system,\
+         steady_pools_with_two_jobs,steady_cross_rack_use,steady_cross_rack_saturated_share,\
+         steady_arrivals_jobs_per_h"
     ));
     let summary = rows(&out.join("summary.csv"));
     assert_eq!(summary.len(), 2);
@@ -504,10 +506,20 @@ fn sw_shuffle_watcher_workload_reports_table_3_by_class_and_the_steady_state() {
         assert!((cross - total).abs() <= 1e-9 * total.max(1.0), "{policy}: {cross} vs {total}");
         assert!(f(row, "steady_throughput_jobs_per_h") > 0.0, "{row:?}");
         assert!(f(row, "steady_mean_turnaround_s") > 0.0, "{row:?}");
+        // The load of the steady state: shares in [0, 1], someone in the system, and no
+        // throughput above the arrivals.
+        for share in ["steady_map_slot_utilisation", "steady_cross_rack_use"] {
+            assert!((0.0..=1.0).contains(&f(row, share)), "{share}: {row:?}");
+        }
+        assert!(f(row, "steady_jobs_in_system") > 0.0, "{row:?}");
+        let arrivals = f(row, "steady_arrivals_jobs_per_h");
+        assert!(f(row, "steady_throughput_jobs_per_h") <= arrivals + 1e-9, "{row:?}");
     }
     let text = std::fs::read_to_string(out.join("summary.csv")).unwrap();
     assert!(text.lines().next().unwrap().ends_with(
-        "io_utilisation,steady_throughput_jobs_per_h,steady_mean_turnaround_s,goals,goals_met"
+        "steady_throughput_jobs_per_h,steady_mean_turnaround_s,goals,goals_met,\
+         steady_map_slot_utilisation,steady_jobs_in_system,steady_pools_with_two_jobs,\
+         steady_cross_rack_use,steady_cross_rack_saturated_share,steady_arrivals_jobs_per_h"
     ));
     assert!(out.join("cross_rack_timeseries.csv").is_file());
     assert!(out.join("cross_rack_timeseries.svg").is_file());

@@ -7,7 +7,11 @@ three measures of Fig. 8 normalised as the paper does (fair and shuffle_watcher 
 delay and shuffle_watcher_relaxed to delay) plus lsap_shuffle against shuffle_watcher, then
 Table 3 (traffic by Shuffle class) under fair, and the cross-rack shuffle rate over time
 (Figs. 1 and 10) summarised per policy. With several DIRs it also prints the mean of the
-ratios over them. Standard library only.
+ratios over them. Before the ratios it prints each run's load in the steady state (the
+submission span): map slots busy, jobs in the system, users holding two or more jobs,
+cross-rack use against the bisection and the share of minutes at 80% of it. When every
+policy's steady throughput is within 2% of the arrival rate, the throughput columns are
+printed as "arrivals": the arrivals set them, not the policy. Standard library only.
 """
 import csv
 import os
@@ -36,15 +40,39 @@ def summary(path):
         return {row["policy"]: row for row in csv.DictReader(f)}
 
 
+def arrival_bound(rows):
+    """Whether every policy's steady throughput is within 2% of the arrival rate."""
+    return all(
+        float(r["steady_throughput_jobs_per_h"]) >= 0.98 * float(r["steady_arrivals_jobs_per_h"])
+        for r in rows.values()
+    )
+
+
 def ratios(rows):
     out = {}
+    bound = arrival_bound(rows)
     for policy, base in PAIRS:
         if policy in rows and base in rows:
             out[(policy, base)] = [
-                float(rows[policy][key]) / float(rows[base][key]) if float(rows[base][key]) else float("nan")
+                float("nan") if bound and "throughput" in key
+                else float(rows[policy][key]) / float(rows[base][key]) if float(rows[base][key]) else float("nan")
                 for key, _ in MEASURES
             ]
     return out
+
+
+def load(rows):
+    print("\nLoad in the steady state (the submission span)\n")
+    print("| policy | map slots busy | jobs in system | users with ≥ 2 jobs | cross-rack use | minutes ≥ 80% | arrivals / h | steady throughput / h |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for policy, r in rows.items():
+        f = lambda k: float(r[k])
+        print(f"| {policy} | {100 * f('steady_map_slot_utilisation'):.1f}% | {f('steady_jobs_in_system'):.1f} | "
+              f"{f('steady_pools_with_two_jobs'):.1f} | {100 * f('steady_cross_rack_use'):.1f}% | "
+              f"{100 * f('steady_cross_rack_saturated_share'):.1f}% | {f('steady_arrivals_jobs_per_h'):.1f} | "
+              f"{f('steady_throughput_jobs_per_h'):.1f} |")
+    if arrival_bound(rows):
+        print("\nEvery policy's throughput is within 2% of the arrivals: no throughput ratio.")
 
 
 def table(title, rats):
@@ -52,7 +80,8 @@ def table(title, rats):
     print("| policy / baseline | " + " | ".join(name for _, name in MEASURES) + " |")
     print("|---|" + "---:|" * len(MEASURES))
     for (policy, base), values in rats.items():
-        print(f"| {policy} / {base} | " + " | ".join(f"{v:.3f}" for v in values) + " |")
+        cells = ["arrivals" if v != v else f"{v:.3f}" for v in values]
+        print(f"| {policy} / {base} | " + " | ".join(cells) + " |")
 
 
 def main(dirs):
@@ -64,6 +93,7 @@ def main(dirs):
         print("|---|" + "---:|" * len(MEASURES))
         for policy, row in rows.items():
             print(f"| {policy} | " + " | ".join(f"{float(row[k]):.1f}" for k, _ in MEASURES) + " |")
+        load(rows)
         r = ratios(rows)
         all_ratios.append(r)
         table("Normalised (Fig. 8)", r)

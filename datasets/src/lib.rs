@@ -31,7 +31,7 @@ pub use multi_pool::{multi_pool_snapshot, MultiPoolSpec};
 pub use ras_mix::{ras_mix, RasApp, RasExperiment, RasJob, RasProfile, RasSpec, RAS_TABLE1};
 pub use shuffle_watcher_mix::{
     shuffle_watcher_mix, sw_shuffle_class, ShuffleClass, ShuffleWatcherSpec, SwBenchmark,
-    SwSizeBin, SW_CROSS_RACK_MBPS, SW_RACK_MBPS, SW_TABLE1, SW_TABLE2,
+    SwCompute, SwSizeBin, SW_CROSS_RACK_MBPS, SW_RACK_MBPS, SW_TABLE1, SW_TABLE2,
 };
 pub use small_jobs::{
     small_jobs, SmallJobsSpec, SMALL_JOBS_TOTAL_MAPS, SMALL_JOBS_WINDOW_S, SMALL_JOB_SIZES,

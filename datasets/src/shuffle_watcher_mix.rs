@@ -37,8 +37,21 @@
 //!   (200 = the cluster's reduce slots); the shuffle splits evenly.
 //! - Input layout ([`InputLayout`]): the paper does not say how its inputs were written;
 //!   placer's default is HDFS's uniform first replica per block (`Hdfs`); `WriterRack` and
-//!   `WriterNode` put every block's first replica on one rack or node per job. Compute: 10 s per full map block (pro rata for the
-//!   last, short one), 10 s per GiB a reduce pulls.
+//!   `WriterNode` put every block's first replica on one rack or node per job.
+//! - Compute: 10 s per full map block (pro rata for the last, short one), 10 s per GiB a
+//!   reduce pulls. Under [`SwCompute::PerBenchmark`] a map's compute follows its benchmark's
+//!   kind, with the mix's mean unchanged. The paper gives no per-benchmark costs; PUMA
+//!   describes its benchmarks only as of high or low computation. placer's relative weights
+//!   per block: a Shuffle-heavy map emits at least its input and does little per record, so it
+//!   is bound by writing its output (terasort's map is the identity, 0.2; self-join 0.3;
+//!   ranked-inverted-index and adjacency-list 0.4; word-sequence-count 0.5); the medium ones
+//!   index (inverted-index 1.0, term-vector 1.25); the light ones compute per record and emit
+//!   little (grep 1.0; wordcount, which tokenises and combines, and the two histograms 2.0;
+//!   classification, a distance to every centroid, 4.0).
+//! - Load: §4.3 set the 40 s gap "to utilize the cluster maximally", a property of its
+//!   testbed and jobs rather than a constant. `target_utilisation` = ρ sets the mean gap so
+//!   the maps offer ρ of the map slots' time ([`target_gap_s`]); the draws are those of a
+//!   unit gap, scaled, so the jobs do not change with ρ.
 //! - Ids `sw-j{k}` in submit order; class = the benchmark name ([`sw_shuffle_class`] gives its
 //!   Table 1 class).
 //!
@@ -84,6 +97,31 @@ pub struct SwBenchmark {
     pub class: ShuffleClass,
     /// Its share of jobs, % (relative weights; finite, ≥ 0).
     pub percent: f64,
+    /// Its map's compute per block relative to the mix's mean (placer's estimate of PUMA's
+    /// compute intensity, module docs; used under [`SwCompute::PerBenchmark`]; finite, ≥ 0).
+    pub map_weight: f64,
+}
+
+/// How the compute time of a map is set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SwCompute {
+    /// Every benchmark's map computes `map_compute_s` per full block (placer's first model).
+    #[default]
+    Uniform,
+    /// A benchmark's map computes `map_compute_s · w_b / Σ_b share_b · w_b` per full block,
+    /// `w_b` = [`SwBenchmark::map_weight`]: the mix's mean stays `map_compute_s`.
+    PerBenchmark,
+}
+
+impl SwCompute {
+    /// The model a name stands for: `uniform` or `per-benchmark`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "uniform" => Some(Self::Uniform),
+            "per-benchmark" => Some(Self::PerBenchmark),
+            _ => None,
+        }
+    }
 }
 
 /// One input-size bin of Table 2.
@@ -99,19 +137,29 @@ pub struct SwSizeBin {
 
 /// ShuffleWatcher Table 1.
 pub const SW_TABLE1: [SwBenchmark; 12] = [
-    SwBenchmark { name: "terasort", class: ShuffleClass::Heavy, percent: 5.0 },
-    SwBenchmark { name: "ranked-inverted-index", class: ShuffleClass::Heavy, percent: 10.0 },
-    SwBenchmark { name: "self-join", class: ShuffleClass::Heavy, percent: 10.0 },
-    SwBenchmark { name: "word-sequence-count", class: ShuffleClass::Heavy, percent: 10.0 },
-    SwBenchmark { name: "adjacency-list", class: ShuffleClass::Heavy, percent: 5.0 },
-    SwBenchmark { name: "inverted-index", class: ShuffleClass::Medium, percent: 10.0 },
-    SwBenchmark { name: "term-vector", class: ShuffleClass::Medium, percent: 10.0 },
-    SwBenchmark { name: "grep", class: ShuffleClass::Light, percent: 15.0 },
-    SwBenchmark { name: "wordcount", class: ShuffleClass::Light, percent: 10.0 },
-    SwBenchmark { name: "classification", class: ShuffleClass::Light, percent: 5.0 },
-    SwBenchmark { name: "histogram-movies", class: ShuffleClass::Light, percent: 5.0 },
-    SwBenchmark { name: "histogram-ratings", class: ShuffleClass::Light, percent: 5.0 },
+    bench("terasort", ShuffleClass::Heavy, 5.0, 0.2),
+    bench("ranked-inverted-index", ShuffleClass::Heavy, 10.0, 0.4),
+    bench("self-join", ShuffleClass::Heavy, 10.0, 0.3),
+    bench("word-sequence-count", ShuffleClass::Heavy, 10.0, 0.5),
+    bench("adjacency-list", ShuffleClass::Heavy, 5.0, 0.4),
+    bench("inverted-index", ShuffleClass::Medium, 10.0, 1.0),
+    bench("term-vector", ShuffleClass::Medium, 10.0, 1.25),
+    bench("grep", ShuffleClass::Light, 15.0, 1.0),
+    bench("wordcount", ShuffleClass::Light, 10.0, 2.0),
+    bench("classification", ShuffleClass::Light, 5.0, 4.0),
+    bench("histogram-movies", ShuffleClass::Light, 5.0, 2.0),
+    bench("histogram-ratings", ShuffleClass::Light, 5.0, 2.0),
 ];
+
+/// One row of Table 1 with placer's map weight.
+const fn bench(
+    name: &'static str,
+    class: ShuffleClass,
+    percent: f64,
+    map_weight: f64,
+) -> SwBenchmark {
+    SwBenchmark { name, class, percent, map_weight }
+}
 
 const MB: f64 = 1e6;
 const GB: f64 = 1e9;
@@ -180,6 +228,11 @@ pub struct ShuffleWatcherSpec {
     pub map_compute_s: f64,
     /// Compute time of a reduce per GiB pulled, s (placer: 10; finite, ≥ 0).
     pub reduce_compute_s_per_gib: f64,
+    /// How a map's compute depends on its benchmark (placer: [`SwCompute::Uniform`]).
+    pub compute: SwCompute,
+    /// Offered map load ρ that sets the arrivals instead of `mean_interarrival_s` (module
+    /// docs; `None`: the gap as given; finite, > 0).
+    pub target_utilisation: Option<f64>,
     /// RNG seed.
     pub seed: u64,
 }
@@ -207,7 +260,26 @@ impl ShuffleWatcherSpec {
             max_reduces: 200,
             map_compute_s: 10.0,
             reduce_compute_s_per_gib: 10.0,
+            compute: SwCompute::Uniform,
+            target_utilisation: None,
             seed,
+        }
+    }
+
+    /// The compute of a full-block map of benchmark `b`, s ([`SwCompute`]).
+    pub fn map_block_s(&self, b: &SwBenchmark) -> f64 {
+        match self.compute {
+            SwCompute::Uniform => self.map_compute_s,
+            SwCompute::PerBenchmark => {
+                let total: f64 = self.benchmarks.iter().map(|b| b.percent).sum();
+                let mean: f64 =
+                    self.benchmarks.iter().map(|b| b.percent * b.map_weight).sum::<f64>() / total;
+                if mean > 0.0 {
+                    self.map_compute_s * b.map_weight / mean
+                } else {
+                    self.map_compute_s
+                }
+            }
         }
     }
 
@@ -286,6 +358,12 @@ impl ShuffleWatcherSpec {
                 format!("must be finite and ≥ 0, got {}", self.map_compute_s),
             );
         }
+        if self.benchmarks.iter().any(|b| !finite_nonneg(b.map_weight)) {
+            return invalid("benchmarks", "need map weights finite and ≥ 0".into());
+        }
+        if let Some(rho) = self.target_utilisation.filter(|&r| !finite_pos(r)) {
+            return invalid("target-utilisation", format!("must be finite and > 0, got {rho}"));
+        }
         if !finite_nonneg(self.reduce_compute_s_per_gib) {
             return invalid(
                 "reduce-compute-s-per-gib",
@@ -321,7 +399,10 @@ pub fn shuffle_watcher_mix(spec: &ShuffleWatcherSpec) -> Result<Workload, Datase
     let mut users: Vec<usize> =
         (0..spec.users).flat_map(|u| std::iter::repeat_n(u, spec.jobs_per_user)).collect();
     users.shuffle(&mut rng);
-    let submits = poisson_arrivals(&mut rng, n, spec.mean_interarrival_s);
+    // Under a target load the gaps are drawn for a unit mean and scaled once the maps' work is
+    // known: the same draws, so the job mix does not depend on the target.
+    let unit_gap = if spec.target_utilisation.is_some() { 1.0 } else { spec.mean_interarrival_s };
+    let mut submits = poisson_arrivals(&mut rng, n, unit_gap);
 
     let block = spec.block_bytes as f64;
     let mut jobs = Vec::with_capacity(n);
@@ -342,7 +423,7 @@ pub fn shuffle_watcher_mix(spec: &ShuffleWatcherSpec) -> Result<Workload, Datase
             .map(|bytes| MapSpec {
                 input_bytes: bytes,
                 replicas: placer.place_written(spec.layout, writer, &mut rng),
-                compute_s: spec.map_compute_s * bytes as f64 / block,
+                compute_s: spec.map_block_s(&b) * bytes as f64 / block,
                 output_bytes: (ratio * bytes as f64).round() as u64,
                 ..MapSpec::default()
             })
@@ -375,6 +456,17 @@ pub fn shuffle_watcher_mix(spec: &ShuffleWatcherSpec) -> Result<Workload, Datase
             class: Some(b.name.to_string()),
         });
     }
+    if let Some(rho) = spec.target_utilisation {
+        let gap = target_gap_s(
+            &jobs,
+            rho,
+            spec.map_slots as f64 * (spec.racks * spec.nodes_per_rack) as f64,
+        );
+        for (job, t) in jobs.iter_mut().zip(&mut submits) {
+            *t *= gap;
+            job.submit_s = *t;
+        }
+    }
     let pools = (0..spec.users).map(|u| PoolSpec::plain(&format!("u{u}"))).collect();
     Ok(Workload {
         measured_times: false,
@@ -385,6 +477,27 @@ pub fn shuffle_watcher_mix(spec: &ShuffleWatcherSpec) -> Result<Workload, Datase
     })
 }
 
+/// The mean gap between submissions at which the maps of `jobs` offer the load `rho` to
+/// `map_slots` slots: ρ = Σ map compute-seconds / (map slots · jobs · gap), so
+/// gap = Σ compute / (ρ · map slots · jobs), s. Only compute counts: a map's read, start-up and
+/// the wait for a heartbeat add to the slot time the simulator measures. A workload without
+/// map compute (or slots) keeps a gap of 1 s.
+///
+/// # Complexity
+/// O(Σ maps).
+///
+/// # Examples
+/// 10 jobs of 4 maps of 10 s on 8 slots at ρ = 0.5: gap = 400 / (0.5 · 8 · 10) = 10 s.
+fn target_gap_s(jobs: &[JobSpec], rho: f64, map_slots: f64) -> f64 {
+    let work: f64 = jobs.iter().flat_map(|j| &j.maps).map(|m| m.compute_s).sum();
+    let denom = rho * map_slots * jobs.len() as f64;
+    if work > 0.0 && denom > 0.0 {
+        work / denom
+    } else {
+        1.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -393,6 +506,46 @@ mod tests {
     /// The paper's mix with inputs scaled by 1/1000 (Table 2 as printed is ~1M maps).
     fn small(seed: u64) -> ShuffleWatcherSpec {
         ShuffleWatcherSpec { input_scale: 1e-3, ..ShuffleWatcherSpec::paper(seed) }
+    }
+
+    #[test]
+    fn target_gap_follows_the_offered_load() {
+        // The doc's example: 10 jobs of 4 maps × 10 s on 8 slots at ρ = 0.5 → 10 s.
+        let job = JobSpec {
+            maps: vec![MapSpec { compute_s: 10.0, ..MapSpec::default() }; 4],
+            ..JobSpec::default()
+        };
+        assert_eq!(target_gap_s(&vec![job; 10], 0.5, 8.0), 10.0);
+        assert_eq!(target_gap_s(&[], 0.5, 8.0), 1.0);
+        // Through the generator: the offered load over n gaps is ρ, and only the times change.
+        let base = ShuffleWatcherSpec { input_scale: 0.01, ..small(4) };
+        let plain = shuffle_watcher_mix(&base).unwrap();
+        let spec = ShuffleWatcherSpec { target_utilisation: Some(0.9), ..base };
+        let loaded = shuffle_watcher_mix(&spec).unwrap();
+        let work: f64 = loaded.jobs.iter().flat_map(|j| &j.maps).map(|m| m.compute_s).sum();
+        let n = loaded.jobs.len() as f64;
+        let gap = loaded.jobs[1].submit_s / plain.jobs[1].submit_s * spec.mean_interarrival_s;
+        let rho = work / (400.0 * n * gap);
+        assert!((rho - 0.9).abs() < 1e-9, "{rho}");
+        for (a, b) in plain.jobs.iter().zip(&loaded.jobs) {
+            assert_eq!((&a.id, &a.class, a.maps.len()), (&b.id, &b.class, b.maps.len()));
+        }
+    }
+
+    #[test]
+    fn per_benchmark_compute_keeps_the_mix_mean() {
+        // Table 1's shares weight the map weights to 1.125; terasort's block then computes
+        // 10 · 0.2 / 1.125 s and classification's 10 · 4 / 1.125 s, and the share-weighted
+        // mean is 10 s.
+        let spec = ShuffleWatcherSpec { compute: SwCompute::PerBenchmark, ..small(1) };
+        let of = |name: &str| SW_TABLE1.iter().find(|b| b.name == name).copied().unwrap();
+        assert!((spec.map_block_s(&of("terasort")) - 2.0 / 1.125).abs() < 1e-9);
+        assert!((spec.map_block_s(&of("classification")) - 40.0 / 1.125).abs() < 1e-9);
+        let mean: f64 =
+            SW_TABLE1.iter().map(|b| b.percent * spec.map_block_s(b)).sum::<f64>() / 100.0;
+        assert!((mean - 10.0).abs() < 1e-9, "{mean}");
+        let uniform = ShuffleWatcherSpec { compute: SwCompute::Uniform, ..spec };
+        assert_eq!(uniform.map_block_s(&of("classification")), 10.0);
     }
 
     #[test]

@@ -181,11 +181,37 @@ pub struct SwMechanisms {
     /// reduce slots ÷ the job's reduces (placer's choice: the paper's Fig. 6 puts the
     /// reduces where the map output is, with no cap); off = the paper's uncapped estimate.
     pub reduce_slot_cap: bool,
+    /// SAMP's preferred racks bind (§3.2's "restriction of a job's Map tasks to a subset of
+    /// nodes or racks"): a job with preferred racks runs its maps only there, Fig. 3's lines
+    /// 5–6 skip it elsewhere. Off (the default) = Fig. 3 as printed, where a preference only
+    /// orders the offers.
+    pub hold_maps: bool,
+    /// SARP's targets bind: a Shuffle-heavy job's reduce starts only on a rack whose
+    /// PreferredReducesPerRack is not met, Fig. 3's "any reduce" lines (9, 15) skip it
+    /// elsewhere. Off (the default) = Fig. 3 as printed.
+    pub hold_reduces: bool,
+    /// §3.3's option for a saturated rack: its reduce slots take only Shuffle-light reduces,
+    /// and stay idle otherwise, rather than start more shuffle against a saturated uplink
+    /// (Fig. 3's line 9 skipped). Off (the default) = Fig. 3 as printed.
+    pub idle_when_saturated: bool,
+    /// Inside a user, jobs go by fewest running tasks of the slot's kind (fair sharing among
+    /// the user's jobs) instead of by arrival (§3.1: "within each category, the tasks are
+    /// ordered by job arrival times"). Off (the default) = arrival order.
+    pub fair_within_user: bool,
 }
 
 impl Default for SwMechanisms {
     fn default() -> Self {
-        Self { nass: true, samp: true, sarp: true, reduce_slot_cap: true }
+        Self {
+            nass: true,
+            samp: true,
+            sarp: true,
+            reduce_slot_cap: true,
+            hold_maps: false,
+            hold_reduces: false,
+            idle_when_saturated: false,
+            fair_within_user: false,
+        }
     }
 }
 

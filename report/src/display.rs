@@ -10,7 +10,7 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unit {
     /// A fraction in [0, 1] shown as a percentage: `node_local`, `rack_local`, `remote`,
-    /// `no_preference` and every `*_utilisation`.
+    /// `no_preference` and every `*_utilisation`, `*_use` and `*_share`.
     Share,
     /// Seconds (`*_s`).
     Seconds,
@@ -36,6 +36,8 @@ pub enum Unit {
 pub fn unit_of(column: &str) -> Unit {
     if matches!(column, "node_local" | "rack_local" | "remote" | "no_preference")
         || column.ends_with("_utilisation")
+        || column.ends_with("_use")
+        || column.ends_with("_share")
     {
         Unit::Share
     } else if column.ends_with("_jobs_per_h") {

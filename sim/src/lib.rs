@@ -51,7 +51,8 @@ pub use config::{
 };
 pub use error::SimError;
 pub use report::{
-    EpochMetrics, JobMetrics, RackTraffic, ResourceUse, SimReport, StopReason, Summary, WallTiming,
+    EpochMetrics, JobMetrics, RackTraffic, ResourceUse, SimReport, SteadyLoad, StopReason, Summary,
+    WallTiming,
 };
 pub use run::{simulate, simulate_many, simulate_observed};
 pub use traffic::{TrafficSeries, SERIES_BUCKET_S, SERIES_MAX_BUCKETS};

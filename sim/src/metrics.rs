@@ -32,14 +32,18 @@
 //!
 //! The cross-rack traffic over time (Figs. 1 and 10) is the network's measurement, integrated
 //! at the flows' actual rates (`traffic.rs`), not counted at flow ends.
+//! The steady state's load ([`SteadyLoad`]) over the same span: busy map-slot time inside it
+//! per slot, the time-mean jobs in the system (submitted, not finished; a job that never
+//! finishes stays to the run's last event) and pools holding two or more of them, and the
+//! cross-rack rate of the time buckets starting inside it against the bisection.
 
 use crate::cluster::SimCluster;
 use crate::config::SimConfig;
 use crate::ideal::ideal_time_s;
 use crate::network::FlowEnd;
 use crate::report::{
-    mean, quantile, EpochMetrics, JobMetrics, RackTraffic, ResourceUse, SimReport, StopReason,
-    Summary, WallTiming,
+    mean, quantile, EpochMetrics, JobMetrics, RackTraffic, ResourceUse, SimReport, SteadyLoad,
+    StopReason, Summary, WallTiming,
 };
 use crate::traffic::TrafficSeries;
 use crate::workload_index::WorkloadIndex;
@@ -136,6 +140,10 @@ pub(crate) struct Metrics {
     bytes: Bytes,
     /// Busy slot-seconds per kind.
     busy: [f64; 2],
+    /// The submission span `[first, last]` (the steady state) and the busy slot-seconds
+    /// inside it per kind.
+    steady: (f64, f64),
+    steady_busy: [f64; 2],
     /// The most intermediate bytes held at once, over the cluster.
     peak_intermediate: u64,
     resources: ResourceIntegral,
@@ -159,6 +167,8 @@ impl Metrics {
                 ..Bytes::default()
             },
             busy: [0.0, 0.0],
+            steady: (0.0, 0.0),
+            steady_busy: [0.0, 0.0],
             peak_intermediate: 0,
             resources: ResourceIntegral::default(),
             events: 0,
@@ -256,9 +266,18 @@ impl Metrics {
         r.reported = true;
     }
 
-    /// A slot of `kind` (0 map, 1 reduce) was freed after `busy_s` seconds of use.
-    pub fn slot_freed(&mut self, kind: usize, busy_s: f64) {
-        self.busy[kind] += busy_s;
+    /// The jobs are submitted at `submits`: their span is the steady state.
+    pub fn set_submissions(&mut self, submits: impl Iterator<Item = f64>) {
+        let (lo, hi) =
+            submits.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), t| (lo.min(t), hi.max(t)));
+        self.steady = if lo <= hi { (lo, hi) } else { (0.0, 0.0) };
+    }
+
+    /// A slot of `kind` (0 map, 1 reduce), taken at `started_s`, was freed at `now`.
+    pub fn slot_freed(&mut self, kind: usize, started_s: f64, now: f64) {
+        self.busy[kind] += now - started_s;
+        let (lo, hi) = self.steady;
+        self.steady_busy[kind] += (now.min(hi) - started_s.max(lo)).max(0.0);
     }
 
     /// A run of job `j` was killed by preemption.
@@ -382,7 +401,14 @@ impl Metrics {
         cluster: &SimCluster,
     ) -> SimReport {
         let jobs = self.job_metrics(cfg, workload, ix, cluster);
-        let summary = self.summary(&jobs, cluster, crate::resources::has_demands(workload));
+        let mut summary = self.summary(&jobs, cluster, crate::resources::has_demands(workload));
+        let racks = cluster.nodes_of_rack.len() as f64;
+        let bisection_mbps = match cfg.uplink_mbps {
+            Some(up) => racks * up,
+            None => racks * (racks - 1.0) * cfg.cross_rack_mbps,
+        };
+        (summary.steady_load.cross_rack_use, summary.steady_load.cross_rack_saturated_share) =
+            steady_cross_rack(&series, self.steady, bisection_mbps);
         let t = &mut self.timing;
         t.wall_s = wall_s;
         t.total_solve_ms = t.solve_ms.iter().sum();
@@ -516,6 +542,54 @@ impl Metrics {
             end_time_s: self.last_event_s,
             steady_throughput_jobs_per_h: steady.throughput_jobs_per_h,
             steady_mean_turnaround_s: steady.mean_turnaround_s,
+            steady_load: self.steady_load(jobs, map_slots),
+        }
+    }
+
+    /// The steady state's slot use and jobs in the system ([`SteadyLoad`]; the cross-rack
+    /// shares are added by [`Metrics::report`]). A job not finished stays in the system to the
+    /// run's last event. O(jobs log jobs).
+    fn steady_load(&self, jobs: &[JobMetrics], map_slots: u64) -> SteadyLoad {
+        let (lo, hi) = self.steady;
+        let span = hi - lo;
+        if !(span > 0.0) {
+            return SteadyLoad::default();
+        }
+        let end = |j: &JobMetrics| j.finish_s.unwrap_or(self.last_event_s.max(j.submit_s));
+        let inside: f64 = jobs.iter().map(|j| (end(j).min(hi) - j.submit_s.max(lo)).max(0.0)).sum();
+        // Pools with ≥ 2 jobs: sweep the jobs' arrivals (+1) and departures (−1) per pool.
+        let mut pool_ix: std::collections::BTreeMap<&str, usize> = Default::default();
+        let mut changes: Vec<(f64, i8, usize)> = Vec::with_capacity(2 * jobs.len());
+        for j in jobs {
+            let next = pool_ix.len();
+            let p = *pool_ix.entry(j.pool.as_str()).or_insert(next);
+            changes.push((j.submit_s, 1, p));
+            changes.push((end(j), -1, p));
+        }
+        // Departures before arrivals at the same instant: a job replaced at once is not two.
+        changes.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        let mut held = vec![0u32; pool_ix.len()];
+        let (mut crowded, mut area, mut t) = (0u32, 0.0, lo);
+        for (at, delta, p) in changes {
+            let at = at.clamp(lo, hi);
+            area += f64::from(crowded) * (at - t);
+            t = at;
+            let before = held[p] >= 2;
+            held[p] = if delta > 0 { held[p] + 1 } else { held[p].saturating_sub(1) };
+            crowded = crowded + u32::from(held[p] >= 2) - u32::from(before);
+        }
+        area += f64::from(crowded) * (hi - t);
+        SteadyLoad {
+            map_slot_utilisation: if map_slots > 0 {
+                self.steady_busy[0] / (map_slots as f64 * span)
+            } else {
+                0.0
+            },
+            jobs_in_system: inside / span,
+            pools_with_two_jobs: area / span,
+            cross_rack_use: 0.0,
+            cross_rack_saturated_share: 0.0,
+            arrivals_jobs_per_h: jobs.len() as f64 * 3600.0 / span,
         }
     }
 
@@ -545,6 +619,28 @@ impl Metrics {
         };
         Some(ResourceUse { cpu: per(0), mem: per(1), io: per(2) })
     }
+}
+
+/// The mean cross-rack use over the time buckets of `series` that start inside `span`, as a
+/// share of `bisection_mbps`, and the share of those buckets at ≥ 80% of it. (0, 0) without
+/// such buckets or bisection. Example: buckets of 60 s at 480, 100 and 0 Mbit/s of a 500
+/// Mbit/s bisection over [0, 150 s] → mean (0.96 + 0.2 + 0) / 3 = 0.387, saturated 1 / 3.
+fn steady_cross_rack(series: &TrafficSeries, span: (f64, f64), bisection_mbps: f64) -> (f64, f64) {
+    let w = series.bucket_s;
+    if !(w > 0.0 && bisection_mbps > 0.0) {
+        return (0.0, 0.0);
+    }
+    let first = (span.0 / w).ceil().max(0.0) as usize;
+    let uses: Vec<f64> = (first..)
+        .take_while(|&k| (k as f64) * w < span.1)
+        .map(|k| series.total_bytes.get(k).copied().unwrap_or(0.0) * 8.0 / 1e6 / w)
+        .map(|mbps| mbps / bisection_mbps)
+        .collect();
+    if uses.is_empty() {
+        return (0.0, 0.0);
+    }
+    let n = uses.len() as f64;
+    (uses.iter().sum::<f64>() / n, uses.iter().filter(|&&u| u >= 0.8).count() as f64 / n)
 }
 
 /// The steady-state measures of a run (ShuffleWatcher §4.3; module docs).
@@ -598,6 +694,75 @@ mod tests {
         assert_eq!(m.bytes.cross_rack_shuffle, 5.0);
         assert_eq!(m.bytes.in_rack, 7.0);
         assert_eq!((m.bytes.rack_out[0], m.bytes.rack_in[1]), (8.0, 8.0));
+    }
+
+    fn job(pool: &str, submit_s: f64, finish_s: Option<f64>) -> JobMetrics {
+        JobMetrics {
+            id: String::new(),
+            class: None,
+            pool: pool.into(),
+            submit_s,
+            finish_s,
+            response_s: finish_s.map(|f| f - submit_s),
+            ideal_s: 0.0,
+            slowdown: None,
+            maps: 0,
+            reduces: 0,
+            maps_node_local: 0,
+            maps_rack_local: 0,
+            maps_remote: 0,
+            maps_no_preference: 0,
+            task_runs: 0,
+            preempted: 0,
+            observed_response_s: None,
+            shuffle_gb: 0.0,
+            cross_rack_shuffle_gb: 0.0,
+            remote_map_gb: 0.0,
+            goal_s: None,
+            goal_met: None,
+        }
+    }
+
+    #[test]
+    fn steady_load_counts_the_submission_span_only() {
+        // Submissions at 0, 10 and 100 s: the span is [0, 100]. Jobs in the system: a (0–50)
+        // 50 s, b (10–200) 90 s inside, c (100–) 0 s → 140 / 100 = 1.4. Pool p holds a and b
+        // on [10, 50]: 40 / 100 = 0.4 pools with two jobs.
+        let mut m = Metrics::new(3, 0, 1);
+        m.set_submissions([0.0, 10.0, 100.0].into_iter());
+        // Two map slots, busy on [−10, 30] (30 s inside the span) and [90, 150] (10 s inside).
+        m.slot_freed(0, -10.0, 30.0);
+        m.slot_freed(0, 90.0, 150.0);
+        m.event(300.0);
+        let jobs = [job("p", 0.0, Some(50.0)), job("p", 10.0, Some(200.0)), job("q", 100.0, None)];
+        let load = m.steady_load(&jobs, 2);
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        assert!(close(load.jobs_in_system, 1.4), "{load:?}");
+        assert!(close(load.pools_with_two_jobs, 0.4), "{load:?}");
+        assert!(close(load.map_slot_utilisation, 40.0 / 200.0), "{load:?}");
+        assert!(close(load.arrivals_jobs_per_h, 108.0), "3 jobs in 100 s: {load:?}");
+        assert_eq!(m.busy[0], 100.0);
+        // Everything at once: no span, no load.
+        let mut m = Metrics::new(1, 0, 1);
+        m.set_submissions([5.0].into_iter());
+        assert_eq!(m.steady_load(&jobs[..1], 2), SteadyLoad::default());
+    }
+
+    #[test]
+    fn steady_cross_rack_matches_its_example() {
+        // The doc's example: 480, 100 and 0 Mbit/s of 500 over [0, 150 s].
+        let mb = |mbps: f64| mbps * 1e6 / 8.0 * 60.0;
+        let series = TrafficSeries {
+            bucket_s: 60.0,
+            shuffle_bytes: vec![0.0; 4],
+            total_bytes: vec![mb(480.0), mb(100.0), 0.0, mb(500.0)],
+        };
+        let (mean, saturated) = steady_cross_rack(&series, (0.0, 150.0), 500.0);
+        assert!((mean - 1.16 / 3.0).abs() < 1e-12 && (saturated - 1.0 / 3.0).abs() < 1e-12);
+        // A span starting at 30 s skips the first bucket; no bisection, nothing.
+        let (mean, _) = steady_cross_rack(&series, (30.0, 150.0), 500.0);
+        assert!((mean - 0.1).abs() < 1e-12, "{mean}");
+        assert_eq!(steady_cross_rack(&series, (0.0, 150.0), 0.0), (0.0, 0.0));
     }
 
     #[test]

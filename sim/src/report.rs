@@ -196,6 +196,30 @@ pub struct Summary {
     /// Mean response time of the finished jobs submitted in the middle 80% of the submission
     /// span, s (§4.3's steady state); 0 when there is none.
     pub steady_mean_turnaround_s: f64,
+    /// The load in the steady state (the submission span; `metrics.rs`).
+    pub steady_load: SteadyLoad,
+}
+
+/// How loaded the cluster was between the first and the last submission (ShuffleWatcher
+/// §4.3's steady state, "under full load"): what decides whether a policy can change
+/// throughput at all. All 0 when every job was submitted at once.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct SteadyLoad {
+    /// Busy map-slot seconds inside the span / (map slots · span).
+    pub map_slot_utilisation: f64,
+    /// Time-mean number of jobs submitted and not finished.
+    pub jobs_in_system: f64,
+    /// Time-mean number of pools (users) with at least 2 jobs in the system.
+    pub pools_with_two_jobs: f64,
+    /// Mean cross-rack rate over the span's time buckets / the bisection (Σ rack uplinks, or
+    /// without uplinks Σ rack-pair links).
+    pub cross_rack_use: f64,
+    /// Share of the span's time buckets (minutes) whose cross-rack rate is ≥ 80% of the
+    /// bisection (ShuffleWatcher Fig. 1's saturated stretches).
+    pub cross_rack_saturated_share: f64,
+    /// Submissions per hour of the span: the most any policy's steady throughput can be. A
+    /// throughput at this rate is set by the arrivals, not by the policy.
+    pub arrivals_jobs_per_h: f64,
 }
 
 /// A use of the cluster's resources, per resource, as a fraction of all nodes' capacity.

@@ -728,7 +728,7 @@ mod tests {
         ));
         assert_eq!(
             knobs.policy.shuffle_watcher,
-            SwMechanisms { nass: true, samp: false, sarp: true, reduce_slot_cap: true }
+            SwMechanisms { nass: true, samp: false, sarp: true, ..SwMechanisms::default() }
         );
         assert_eq!(knobs.policy.saturation_threshold, 0.75);
         assert_eq!(knobs.policy.map_completion_threshold, 0.3);

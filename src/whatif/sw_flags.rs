@@ -40,8 +40,10 @@ pub fn parse_starvation_window_s(s: &str) -> Result<f64, String> {
 
 /// `--sw-mechanisms LIST`: a comma list of `nass`, `samp`, `sarp` (each at most once, any
 /// order), or `none`, and optionally `uncapped` (SAMP's and SARP's estimate without the
-/// reduce-slot cap per rack, as the paper has it; `SwMechanisms::reduce_slot_cap`). Example:
-/// `nass,sarp` → NASS and SARP without SAMP (§5.3's second bar).
+/// reduce-slot cap per rack, as the paper has it; `SwMechanisms::reduce_slot_cap`) and the
+/// options `hold-maps`, `hold-reduces`, `idle-saturated` and `fair-within-user`
+/// (`SwMechanisms::hold_maps`, `hold_reduces`, `idle_when_saturated`, `fair_within_user`).
+/// Example: `nass,sarp` → NASS and SARP without SAMP (§5.3's second bar).
 pub fn parse_sw_mechanisms(s: &str) -> Result<SwMechanisms, String> {
     let none = SwMechanisms { nass: false, samp: false, sarp: false, ..SwMechanisms::default() };
     if s.trim() == "none" {
@@ -55,11 +57,16 @@ pub fn parse_sw_mechanisms(s: &str) -> Result<SwMechanisms, String> {
             "samp" => &mut on.samp,
             "sarp" => &mut on.sarp,
             "uncapped" => &mut uncapped,
+            "hold-maps" => &mut on.hold_maps,
+            "hold-reduces" => &mut on.hold_reduces,
+            "idle-saturated" => &mut on.idle_when_saturated,
+            "fair-within-user" => &mut on.fair_within_user,
             "" => return Err(format!("empty mechanism in {s:?}; list nass, samp, sarp or none")),
             other => {
                 return Err(format!(
                     "unknown mechanism {other:?}; list nass, samp, sarp (comma-separated) or \
-                     none, and optionally uncapped"
+                     none, and optionally uncapped, hold-maps, hold-reduces, idle-saturated, \
+                     fair-within-user"
                 ))
             }
         };
@@ -101,13 +108,18 @@ mod tests {
 
     #[test]
     fn sw_5_3_mechanism_lists() {
-        let m = |nass, samp, sarp| SwMechanisms { nass, samp, sarp, reduce_slot_cap: true };
+        let m = |nass, samp, sarp| SwMechanisms { nass, samp, sarp, ..SwMechanisms::default() };
         assert_eq!(parse_sw_mechanisms("nass,samp,sarp"), Ok(m(true, true, true)));
         assert_eq!(parse_sw_mechanisms("sarp, nass"), Ok(m(true, false, true)));
         assert_eq!(parse_sw_mechanisms("nass"), Ok(m(true, false, false)));
         let uncapped = parse_sw_mechanisms("samp,uncapped,sarp").unwrap();
         assert_eq!(uncapped, SwMechanisms { reduce_slot_cap: false, ..m(false, true, true) });
         assert!(parse_sw_mechanisms("uncapped,uncapped").is_err());
+        let held = parse_sw_mechanisms("nass,samp,sarp,hold-maps,hold-reduces").unwrap();
+        assert!(held.hold_maps && held.hold_reduces && !held.idle_when_saturated);
+        let options = parse_sw_mechanisms("nass,idle-saturated,fair-within-user").unwrap();
+        assert!(options.idle_when_saturated && options.fair_within_user && !options.hold_maps);
+        assert!(parse_sw_mechanisms("hold-maps,hold-maps").is_err());
         assert_eq!(parse_sw_mechanisms("none"), Ok(m(false, false, false)));
         for bad in ["", "nass,,sarp", "nass,nass", "samp,delay", "all", "none,nass"] {
             assert!(parse_sw_mechanisms(bad).is_err(), "{bad}");

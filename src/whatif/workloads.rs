@@ -30,7 +30,7 @@ use crate::error::CliError;
 use placer_datasets::replicas::InputLayout;
 use placer_datasets::{
     fair_bm as gen_fair_bm, ras_mix, shuffle_watcher_mix, small_jobs, DatasetError, FairBmSpec,
-    RasExperiment, RasSpec, ShuffleWatcherSpec, SmallJobsSpec, Workload, FAIR_TABLE2,
+    RasExperiment, RasSpec, ShuffleWatcherSpec, SmallJobsSpec, SwCompute, Workload, FAIR_TABLE2,
     SW_CROSS_RACK_MBPS, SW_RACK_MBPS,
 };
 use placer_sim::{ClusterSource, ReplicaSource};
@@ -520,6 +520,8 @@ const SHUFFLE_WATCHER_KEYS: &[KeyDef] = &[
     key("layout", Domain::Choice(&["hdfs", "writer-rack", "writer-node"])),
     key("map_compute_s", Domain::NonNegative),
     key("reduce_compute_s_per_gib", Domain::NonNegative),
+    key("compute", Domain::Choice(&["uniform", "per-benchmark"])),
+    key("target_utilisation", Domain::Positive),
 ];
 
 /// ShuffleWatcher §4.1–4.3 and Tables 1–2 (Ahmad et al.): 30 users × 12 jobs of PUMA/Hadoop
@@ -541,7 +543,9 @@ const SHUFFLE_WATCHER_KEYS: &[KeyDef] = &[
 /// `reduce_input_mib` (a job's reduces: ⌈shuffle / this⌉, at most `max_reduces`; 1,024),
 /// `layout` (`hdfs`, `writer-rack` or `writer-node`: where each job's input was written,
 /// [`placer_datasets::replicas::InputLayout`]; `hdfs`), `map_compute_s`,
-/// `reduce_compute_s_per_gib`.
+/// `reduce_compute_s_per_gib`, `compute` (`uniform` or `per-benchmark`: a map's compute by its
+/// benchmark's kind, the mix's mean kept; [`SwCompute`]; `uniform`), `target_utilisation`
+/// (the offered map load ρ that sets the arrivals; replaces `mean_interarrival_s`).
 pub fn shuffle_watcher(
     arg: &WorkloadArg,
     seed: u64,
@@ -569,6 +573,11 @@ pub fn shuffle_watcher(
     spec.map_compute_s = arg.num("map_compute_s").unwrap_or(spec.map_compute_s);
     spec.reduce_compute_s_per_gib =
         arg.num("reduce_compute_s_per_gib").unwrap_or(spec.reduce_compute_s_per_gib);
+    if let Some(compute) = arg.word("compute") {
+        // The key's domain admits only the two names.
+        spec.compute = SwCompute::from_name(compute).unwrap_or_default();
+    }
+    spec.target_utilisation = arg.num("target_utilisation");
     reshape(arg.paper, &mut spec.racks, &mut spec.nodes_per_rack, flags)?;
     let workload = shuffle_watcher_mix(&spec).map_err(|e| spec_error(arg.paper, e))?;
     let uplink = SW_CROSS_RACK_MBPS * spec.nodes_per_rack as f64;

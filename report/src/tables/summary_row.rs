@@ -12,7 +12,7 @@ use crate::manifest::FileEntry;
 use crate::ReportError;
 
 /// The columns of `summary.csv`, in order: the eleven of DESIGN.md §CLI contract, then extras.
-pub const SUMMARY_COLUMNS: [&str; 42] = [
+pub const SUMMARY_COLUMNS: [&str; 48] = [
     "policy",
     "jobs",
     "node_local",
@@ -55,6 +55,12 @@ pub const SUMMARY_COLUMNS: [&str; 42] = [
     "steady_mean_turnaround_s",
     "goals",
     "goals_met",
+    "steady_map_slot_utilisation",
+    "steady_jobs_in_system",
+    "steady_pools_with_two_jobs",
+    "steady_cross_rack_use",
+    "steady_cross_rack_saturated_share",
+    "steady_arrivals_jobs_per_h",
 ];
 
 /// One row of `summary.csv` (see [`SUMMARY_COLUMNS`]; units in the names: s, GB = 10⁹ bytes,
@@ -149,6 +155,20 @@ pub struct SummaryRow {
     pub goals: u64,
     /// Jobs that finished by their goal.
     pub goals_met: u64,
+    /// Busy map-slot seconds between the first and the last submission / (map slots · that
+    /// span) (§4.3's steady state, "under full load").
+    pub steady_map_slot_utilisation: f64,
+    /// Time-mean jobs in the system over that span.
+    pub steady_jobs_in_system: f64,
+    /// Time-mean pools (users) holding ≥ 2 jobs over that span.
+    pub steady_pools_with_two_jobs: f64,
+    /// Mean cross-rack rate over that span's minutes / the bisection (ShuffleWatcher Fig. 1).
+    pub steady_cross_rack_use: f64,
+    /// Share of that span's minutes at ≥ 80% of the bisection.
+    pub steady_cross_rack_saturated_share: f64,
+    /// Submissions per hour of that span: a steady throughput equal to it is set by the
+    /// arrivals, whatever the policy.
+    pub steady_arrivals_jobs_per_h: f64,
 }
 
 impl SummaryRow {
@@ -209,6 +229,12 @@ impl SummaryRow {
             steady_mean_turnaround_s: s.steady_mean_turnaround_s,
             goals: s.goals as u64,
             goals_met: s.goals_met as u64,
+            steady_map_slot_utilisation: s.steady_load.map_slot_utilisation,
+            steady_jobs_in_system: s.steady_load.jobs_in_system,
+            steady_pools_with_two_jobs: s.steady_load.pools_with_two_jobs,
+            steady_cross_rack_use: s.steady_load.cross_rack_use,
+            steady_cross_rack_saturated_share: s.steady_load.cross_rack_saturated_share,
+            steady_arrivals_jobs_per_h: s.steady_load.arrivals_jobs_per_h,
         }
     }
 }
@@ -229,7 +255,7 @@ fn summary_table(rows: &[SummaryRow]) -> Table {
     let n = |f: fn(&SummaryRow) -> u64| Cells::I64(r.iter().map(|x| int(f(x))).collect());
     let x = |f: fn(&SummaryRow) -> f64| Cells::F64(r.iter().map(f).collect());
     let o = |f: fn(&SummaryRow) -> Option<f64>| Cells::OptF64(r.iter().map(f).collect());
-    let cells: [Cells; 42] = [
+    let cells: [Cells; 48] = [
         s(|r| &r.policy),
         n(|r| r.jobs),
         o(|r| r.node_local),
@@ -272,6 +298,12 @@ fn summary_table(rows: &[SummaryRow]) -> Table {
         x(|r| r.steady_mean_turnaround_s),
         n(|r| r.goals),
         n(|r| r.goals_met),
+        x(|r| r.steady_map_slot_utilisation),
+        x(|r| r.steady_jobs_in_system),
+        x(|r| r.steady_pools_with_two_jobs),
+        x(|r| r.steady_cross_rack_use),
+        x(|r| r.steady_cross_rack_saturated_share),
+        x(|r| r.steady_arrivals_jobs_per_h),
     ];
     let columns =
         SUMMARY_COLUMNS.iter().zip(cells).map(|(&name, cells)| Column { name, cells }).collect();
@@ -322,7 +354,7 @@ pub fn parse_summary_csv(text: &str, origin: &str) -> Result<Vec<SummaryRow>, Re
             .position(|f| f == name)
             .ok_or_else(|| bad(format!("missing column `{name}`")))
     };
-    let mut at = [0usize; 42];
+    let mut at = [0usize; 48];
     for (slot, name) in at.iter_mut().zip(SUMMARY_COLUMNS) {
         *slot = index(name)?;
     }
@@ -396,6 +428,12 @@ pub fn parse_summary_csv(text: &str, origin: &str) -> Result<Vec<SummaryRow>, Re
             steady_mean_turnaround_s: x(39)?,
             goals: n(40)?,
             goals_met: n(41)?,
+            steady_map_slot_utilisation: x(42)?,
+            steady_jobs_in_system: x(43)?,
+            steady_pools_with_two_jobs: x(44)?,
+            steady_cross_rack_use: x(45)?,
+            steady_cross_rack_saturated_share: x(46)?,
+            steady_arrivals_jobs_per_h: x(47)?,
         });
     }
     Ok(rows)

@@ -190,7 +190,8 @@ impl<'a> World<'a> {
         } else {
             resources::ResourceBound::default()
         };
-        let metrics = Metrics::new(ix.jobs.len(), ix.tasks.len(), cluster.nodes_of_rack.len());
+        let mut metrics = Metrics::new(ix.jobs.len(), ix.tasks.len(), cluster.nodes_of_rack.len());
+        metrics.set_submissions(ix.jobs.iter().map(|j| j.submit_s));
         let beats = cfg.heartbeats().map(|multiple| {
             offers::Beats::new(cluster.len(), cfg.policy.heartbeat_s, multiple, cfg.seed)
         });
@@ -617,7 +618,7 @@ impl<'a> World<'a> {
         }
         self.idle = false;
         self.running_kind[kind] -= 1;
-        self.metrics.slot_freed(kind, self.now - started_s);
+        self.metrics.slot_freed(kind, started_s, self.now);
         self.running.remove(&t);
         self.slot_freed(n, kind);
     }

@@ -202,6 +202,8 @@ pub fn place(ix: &Indexed<'_>, starvation: &Starvation, relaxed: bool) -> Placem
         let mut copies = Copies::default();
         let mut space = Space::new(ix);
         let mut placed_on: HashMap<(usize, u32), u32> = HashMap::new();
+        // Each job's running tasks of this kind, with this epoch's placements.
+        let mut job_running: Vec<u32> = (0..jobs).map(|j| ix.job_running[k][j]).collect();
 
         heartbeat_rounds(&ix.free[k], |n| {
             if left == 0 {
@@ -222,8 +224,12 @@ pub fn place(ix: &Indexed<'_>, starvation: &Starvation, relaxed: bool) -> Placem
                         .then(a.cmp(&b))
                 });
                 for g in gs {
-                    let live: Vec<usize> =
+                    let mut live: Vec<usize> =
                         members[g].iter().copied().filter(|&j| remaining[j] > 0).collect();
+                    if view.mechanisms.fair_within_user {
+                        // Stable: inside a window, fewest running first, then by arrival.
+                        live.sort_by_key(|&j| (view.window[j], job_running[j]));
+                    }
                     let pick = match maps.as_mut() {
                         Some(q) => {
                             let fits = |t: usize| space.fits(ix, t, node);
@@ -261,6 +267,7 @@ pub fn place(ix: &Indexed<'_>, starvation: &Starvation, relaxed: bool) -> Placem
                     placed[t] = true;
                     node_of_task[t] = Some(node);
                     remaining[j] -= 1;
+                    job_running[j] += 1;
                     group_remaining[g] -= 1;
                     pool_remaining[p] -= 1;
                     left -= 1;
@@ -323,9 +330,11 @@ fn pick_map(
                 }
             }
         }
+        // Held maps (`hold_maps`): a job with preferred racks runs its maps only there.
+        let free = |j: usize| !view.holds_maps_off(j, rack);
         // (5) local maps: node-local of any job, then rack-local.
         for wanted in [Class::Node, Class::Rack] {
-            for &j in window {
+            for &j in window.iter().filter(|&&j| free(j)) {
                 if let Some((t, class)) = q.closest(j as u32, node, rack, placed, fits) {
                     if class == wanted && allow(j, class) {
                         return Some((t, class));
@@ -334,7 +343,7 @@ fn pick_map(
             }
         }
         // (6) any map.
-        for &j in window {
+        for &j in window.iter().filter(|&&j| free(j)) {
             if let Some((t, class)) = q.closest(j as u32, node, rack, placed, fits) {
                 if class == Class::Remote && allow(j, class) {
                     return Some((t, class));
@@ -381,12 +390,22 @@ fn pick_reduce(
             || view.map_phase_done[j]
             || (at.unoccupied && (!view.mechanisms.sarp || preferred(j)))
     };
-    let order: [&dyn Fn(usize) -> bool; 3] =
-        if saturated { [&light, &wants, &any] } else { [&wants, &heavy, &any] };
+    let never = |_: usize| false;
+    let order: [&dyn Fn(usize) -> bool; 3] = match (saturated, view.mechanisms.idle_when_saturated)
+    {
+        // §3.3's option: a saturated rack's reduce slots take light reduces or stay idle.
+        (true, true) => [&light, &never, &never],
+        (true, false) => [&light, &wants, &any],
+        (false, _) => [&wants, &heavy, &any],
+    };
+    // Held reduces (`hold_reduces`): a heavy job with SARP targets only where one is not met.
+    let held = |j: usize| {
+        view.mechanisms.hold_reduces && heavy(j) && view.has_reduce_targets(j) && !preferred(j)
+    };
     for window in windows(view, live) {
         for category in order {
             for &j in window {
-                if category(j) && enabled(j) && room(j) {
+                if category(j) && !held(j) && enabled(j) && room(j) {
                     if let Some(t) = reduces[j].first_unplaced(placed) {
                         return Some((t, Class::Node));
                     }

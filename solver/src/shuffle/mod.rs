@@ -361,6 +361,19 @@ impl ShuffleView {
         self.map_racks[j].get(rack as usize).copied().unwrap_or(false)
     }
 
+    /// Whether `hold_maps` keeps job `j`'s maps off rack `rack`: SAMP gave it preferred racks
+    /// and `rack` is not one of them.
+    pub fn holds_maps_off(&self, j: usize, rack: u32) -> bool {
+        self.mechanisms.hold_maps
+            && self.map_racks[j].iter().any(|&p| p)
+            && !self.prefers_map_rack(j, rack)
+    }
+
+    /// Whether SARP gave job `j` any reduce target (its targets sum above 0).
+    pub fn has_reduce_targets(&self, j: usize) -> bool {
+        self.reduce_target[j].iter().any(|&t| t > 0.0)
+    }
+
     /// Whether job `j` wants more reduces on rack `rack` than the `extra` placed there this
     /// epoch plus those running (SARP's PreferredReducesPerRack[r] "not met").
     pub fn wants_reduce_on(&self, j: usize, rack: u32, extra: u32) -> bool {
