@@ -351,6 +351,9 @@ fn base_config(args: &RunArgs, input: &Input, settings: &Settings) -> SimConfig 
     base.policy.heartbeat_s = args.heartbeat_s.unwrap_or_else(|| hadoop_heartbeat_s(nodes));
     base.policy.locality_delay_node_s = args.t1_s.or(settings.t1_s);
     base.policy.locality_delay_rack_s = args.t2_s.or(settings.t2_s);
+    if let Some(f) = settings.slowstart {
+        base.slowstart = f;
+    }
     apply_flags(args, &mut base);
     base
 }
