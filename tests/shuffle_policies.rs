@@ -292,17 +292,18 @@ fn sw_fig5_two_jobs_take_the_racks_samp_prefers() {
 }
 
 /// §3.2's "restriction of a job's Map tasks to a subset of nodes or racks" (`hold_maps`): a
-/// job whose echoed SAMP decision prefers r1 has a map with replicas on a (r1, busy) and b
-/// (r2, free). As Fig. 3 prints it, b's heartbeat runs the map node-locally (line 5, "local
-/// map of any job"); held, the map waits for a slot on r1 and b stays idle.
+/// Shuffle-heavy job (ratio 1.5) whose echoed SAMP decision prefers r1 has a map with
+/// replicas on a (r1, busy) and b (r2, free). As Fig. 3 prints it, b's heartbeat runs the map
+/// node-locally (line 5, "local map of any job"); held, the map waits for a slot on r1 and b
+/// stays idle. A Shuffle-light job (ratio 0.01) is never held.
 #[test]
 fn sw_3_2_held_maps_wait_for_their_preferred_racks() {
-    let s = |mechanisms: serde_json::Value| {
+    let s = |mechanisms: serde_json::Value, ratio: f64| {
         racks()
             .node(Node::new("a").rack("r1"))
             .node(Node::new("b").rack("r2").map_slots(1))
             .pool(Pool::new("p"))
-            .job(Job::new("j").pool("p").set(
+            .job(Job::new("j").pool("p").set("shuffle_input_ratio", ratio).set(
                 "shuffle_watcher",
                 json!({"preferred_map_racks": ["r1"],
                        "tentative_reduces_per_rack": [{"rack": "r1", "reduces": 1}]}),
@@ -311,8 +312,9 @@ fn sw_3_2_held_maps_wait_for_their_preferred_racks() {
             .algorithm("shuffle_watcher")
             .policy("shuffle_watcher", mechanisms)
     };
-    assert_eq!(node_of(&run(&s(json!({}))), "m"), Some("b"));
-    assert_eq!(node_of(&run(&s(json!({"hold_maps": true}))), "m"), None);
+    assert_eq!(node_of(&run(&s(json!({}), 1.5)), "m"), Some("b"));
+    assert_eq!(node_of(&run(&s(json!({"hold_maps": true}), 1.5)), "m"), None);
+    assert_eq!(node_of(&run(&s(json!({"hold_maps": true}), 0.01)), "m"), Some("b"));
 }
 
 /// SARP's targets as a bound (`hold_reduces`) and §3.3's idle option (`idle_when_saturated`).

@@ -182,8 +182,9 @@ pub struct SwMechanisms {
     /// reduces where the map output is, with no cap); off = the paper's uncapped estimate.
     pub reduce_slot_cap: bool,
     /// SAMP's preferred racks bind (§3.2's "restriction of a job's Map tasks to a subset of
-    /// nodes or racks"): a job with preferred racks runs its maps only there, Fig. 3's lines
-    /// 5–6 skip it elsewhere. Off (the default) = Fig. 3 as printed, where a preference only
+    /// nodes or racks"): a Shuffle-heavy job with preferred racks runs its maps only there,
+    /// Fig. 3's lines 5–6 skip it elsewhere (the other jobs, whose shuffle is small, keep
+    /// filling the slots it leaves). Off (the default) = Fig. 3 as printed, where a preference only
     /// orders the offers.
     pub hold_maps: bool,
     /// SARP's targets bind: a Shuffle-heavy job's reduce starts only on a rack whose

@@ -13,6 +13,13 @@
 //! - a reduce slot otherwise: (13) a Shuffle-heavy job's with SARP's preference at r not met,
 //!   (14) any Shuffle-heavy job's, (15) any reduce.
 //!
+//! Options (`policy.shuffle_watcher`, all off by default: Fig. 3 as printed): `hold_maps`
+//! skips a Shuffle-heavy job with preferred racks in lines 5–6 on other racks (§3.2's
+//! "restriction" of its maps), `hold_reduces` skips a Shuffle-heavy job's reduce on a rack
+//! whose SARP target is met, `idle_when_saturated` leaves a saturated rack's reduce slots to
+//! light reduces or idle (§3.3), and `fair_within_user` orders a user's jobs by fewest running
+//! tasks instead of by arrival.
+//!
 //! Within a category the jobs go by arrival (submit time, then snapshot order), and the
 //! starvation windows (§3.4) come first: the categories are walked for the user's jobs of its
 //! earliest window, then the next. Since every walk ends with "any map" / "any reduce", a
@@ -330,7 +337,7 @@ fn pick_map(
                 }
             }
         }
-        // Held maps (`hold_maps`): a job with preferred racks runs its maps only there.
+        // Held maps (`hold_maps`): a heavy job with preferred racks runs its maps only there.
         let free = |j: usize| !view.holds_maps_off(j, rack);
         // (5) local maps: node-local of any job, then rack-local.
         for wanted in [Class::Node, Class::Rack] {

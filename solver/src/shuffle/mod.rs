@@ -361,10 +361,12 @@ impl ShuffleView {
         self.map_racks[j].get(rack as usize).copied().unwrap_or(false)
     }
 
-    /// Whether `hold_maps` keeps job `j`'s maps off rack `rack`: SAMP gave it preferred racks
-    /// and `rack` is not one of them.
+    /// Whether `hold_maps` keeps job `j`'s maps off rack `rack`: the job is Shuffle-heavy (the
+    /// shuffle SAMP localises is theirs), SAMP gave it preferred racks and `rack` is not one
+    /// of them.
     pub fn holds_maps_off(&self, j: usize, rack: u32) -> bool {
         self.mechanisms.hold_maps
+            && self.class[j] == ShuffleClass::Heavy
             && self.map_racks[j].iter().any(|&p| p)
             && !self.prefers_map_rack(j, rack)
     }
