@@ -9,13 +9,15 @@
 //!
 //! Usage:
 //!
-//!     lemon_mcf NETWORK [--repeats R] [--algo ns|cs|both] [--delta DELTA]
+//!     lemon_mcf NETWORK [--repeats R] [--algo ns|cs|both] [--cs-method push|augment|partial]
+//!               [--delta DELTA]
 //!
 //! NETWORK is DIMACS min-cost flow (`p min N M`, `n ID SUPPLY`, `a TAIL HEAD LOW CAP COST`,
 //! 1-based ids, `c` comments). DELTA lists changes to it in the same syntax: `a K LOW CAP COST`
 //! sets arc K (1-based, in NETWORK's order) and `n ID SUPPLY` sets a node's supply.
 //!
-//! For each algorithm (NetworkSimplex with block search, CostScaling with partial augment),
+//! For each algorithm (NetworkSimplex with block search, CostScaling with partial augment
+//! unless --cs-method says otherwise),
 //! R times: "build" = a SmartDigraph, its arc and node maps, the solver and its parameter
 //! maps, from the parsed arrays; "solve" = `run()` alone. With --delta, after each cold solve
 //! of NETWORK the changed parameters are given to the same solver object ("update", timed) and
@@ -287,11 +289,13 @@ static std::string json(const Result& r, bool delta) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 2) die("usage: lemon_mcf NETWORK [--repeats R] [--algo ns|cs|both] [--delta DELTA]");
+  if (argc < 2) die("usage: lemon_mcf NETWORK [--repeats R] [--algo ns|cs|both] "
+        "[--cs-method push|augment|partial] [--delta DELTA]");
   const char* network = argv[1];
   const char* delta_path = nullptr;
   int repeats = 1;
   std::string algo = "both";
+  std::string cs_method = "partial";
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--repeats" && i + 1 < argc) {
@@ -300,6 +304,10 @@ int main(int argc, char** argv) {
     } else if (a == "--algo" && i + 1 < argc) {
       algo = argv[++i];
       if (algo != "ns" && algo != "cs" && algo != "both") die("--algo is ns, cs or both");
+    } else if (a == "--cs-method" && i + 1 < argc) {
+      cs_method = argv[++i];
+      if (cs_method != "push" && cs_method != "augment" && cs_method != "partial")
+        die("--cs-method is push, augment or partial");
     } else if (a == "--delta" && i + 1 < argc) {
       delta_path = argv[++i];
     } else {
@@ -323,7 +331,10 @@ int main(int argc, char** argv) {
   }
   if (algo != "ns") {
     using CS = lemon::CostScaling<G, Cost, Cost>;
-    Result r = measure<CS>(net, dp, repeats, [](CS& s) { return s.run(CS::PARTIAL_AUGMENT); });
+    const typename CS::Method method = cs_method == "push"      ? CS::PUSH
+                                       : cs_method == "augment" ? CS::AUGMENT
+                                                                : CS::PARTIAL_AUGMENT;
+    Result r = measure<CS>(net, dp, repeats, [method](CS& s) { return s.run(method); });
     out += ", \"cost_scaling\": " + json(r, dp);
   }
   std::printf("%s}\n", out.c_str());

@@ -24,7 +24,8 @@ it builds placer's aggregated network (``peers.build_network``) before and after
 the same, only capacities, costs and the flow value change; checked) and measures, ``--repeats``
 times (3):
 
-* LEMON 1.3.1 ``NetworkSimplex`` and ``CostScaling`` (``lemon_mcf --delta``): the changed
+* LEMON 1.3.1 ``NetworkSimplex`` and ``CostScaling`` (``lemon_mcf --delta``; CostScaling up to
+  ``--cs-max-nodes``, 12,500 by default): the changed
   network solved cold by a fresh object (build, run), and the object that solved the network
   before the delta given the new values and run again (update, rerun). LEMON 1.3.1's ``run()``
   restarts from ``init()`` on every call (zero flow, artificial spanning tree), so the rerun
@@ -157,6 +158,9 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--max-nodes", type=int, default=100000)
     ap.add_argument("--no-ortools", action="store_true", help="skip OR-tools' cold solves")
+    ap.add_argument("--cs-max-nodes", type=int, default=12500,
+                    help="LEMON CostScaling only up to this size (it needs minutes per solve at "
+                         "100,000 nodes on 2 cores; scaling.py times it cold)")
     args = ap.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="placer-warm-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -192,17 +196,21 @@ def main() -> int:
             changed = old.write_delta(new, delta_file)
 
             p = place_row(str(nodes), new_file, "flow", args.placer, args.repeats)
-            lem = run_lemon(args.lemon, base_file, args.repeats, delta_file)
+            with_cs = nodes <= args.cs_max_nodes
+            lem = run_lemon(args.lemon, base_file, args.repeats, delta_file,
+                            "both" if with_cs else "ns")
             py = pylmcf_times(old, new, args.repeats)
             o = None if args.no_ortools else ortools_row(str(nodes), new_snap, args.repeats)
-            ns, cs = lem["network_simplex"], lem["cost_scaling"]
+            ns = lem["network_simplex"]
             objectives = {
                 "NS cold": ns["cold_objective"] / new.per_second,
                 "NS rerun": ns["rerun_objective"] / new.per_second,
-                "CS cold": cs["cold_objective"] / new.per_second,
-                "CS rerun": cs["rerun_objective"] / new.per_second,
                 "pylmcf cold": py["cold_objective"], "pylmcf warm": py["warm_objective"],
             }
+            cs = lem.get("cost_scaling")
+            if cs is not None:
+                objectives["CS cold"] = cs["cold_objective"] / new.per_second
+                objectives["CS rerun"] = cs["rerun_objective"] / new.per_second
             if o is not None:
                 objectives["OR-tools"] = o.objective
             for k, v in objectives.items():
@@ -217,7 +225,7 @@ def main() -> int:
                 f"| {p.objective:.12g} | {ms(med(p.solve))} "
                 f"| {ms(med(o.solve)) if o else ''} "
                 f"| {ms(med(ns['cold_solve']))} | {ms(med(ns['rerun']))} "
-                f"| {ms(med(cs['cold_solve']))} | {ms(med(cs['rerun']))} "
+                f"| {ms(med(cs['cold_solve'])) if cs else '—'} | {ms(med(cs['rerun'])) if cs else '—'} "
                 f"| {ms(med(py['solve']))} | {ms(med(py['warm']))} (+{ms(med(py['update']))} update) "
                 f"| {med(py['warm']) / med(py['solve']):.2f} "
                 f"| {med(py['warm']) / med(p.solve):.2f} | {paths} |")

@@ -1,10 +1,12 @@
-"""placer against peer solvers on the same problems: scipy, lapx and OR-tools.
+"""placer against peer solvers on the same problems: scipy, lapx, OR-tools and LEMON.
 
 Not part of the build and not a project dependency: it needs a scratch Python venv with
-numpy, scipy, lapx (imported as ``lap``) and ortools, and a release build of placer:
+numpy, scipy, lapx (imported as ``lap``) and ortools, the LEMON peer built by
+``build-lemon.sh``, and a release build of placer:
 
     cargo build --release
     python -m venv $VENV && $VENV/bin/pip install numpy scipy lapx ortools
+    benches/peers/build-lemon.sh
     $VENV/bin/python benches/peers/peers.py [--placer target/release/placer] [--work DIR]
 
 For each generated snapshot (``placer gen snapshot --rack-size 20 --map-slots 4 --replication 3
@@ -31,6 +33,10 @@ For each generated snapshot (``placer gen snapshot --rack-size 20 --map-slots 4 
   (``solver/src/quantum.rs``: 1 ns unless that could overflow), built from the snapshot
   JSON in Python. Graph build (from the parsed JSON to a loaded solver) and solve are timed
   separately;
+* LEMON 1.3.1 (Debian's liblemon-dev) ``NetworkSimplex`` and ``CostScaling`` on the same
+  network (``build_network``, written as DIMACS by ``Network.write_dimacs``; S sends
+  min(tasks, free slots) units to T, the flow OR-tools' max-flow solve finds), solved by
+  ``lemon_mcf`` (``lemon_mcf.cpp``): the C++ graph build and ``run()`` timed apart;
 
 then a dense uniform-random f64 matrix (``numpy.random.default_rng(3).random((n, n))``, written
 in the ``.lsap`` format) at n = 1,000 and 3,000: ``placer lsap`` against scipy and lapjv.
@@ -307,12 +313,14 @@ def ortools_row(problem: str, snap: dict, repeats: int) -> Row:
     return row
 
 
-def run_lemon(lemon: Path, network_file: Path, repeats: int, delta: Path | None = None) -> dict:
+def run_lemon(lemon: Path, network_file: Path, repeats: int, delta: Path | None = None,
+              algo: str = "both") -> dict:
     """``lemon_mcf`` (``build-lemon.sh``) on a DIMACS network, under ``/usr/bin/time``: its JSON
     answer plus ``rss_kb``, the process's peak RSS."""
     if not lemon.exists():
         sys.exit(f"{lemon} not found: run benches/peers/build-lemon.sh (or pass --lemon)")
-    cmd = ["/usr/bin/time", "-f", "%M", str(lemon), str(network_file), "--repeats", str(repeats)]
+    cmd = ["/usr/bin/time", "-f", "%M", str(lemon), str(network_file), "--repeats", str(repeats),
+           "--algo", algo]
     if delta is not None:
         cmd += ["--delta", str(delta)]
     p = subprocess.run(cmd, capture_output=True, text=True)

@@ -85,7 +85,7 @@ def plot(rows: list[dict], out: Path) -> None:
     ax_t.set_ylabel("seconds")
     ax_t.set_title("Solve time (min of runs)")
     ax_t.grid(True, which="both", alpha=0.3)
-    ax_t.legend()
+    ax_t.legend(fontsize=8, loc="upper left")
     ax_m.loglog(xs, [r["placer_rss_mb"] for r in rows], "o-", label="placer place (whole process)")
     ax_m.loglog(xs, [r["ortools_rss_mb"] for r in rows], "s-",
                 label="OR-tools child (Python, parsed JSON, graph, solve)")
@@ -96,7 +96,7 @@ def plot(rows: list[dict], out: Path) -> None:
     ax_m.set_ylabel("MB")
     ax_m.set_title("Peak RSS")
     ax_m.grid(True, which="both", alpha=0.3)
-    ax_m.legend()
+    ax_m.legend(fontsize=8, loc="upper left")
     fig.suptitle("placer vs OR-tools and LEMON, lsap, rack-aware replication 3, seed 1")
     fig.tight_layout()
     plt.rcParams["svg.hashsalt"] = "placer"
