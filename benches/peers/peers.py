@@ -1,10 +1,12 @@
-"""placer against peer solvers on the same problems: scipy, lapx and OR-tools.
+"""placer against peer solvers on the same problems: scipy, lapx, OR-tools and LEMON.
 
 Not part of the build and not a project dependency: it needs a scratch Python venv with
-numpy, scipy, lapx (imported as ``lap``) and ortools, and a release build of placer:
+numpy, scipy, lapx (imported as ``lap``) and ortools, the LEMON peer built by
+``build-lemon.sh``, and a release build of placer:
 
     cargo build --release
     python -m venv $VENV && $VENV/bin/pip install numpy scipy lapx ortools
+    benches/peers/build-lemon.sh
     $VENV/bin/python benches/peers/peers.py [--placer target/release/placer] [--work DIR]
 
 For each generated snapshot (``placer gen snapshot --rack-size 20 --map-slots 4 --replication 3
@@ -31,6 +33,10 @@ For each generated snapshot (``placer gen snapshot --rack-size 20 --map-slots 4 
   (``solver/src/quantum.rs``: 1 ns unless that could overflow), built from the snapshot
   JSON in Python. Graph build (from the parsed JSON to a loaded solver) and solve are timed
   separately;
+* LEMON 1.3.1 (Debian's liblemon-dev) ``NetworkSimplex`` and ``CostScaling`` on the same
+  network (``build_network``, written as DIMACS by ``Network.write_dimacs``; S sends
+  min(tasks, free slots) units to T, the flow OR-tools' max-flow solve finds), solved by
+  ``lemon_mcf`` (``lemon_mcf.cpp``): the C++ graph build and ``run()`` timed apart;
 
 then a dense uniform-random f64 matrix (``numpy.random.default_rng(3).random((n, n))``, written
 in the ``.lsap`` format) at n = 1,000 and 3,000: ``placer lsap`` against scipy and lapjv.
@@ -158,8 +164,49 @@ def dense_peers(problem: str, m: np.ndarray, lsap_file: Path, placer: Path, repe
     return rows
 
 
-def build_ortools(snap: dict):
-    """placer's aggregated network as an OR-tools SimpleMinCostFlow; returns (solver, quantum)."""
+class Network:
+    """placer's aggregated network as arrays: arc k goes tails[k] → heads[k] with capacity
+    caps[k] and integer cost units[k] (at ``per_second`` units per second); vertex S = 0
+    supplies ``want`` = min(tasks, free slots) units to T = 1 (the flow a max-flow-min-cost
+    solve sends, since every task reaches every node through the cluster vertex)."""
+
+    def __init__(self, vertices: int, tails: np.ndarray, heads: np.ndarray, caps: np.ndarray,
+                 units: np.ndarray, per_second: float, want: int):
+        self.vertices, self.tails, self.heads = vertices, tails, heads
+        self.caps, self.units, self.per_second, self.want = caps, units, per_second, want
+
+    def supplies(self) -> np.ndarray:
+        s = np.zeros(self.vertices, dtype=np.int64)
+        s[0], s[1] = self.want, -self.want
+        return s
+
+    def same_arcs(self, other: "Network") -> bool:
+        return (self.vertices == other.vertices and np.array_equal(self.tails, other.tails)
+                and np.array_equal(self.heads, other.heads))
+
+    def write_dimacs(self, path: Path) -> None:
+        """DIMACS min-cost flow (1-based): ``p min N M``, ``n ID SUPPLY``, ``a U V 0 CAP COST``."""
+        with open(path, "w") as f:
+            f.write(f"c placer's aggregated network, {1e9 / self.per_second:g} ns per cost unit\n"
+                    f"p min {self.vertices} {len(self.tails)}\n"
+                    f"n 1 {self.want}\nn 2 {-self.want}\n")
+            cols = np.column_stack([self.tails + 1, self.heads + 1, self.caps, self.units])
+            np.savetxt(f, cols, fmt="a %d %d 0 %d %d")
+
+    def write_delta(self, new: "Network", path: Path) -> int:
+        """The changes from this network to ``new`` (same arcs) in ``lemon_mcf``'s delta syntax
+        (``a K 0 CAP COST``, ``n ID SUPPLY``); returns the number of arcs changed."""
+        changed = np.nonzero((self.caps != new.caps) | (self.units != new.units))[0]
+        with open(path, "w") as f:
+            for k in changed:
+                f.write(f"a {k + 1} 0 {new.caps[k]} {new.units[k]}\n")
+            if new.want != self.want:
+                f.write(f"n 1 {new.want}\nn 2 {-new.want}\n")
+        return len(changed)
+
+
+def build_network(snap: dict) -> Network:
+    """placer's aggregated network of a snapshot's map tasks, as arrays (see ``Network``)."""
     cluster = snap["cluster"]
     net = cluster["network"]
     if net.get("rack_pairs"):
@@ -228,14 +275,23 @@ def build_ortools(snap: dict):
         tails.append(C), heads.append(3 + int(q)), caps.append(cap), secs.append(0.0)
     # Rust's f64::round (half away from zero) on non-negative costs.
     units = np.floor(np.asarray(secs) * per_second + 0.5).astype(np.int64)
+    return Network(vertices, np.asarray(tails, dtype=np.int32), np.asarray(heads, dtype=np.int32),
+                   np.asarray(caps, dtype=np.int64), units, per_second,
+                   min(n_tasks, int(free[nodes].sum())))
+
+
+def build_ortools(snap: dict):
+    """placer's aggregated network as an OR-tools SimpleMinCostFlow; returns (solver, quantum,
+    the flow a max-flow solve must send)."""
+    net = build_network(snap)
     mcf = min_cost_flow.SimpleMinCostFlow()
-    mcf.add_arcs_with_capacity_and_unit_cost(
-        np.asarray(tails, dtype=np.int32), np.asarray(heads, dtype=np.int32),
-        np.asarray(caps, dtype=np.int64), units)
-    supplies = np.zeros(vertices, dtype=np.int64)
-    supplies[S], supplies[T] = n_tasks, -n_tasks
-    mcf.set_nodes_supplies(np.arange(vertices, dtype=np.int32), supplies)
-    return mcf, per_second, min(n_tasks, int(free[nodes].sum()))
+    mcf.add_arcs_with_capacity_and_unit_cost(net.tails, net.heads, net.caps, net.units)
+    # S offers every task; SolveMaxFlowWithMinCost sends as much as fits.
+    n_tasks = int(np.count_nonzero(net.tails == 0))
+    supplies = np.zeros(net.vertices, dtype=np.int64)
+    supplies[0], supplies[1] = n_tasks, -n_tasks
+    mcf.set_nodes_supplies(np.arange(net.vertices, dtype=np.int32), supplies)
+    return mcf, net.per_second, net.want
 
 
 def ortools_row(problem: str, snap: dict, repeats: int) -> Row:
@@ -255,6 +311,50 @@ def ortools_row(problem: str, snap: dict, repeats: int) -> Row:
         row.objective = mcf.optimal_cost() / per_second
         row.note = f"{mcf.num_nodes()} vertices, {mcf.num_arcs()} arcs, quantum {1e9 / per_second:g} ns"
     return row
+
+
+def run_lemon(lemon: Path, network_file: Path, repeats: int, delta: Path | None = None,
+              algo: str = "both") -> dict:
+    """``lemon_mcf`` (``build-lemon.sh``) on a DIMACS network, under ``/usr/bin/time``: its JSON
+    answer plus ``rss_kb``, the process's peak RSS."""
+    if not lemon.exists():
+        sys.exit(f"{lemon} not found: run benches/peers/build-lemon.sh (or pass --lemon)")
+    cmd = ["/usr/bin/time", "-f", "%M", str(lemon), str(network_file), "--repeats", str(repeats),
+           "--algo", algo]
+    if delta is not None:
+        cmd += ["--delta", str(delta)]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed:\n{p.stderr}")
+    out = json.loads(p.stdout)
+    out["rss_kb"] = int(p.stderr.strip().splitlines()[-1])
+    return out
+
+
+LEMON_ALGOS = [("network_simplex", "LEMON NetworkSimplex"), ("cost_scaling", "LEMON CostScaling")]
+
+
+def lemon_rows(problem: str, snap: dict, lemon: Path, work: Path, repeats: int) -> list[Row]:
+    """LEMON's NetworkSimplex and CostScaling on the same aggregated network (written as DIMACS;
+    the file write is not timed). "build" = graph, maps and solver from the parsed arrays in
+    C++; "solve" = ``run()`` alone."""
+    net = build_network(snap)
+    network_file = work / "lemon.min"
+    net.write_dimacs(network_file)
+    out = run_lemon(lemon, network_file, repeats)
+    network_file.unlink()
+    rows = []
+    for key, name in LEMON_ALGOS:
+        r = out[key]
+        if r["flow"] != net.want:
+            sys.exit(f"{name} sent {r['flow']} of {net.want} on {problem}")
+        row = Row(problem, name)
+        row.objective = r["objective"] / net.per_second
+        row.build, row.solve = r["build"], r["solve"]
+        row.rss = [out["rss_kb"]]
+        row.note = f"{out['nodes']:,} vertices, {out['arcs']:,} arcs (RSS: both solvers' process)"
+        rows.append(row)
+    return rows
 
 
 def ortools_one(snap_file: Path, repeats: int) -> dict:
@@ -295,6 +395,9 @@ def main() -> int:
     ap.add_argument("--dense-max-nodes", type=int, default=2500)
     ap.add_argument("--nodes", default=",".join(str(n) for n, _, _ in SNAPSHOTS),
                     help="which snapshots (comma-separated node counts)")
+    ap.add_argument("--lemon", type=Path,
+                    default=here.parent.parent / "target/peers-lemon/lemon_mcf",
+                    help="the LEMON peer built by build-lemon.sh")
     ap.add_argument("--ortools-one", type=Path, default=None,
                     help="only OR-tools on this snapshot file; print JSON (see ortools_one)")
     args = ap.parse_args()
@@ -324,6 +427,7 @@ def main() -> int:
         with open(snap_file) as f:
             snap = json.load(f)
         g.append(ortools_row(problem, snap, args.repeats))
+        g.extend(lemon_rows(problem, snap, args.lemon, work, args.repeats))
         if nodes <= args.dense_max_nodes:
             g.append(place_row(problem, snap_file, "jv", args.placer, args.repeats))
             lsap_file = work / f"s{nodes}.lsap"
