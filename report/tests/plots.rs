@@ -92,6 +92,7 @@ fn summary(jobs: &[JobMetrics], epochs: &[EpochMetrics], locality: [f64; 3]) -> 
         end_time_s: epochs.last().map_or(0.0, |e| e.time_s + 30.0),
         steady_throughput_jobs_per_h: 0.0,
         steady_mean_turnaround_s: 0.0,
+        steady_load: placer_sim::SteadyLoad::default(),
         goals: 0,
         goals_met: 0,
     }

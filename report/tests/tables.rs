@@ -119,6 +119,14 @@ fn report(name: &str, algorithm: Algorithm, locality: [usize; 4]) -> SimReport {
         end_time_s: 50.0,
         steady_throughput_jobs_per_h: 84.0,
         steady_mean_turnaround_s: 21.25,
+        steady_load: placer_sim::SteadyLoad {
+            map_slot_utilisation: 0.5,
+            jobs_in_system: 1.5,
+            pools_with_two_jobs: 0.25,
+            cross_rack_use: 0.125,
+            cross_rack_saturated_share: 0.0,
+            arrivals_jobs_per_h: 90.0,
+        },
         goals: 2,
         goals_met: 1,
     };
@@ -220,18 +228,24 @@ fn summary_header_is_the_contract_then_extras() {
     assert!(text.ends_with('\n'));
     // The extras after the contract end with the traffic split, the peak of intermediate
     // data, the resource use (empty: these runs have no demands), the steady state and the
-    // goals (2 jobs have one, 1 met it).
-    assert!(lines[1].ends_with(",0.0625,0.0375,2.5,,,,84.0,21.25,2,1"), "{}", lines[1]);
+    // goals (2 jobs have one, 1 met it), then the steady state's load.
+    assert!(
+        lines[1].ends_with(",0.0625,0.0375,2.5,,,,84.0,21.25,2,1,0.5,1.5,0.25,0.125,0.0,90.0"),
+        "{}",
+        lines[1]
+    );
     assert!(lines[0].ends_with(
         ",cross_rack_shuffle_gb,remote_map_gb,peak_intermediate_gb,cpu_utilisation,\
          mem_utilisation,io_utilisation,steady_throughput_jobs_per_h,steady_mean_turnaround_s,\
-         goals,goals_met"
+         goals,goals_met,steady_map_slot_utilisation,steady_jobs_in_system,\
+         steady_pools_with_two_jobs,steady_cross_rack_use,steady_cross_rack_saturated_share,\
+         steady_arrivals_jobs_per_h"
     ));
     let mut with_use = two_policies().remove(0);
     with_use.summary.utilisation = Some(placer_sim::ResourceUse { cpu: 0.5, mem: 0.25, io: 0.125 });
     let text = summary_csv(&[SummaryRow::from_report(&with_use)]);
     let line = text.lines().nth(1).unwrap().to_owned();
-    assert!(line.ends_with(",0.0625,0.0375,2.5,0.5,0.25,0.125,84.0,21.25,2,1"), "{line}");
+    assert!(line.contains(",0.0625,0.0375,2.5,0.5,0.25,0.125,84.0,21.25,2,1,"), "{line}");
 }
 
 #[test]

@@ -552,7 +552,7 @@ impl Metrics {
     fn steady_load(&self, jobs: &[JobMetrics], map_slots: u64) -> SteadyLoad {
         let (lo, hi) = self.steady;
         let span = hi - lo;
-        if !(span > 0.0) {
+        if span.is_nan() || span <= 0.0 {
             return SteadyLoad::default();
         }
         let end = |j: &JobMetrics| j.finish_s.unwrap_or(self.last_event_s.max(j.submit_s));
