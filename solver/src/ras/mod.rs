@@ -3,6 +3,7 @@
 //! `lsap_ras` policies and the MIP reference.
 
 pub mod algorithm;
+pub mod plan;
 pub mod problem;
 pub mod realise;
 pub mod utility;
