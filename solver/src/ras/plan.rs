@@ -22,9 +22,11 @@
 //!   rounded up, clamped to [1, s_pend].
 //! - A job that cannot meet its goal even alone (goal passed, or now + W_j / share > goal) and a
 //!   job the plan cannot fit (Moore and Hodgson's rule: when the job just added would end after
-//!   its goal, the job of most work so far leaves the plan, until it fits) go last, earliest
-//!   goal first, on what the others leave: a job that can no longer meet its goal does not
-//!   starve the others, and the plan keeps as many goals as it can.
+//!   its goal, the job of most work so far leaves the plan, until it fits) are left out. Each
+//!   then goes back, earliest goal first, at its place by goal when every planned job still
+//!   meets its goal with it there (it uses their slack), else to the end, on what the others
+//!   leave: a job that can no longer meet its goal does not starve the others, and the plan
+//!   keeps as many goals as it can.
 //!
 //! So a job with slack yields while earlier goals need the room (its s_req falls to 1, and
 //! eq. 2's linear part above s_req still gives it what nobody needs), and an urgent job asks
@@ -184,9 +186,32 @@ pub fn required_now(jobs: &[GoalJob], now_s: f64) -> Vec<u32> {
     last.sort_by(|&a, &b| {
         jobs[a].goal_s.total_cmp(&jobs[b].goal_s).then(jobs[a].rank.cmp(&jobs[b].rank))
     });
+    // Each job left out goes back at its place by goal when every planned job still meets its
+    // goal there, else to the end.
+    let key = |j: usize| (jobs[j].goal_s, jobs[j].rank);
+    let mut sequence = accepted;
+    let mut tail: Vec<usize> = Vec::new();
+    for &d in &last {
+        let at = sequence
+            .iter()
+            .position(|&a| key(a).0.total_cmp(&key(d).0).then(key(a).1.cmp(&key(d).1)).is_gt())
+            .unwrap_or(sequence.len());
+        let mut trial = sequence.clone();
+        trial.insert(at, d);
+        let mut profile = Profile::empty(now_s);
+        let keeps = trial.iter().all(|&a| {
+            let (finish, _) = profile.take(jobs[a].cap(), jobs[a].work());
+            a == d || finish <= jobs[a].goal_s
+        });
+        if keeps {
+            sequence = trial;
+        } else {
+            tail.push(d);
+        }
+    }
     let mut plan = Profile::empty(now_s);
     let mut req: Vec<u32> = jobs.iter().map(|j| j.s_pend.min(1)).collect();
-    for &j in accepted.iter().chain(&last) {
+    for &j in sequence.iter().chain(&tail) {
         let (_, rate) = plan.take(jobs[j].cap(), jobs[j].work());
         let want = (rate * jobs[j].concurrency - 1e-9).ceil();
         req[j] = if want >= f64::from(jobs[j].s_pend) {
@@ -224,12 +249,15 @@ mod tests {
         assert_eq!(required_now(&[a, b_later], 0.0), vec![1, 100]);
     }
 
-    /// A job past its goal goes last: the job that can still make it keeps the cluster.
+    /// A job past its goal goes first while the other keeps its goal (60 s of work, then
+    /// the other's 60 s end at 320 s ≤ 400 s), and last when it would not (goal 300 s).
     #[test]
-    fn a_missed_goal_goes_last() {
+    fn a_missed_goal_uses_only_the_others_slack() {
         let late = job(100.0, 50, 50.0, 60.0, 0);
         let fine = job(400.0, 50, 50.0, 60.0, 1);
-        assert_eq!(required_now(&[late, fine], 200.0), vec![1, 50]);
+        assert_eq!(required_now(&[late, fine], 200.0), vec![50, 1]);
+        let tight = job(300.0, 50, 50.0, 60.0, 1);
+        assert_eq!(required_now(&[late, tight], 200.0), vec![1, 50]);
     }
 
     /// Moore–Hodgson: three jobs of which two fit their goals; the one of most work leaves
