@@ -120,7 +120,8 @@ impl Profile {
 /// O(n) segments, and each job dropped rebuilds it.
 ///
 /// # Errors
-/// None: a non-finite or non-positive concurrency or length reads as no work, s_pend 0 as 0.
+/// None: a job with a non-finite or non-positive concurrency stays out of the plan (s_req 1),
+/// a non-finite or negative length reads as 0 (no work), s_pend 0 gives 0.
 ///
 /// # Examples
 /// RAS Experiment 2's J1 (Sort, goal 3,000 s, 1,202 maps of 47 s left, 40 at once) and J5
@@ -134,12 +135,10 @@ impl Profile {
 /// assert_eq!(required_now(&[j1, j5], 500.0), vec![8, 80]);
 /// ```
 pub fn required_now(jobs: &[GoalJob], now_s: f64) -> Vec<u32> {
-    let usable = |j: &GoalJob| {
-        j.s_pend > 0 && j.concurrency.is_finite() && j.concurrency > 0.0 && j.map_s.is_finite()
-    };
+    let usable = |j: &GoalJob| j.s_pend > 0 && j.concurrency.is_finite() && j.concurrency > 0.0;
     let jobs: Vec<GoalJob> = jobs
         .iter()
-        .map(|j| GoalJob { map_s: if usable(j) { j.map_s.max(0.0) } else { 0.0 }, ..*j })
+        .map(|j| GoalJob { map_s: if j.map_s.is_finite() { j.map_s.max(0.0) } else { 0.0 }, ..*j })
         .collect();
     let mut order: Vec<usize> = (0..jobs.len()).filter(|&i| usable(&jobs[i])).collect();
     order.sort_by(|&a, &b| {
@@ -214,11 +213,8 @@ pub fn required_now(jobs: &[GoalJob], now_s: f64) -> Vec<u32> {
     for &j in sequence.iter().chain(&tail) {
         let (_, rate) = plan.take(jobs[j].cap(), jobs[j].work());
         let want = (rate * jobs[j].concurrency - 1e-9).ceil();
-        req[j] = if want >= f64::from(jobs[j].s_pend) {
-            jobs[j].s_pend
-        } else {
-            (want.max(1.0)) as u32
-        };
+        req[j] =
+            if want >= f64::from(jobs[j].s_pend) { jobs[j].s_pend } else { (want.max(1.0)) as u32 };
     }
     req
 }
@@ -280,12 +276,14 @@ mod tests {
         assert_eq!(required_now(&[half, next], 0.0), vec![20, 20]);
     }
 
-    /// Degenerate inputs give eq. 2's floor, never a panic.
+    /// Degenerate inputs never panic: no concurrency gives eq. 2's floor of 1.
     #[test]
     fn degenerate_inputs() {
         assert_eq!(required_now(&[job(10.0, 0, 4.0, 1.0, 0)], 0.0), vec![0]);
         assert_eq!(required_now(&[job(10.0, 3, 0.0, 1.0, 0)], 0.0), vec![1]);
-        assert_eq!(required_now(&[job(10.0, 3, 4.0, f64::NAN, 0)], 0.0), vec![1]);
+        assert_eq!(required_now(&[job(10.0, 3, f64::INFINITY, 1.0, 0)], 0.0), vec![1]);
+        // No work: alone it still asks for all its 3 maps (share 3 / 4 of the cluster).
+        assert_eq!(required_now(&[job(10.0, 3, 4.0, f64::NAN, 0)], 0.0), vec![3]);
         assert_eq!(required_now(&[], 0.0), Vec::<u32>::new());
     }
 }

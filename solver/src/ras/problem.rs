@@ -75,7 +75,8 @@ impl RasProblem {
     ///
     /// s_pend = the job's maps running or pending in the snapshot, at least
     /// `maps_total − maps_done` when the master gives them; r_pend = its reduces running or
-    /// pending; s_req from s_pend, `goal_s`, `mean_map_s` and `now_s` ([`required_maps`]).
+    /// pending; s_req from the goal plan for jobs with a goal ([`super::plan`]), else eq. 2
+    /// ([`required_maps`]: 1 without a goal).
     ///
     /// # Complexity
     /// O((nodes + pending + running) · resources).
