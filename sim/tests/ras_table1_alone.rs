@@ -1,6 +1,6 @@
 //! RAS Table 1 (Polo et al. §4.1) through the simulator: each job's "length in isolation" ("the
 //! time taken by each job to complete if the entire experimental cluster is dedicated to it")
-//! and the J3–J5 window of Experiment 2's goals (§4.3). Jobs come from
+//! and the J3–J5 window of Experiment 2's goals (§4.3), alone and with J1. Jobs come from
 //! `placer_datasets::ras_mix` and run on the 20 TaskTrackers as `placer whatif --workload ras`
 //! runs them: one rack of 1,000 Mbit/s, epochs of 3 s, 1 s task start-up, slowstart 0.05.
 
