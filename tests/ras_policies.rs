@@ -105,9 +105,11 @@ fn ras_alg1_line_26_profile_switch_shuffle_to_reduce() {
     assert_eq!(serde_json::to_value(y.reason).unwrap(), json!("slots_taken"));
 }
 
-/// §3.2 and eq. 2 with a goal: 10 maps of 60 s and 120 s to the goal need ⌈10 · 60 / 120⌉ = 5
-/// at once. The node fits 2 (I/O 40 each of 100): u = ln 2 / ln 5 − 1. With no goal (s_req =
-/// 1) the same 2 maps give (2 − 1) / (10 − 1).
+/// §3.2 with a goal, placer's goal plan: 10 maps of 60 s and 120 s to the goal. Eq. 2 would
+/// ask for ⌈10 · 60 / 120⌉ = 5 at once; the node fits 2 (I/O 40 each of 100), so even alone the
+/// job needs 5 waves = 300 s > 120 s: the goal is out of reach, and the plan asks for what the
+/// job can use now, s_req = 2, which its 2 maps meet: u = 0 (eq. 2 would leave it at ln 2 /
+/// ln 5 − 1, lowest for ever). With no goal (s_req = 1) the same 2 maps give (2 − 1) / (10 − 1).
 #[test]
 fn ras_eq2_goal_sets_required_concurrency() {
     let nodes = json!([{"id": "n1", "rack": "r", "resources": {"io": 100}}]);
@@ -115,11 +117,38 @@ fn ras_eq2_goal_sets_required_concurrency() {
                        "profile": {"map": {"io": 40}}}]);
     let r = run(&snapshot(nodes.clone(), goal, maps("G", 10), json!([])), "ras");
     assert_eq!(r.assignments.len(), 2);
-    let u = 2f64.ln() / 5f64.ln() - 1.0;
-    assert!((utility(&r, "G").unwrap() - u).abs() < 1e-12);
+    assert_eq!(utility(&r, "G"), Some(0.0));
     let relaxed = json!([{"id": "G", "pool": "p", "profile": {"map": {"io": 40}}}]);
     let r = run(&snapshot(nodes, relaxed, maps("G", 10), json!([])), "ras");
     assert!((utility(&r, "G").unwrap() - 1.0 / 9.0).abs() < 1e-12);
+}
+
+/// placer's goal plan: a job with slack yields to an urgent one (RAS Experiment 2's J1 and
+/// J5 in miniature). Two nodes of I/O 100, maps of I/O 50: the cluster runs 4 at once. A
+/// (earlier, 40 maps of 10 s, goal 1,000 s) needs 100 s of the whole cluster; B (4 maps of
+/// 10 s, goal 20 s) needs all 4 slots for one wave, or 3 for two waves (20 s). Eq. 2 asks
+/// ⌈40 · 10 / 1,000⌉ = 1 for A and ⌈4 · 10 / 20⌉ = 2 for B, and max-min then splits the
+/// cluster 2 / 2 (tied at u = 0, the earlier A takes the last map). The plan serves B first:
+/// B's s_req is 4 (it ends at 10 s), A's 1 (what B leaves now, at least one map). Algorithm
+/// 1: n1 gets A (tied at −∞, earlier) then B; n2 two of B; taking A's map back would drop A
+/// to −∞, so B ends with 3 (u = ln 3 / ln 4 − 1) and A with 1 (u = 0 / 39 = 0).
+#[test]
+fn ras_goal_plan_slack_job_yields_to_urgent_one() {
+    let nodes = json!([{"id": "n1", "rack": "r", "resources": {"io": 100}},
+                       {"id": "n2", "rack": "r", "resources": {"io": 100}}]);
+    let jobs = json!([{"id": "A", "pool": "p", "submit_s": 0, "goal_s": 1000, "mean_map_s": 10,
+                       "profile": {"map": {"io": 50}}},
+                      {"id": "B", "pool": "p", "submit_s": 0, "goal_s": 20, "mean_map_s": 10,
+                       "profile": {"map": {"io": 50}}}]);
+    let pending = [maps("A", 40), maps("B", 4)].concat();
+    for policy in ["ras", "lsap_ras"] {
+        let r = run(&snapshot(nodes.clone(), jobs.clone(), pending.clone(), json!([])), policy);
+        let count = |job: &str| placed(&r).iter().filter(|(j, _)| j == job).count();
+        assert_eq!((count("A"), count("B")), (1, 3), "{policy}");
+        assert_eq!(utility(&r, "A"), Some(0.0), "{policy}");
+        let u_b = 3f64.ln() / 4f64.ln() - 1.0;
+        assert!((utility(&r, "B").unwrap() - u_b).abs() < 1e-12, "{policy}");
+    }
 }
 
 /// A job with no map running or placed while it needs one has u = −∞: `null` on the wire,

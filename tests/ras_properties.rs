@@ -3,9 +3,13 @@
 //! - `ras`, `lsap_ras` and `drf` never add demand of a resource to a node beyond its room
 //!   (capacity − running), nor more tasks than its non-zero slots;
 //! - `lsap_ras` starts exactly RAS's tasks per job (the same utilities, min utility and
-//!   packing) at no more locality cost than `ras`.
+//!   packing) at no more locality cost than `ras`;
+//! - jobs carry completion-time goals (some already missed) and map lengths (some unknown), so
+//!   both hold under placer's goal plan too; the plan's s_req lies in [1, s_pend] and does not
+//!   depend on the order the jobs are listed in.
 
 use placer_models::{PlaceRequest, PlaceResponse};
+use placer_solver::ras::plan::{required_now, GoalJob};
 use placer_solver::{place, PlaceOptions};
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -13,6 +17,8 @@ use std::collections::BTreeMap;
 
 /// Node: (cpu, io, map slots, reduce slots). Job: (map cpu, map io, reduce cpu, maps, reduces).
 type NodeGen = (u32, u32, u32, u32);
+/// A job's completion-time goal and observed map length, s (the snapshot is at 10 s).
+type GoalGen = Option<(u32, Option<u32>)>;
 type JobGen = (u32, u32, u32, usize, usize);
 
 #[derive(Clone, Debug)]
@@ -25,6 +31,8 @@ struct Spec {
     running: Vec<(usize, usize)>,
     /// A demand override on the first pending map: (cpu, io).
     custom: Option<(u32, u32)>,
+    /// Per job (cycled): its goal and map length, if any.
+    goals: Vec<GoalGen>,
 }
 
 fn spec() -> impl Strategy<Value = Spec> {
@@ -34,13 +42,18 @@ fn spec() -> impl Strategy<Value = Spec> {
         proptest::collection::vec(0u8..8, 12),
         proptest::collection::vec((0usize..3, 0usize..3), 0..=2),
         proptest::option::of((0u32..=4, 0u32..=4)),
+        proptest::collection::vec(
+            proptest::option::of((0u32..=60, proptest::option::of(1u32..=30))),
+            3,
+        ),
     )
-        .prop_map(|(nodes, jobs, replicas, running, custom)| Spec {
+        .prop_map(|(nodes, jobs, replicas, running, custom, goals)| Spec {
             nodes,
             jobs,
             replicas,
             running,
             custom,
+            goals,
         })
 }
 
@@ -58,9 +71,16 @@ fn snapshot(s: &Spec, algorithm: &str) -> Value {
     let mut pending = Vec::new();
     let mut k = 0;
     for (j, &(mc, mi, rc, maps, reduces)) in s.jobs.iter().enumerate() {
-        jobs.push(json!({"id": format!("j{j}"), "pool": "p", "submit_s": j,
+        let mut job = json!({"id": format!("j{j}"), "pool": "p", "submit_s": j,
             "profile": {"map": {"cpu": mc, "io": mi}, "shuffle": {"io": 0.5},
-                        "reduce": {"cpu": rc}}}));
+                        "reduce": {"cpu": rc}}});
+        if let Some((goal, mean)) = s.goals[j % s.goals.len()] {
+            job["goal_s"] = json!(goal);
+            if let Some(mean) = mean {
+                job["mean_map_s"] = json!(mean);
+            }
+        }
+        jobs.push(job);
         for m in 0..maps {
             let bits = s.replicas[k % s.replicas.len()];
             k += 1;
@@ -90,7 +110,7 @@ fn snapshot(s: &Spec, algorithm: &str) -> Value {
         }
         used[n] += 1;
         running.push(json!({"id": format!("run{i}"), "job": format!("j{j}"), "kind": "map",
-                            "node": format!("n{n}")}));
+                            "node": format!("n{n}"), "started_s": 3 * i}));
     }
     json!({"schema_version": 1, "now_s": 10,
            "cluster": {"racks": [{"id": "r0"}, {"id": "r1"}], "nodes": nodes},
@@ -192,5 +212,36 @@ proptest! {
         let utilities = |r: &PlaceResponse| r.jobs.iter().map(|j| j.utility).collect::<Vec<_>>();
         prop_assert_eq!(utilities(&ras), utilities(&exact));
         prop_assert!(exact.stats.locality_cost <= ras.stats.locality_cost + 1e-9);
+    }
+
+    /// The goal plan's s_req lies in [1, s_pend] (0 with nothing pending) and is the same
+    /// whatever order the jobs come in (goals, then ranks, decide).
+    #[test]
+    fn goal_plan_bounds_and_order(
+        jobs in proptest::collection::vec((0u32..=200, 0u32..=50, 1u32..=20, 0u32..=40), 1..=6),
+        now in 0u32..=100,
+        rotate in 0usize..6,
+    ) {
+        let jobs: Vec<GoalJob> = jobs
+            .iter()
+            .enumerate()
+            .map(|(i, &(goal, pend, c, m))| GoalJob {
+                goal_s: f64::from(goal),
+                s_pend: pend,
+                concurrency: f64::from(c),
+                map_s: f64::from(m),
+                rank: i as u32,
+            })
+            .collect();
+        let req = required_now(&jobs, f64::from(now));
+        for (j, &s) in jobs.iter().zip(&req) {
+            prop_assert!(s <= j.s_pend && (j.s_pend == 0 || s >= 1), "{s} of {}", j.s_pend);
+        }
+        let k = rotate % jobs.len();
+        let mut turned = jobs.clone();
+        turned.rotate_left(k);
+        let mut back = required_now(&turned, f64::from(now));
+        back.rotate_right(k);
+        prop_assert_eq!(back, req);
     }
 }

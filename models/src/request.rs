@@ -446,16 +446,17 @@ pub struct Job {
     pub profile: Option<JobProfile>,
     /// Completion-time goal, absolute, in the snapshot's clock (s, like `now_s`; RAS §3.2's
     /// T_goal). Optional; unset = no goal (RAS Exp. 1's "highly relaxed" goal: s_req = 1).
-    /// A goal at or before `now_s` is already missed: the job needs all its remaining maps at
-    /// once (s_req = s_pend).
+    /// The jobs with goals are planned earliest goal first (placer's goal plan, which departs
+    /// from RAS eq. 2's even spread); a goal at or before `now_s` is already missed, and such a
+    /// job uses only what the others can spare.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub goal_s: Option<f64>,
     /// The observed mean length of the job's map tasks, s (> 0, finite; RAS §3.2's Job Status
-    /// Updater). With `goal_s` it gives the concurrency the goal requires, s_req =
-    /// ⌈maps remaining · `mean_map_s` / (`goal_s` − `now_s`)⌉, where maps remaining =
-    /// `maps_total` − `maps_done` when the master gives them, else the job's pending and
-    /// running maps in the snapshot. Optional; unset with a goal = the goal needs one map at
-    /// a time until it is missed.
+    /// Updater). With `goal_s` it gives the job's work, maps remaining · `mean_map_s`, in
+    /// placer's goal plan (the share of the cluster the job needs now, s_req), where maps
+    /// remaining = `maps_total` − `maps_done` when the master gives them, else the job's
+    /// pending and running maps in the snapshot. Optional; unset = the longest the job's
+    /// running maps have run (`running[].started_s`), else 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean_map_s: Option<f64>,
 }

@@ -1,8 +1,9 @@
 //! RAS, the Resource-aware Adaptive Scheduler (Polo et al.): its performance model
-//! ([`utility`]) and its placement algorithm ([`algorithm`]), shared by the `ras` and
-//! `lsap_ras` policies and the MIP reference.
+//! ([`utility`]), placer's goal plan for s_req ([`plan`]) and its placement algorithm
+//! ([`algorithm`]), shared by the `ras` and `lsap_ras` policies and the MIP reference.
 
 pub mod algorithm;
+pub mod plan;
 pub mod problem;
 pub mod realise;
 pub mod utility;

@@ -5,6 +5,7 @@
 //! reference and the brute-force oracle, which all answer a [`Counts`] for the same
 //! [`RasProblem`].
 
+use super::plan::{required_now, GoalJob};
 use super::utility::{required_maps, Need};
 use crate::index::Indexed;
 use crate::room::Room;
@@ -74,7 +75,8 @@ impl RasProblem {
     ///
     /// s_pend = the job's maps running or pending in the snapshot, at least
     /// `maps_total − maps_done` when the master gives them; r_pend = its reduces running or
-    /// pending; s_req from s_pend, `goal_s`, `mean_map_s` and `now_s` ([`required_maps`]).
+    /// pending; s_req from the goal plan for jobs with a goal ([`super::plan`]), else eq. 2
+    /// ([`required_maps`]: 1 without a goal).
     ///
     /// # Complexity
     /// O((nodes + pending + running) · resources).
@@ -129,6 +131,7 @@ impl RasProblem {
         for (i, &j) in by_submit.iter().enumerate() {
             arrival[j] = i as u32;
         }
+        goal_plan(ix, &room, &active, &arrival, &mut needs);
         Self {
             room,
             classes,
@@ -228,5 +231,75 @@ impl RasProblem {
             }
         }
         true
+    }
+}
+
+/// placer's s_req for the active jobs with a goal ([`super::plan`]): their share now in the
+/// plan that serves the goals earliest first, in place of eq. 2's even spread. A job's
+/// concurrency C_j counts its maps (the demand of a pending map, else of a running one) that
+/// fit each empty node, at most s_pend per node and the node's map slots when they cap it; its
+/// map length is `mean_map_s`, else the longest its running maps have run so far (a lower
+/// bound; `running[].started_s`), else 0. A job whose maps fit no node keeps eq. 2's s_req.
+///
+/// # Complexity
+/// O((nodes + pending + running) · resources) to gather, then [`required_now`].
+fn goal_plan(ix: &Indexed<'_>, room: &Room, active: &[bool], arrival: &[u32], needs: &mut [Need]) {
+    let req = ix.req;
+    let jobs = req.jobs.len();
+    let r = room.resources();
+    let mut demand: Vec<Option<&[f64]>> = vec![None; jobs];
+    let mut elapsed: Vec<Option<f64>> = vec![None; jobs];
+    for (t, task) in req.pending.iter().enumerate() {
+        let j = ix.pending_job[t] as usize;
+        if task.kind == TaskKind::Map && j < jobs && demand[j].is_none() {
+            demand[j] = Some(room.demand_of(t));
+        }
+    }
+    for (i, task) in req.running.iter().enumerate() {
+        let j = ix.running_job[i] as usize;
+        if task.kind != TaskKind::Map || j >= jobs {
+            continue;
+        }
+        if demand[j].is_none() {
+            demand[j] = Some(room.running_demand_of(i));
+        }
+        if let Some(s) = task.started_s {
+            let e = (req.now_s - s).max(0.0);
+            elapsed[j] = Some(elapsed[j].map_or(e, |x: f64| x.max(e)));
+        }
+    }
+    let mut planned: Vec<usize> = Vec::new();
+    let mut goal_jobs: Vec<GoalJob> = Vec::new();
+    for (j, job) in req.jobs.iter().enumerate() {
+        let (Some(goal_s), Some(d)) = (job.goal_s, demand[j]) else { continue };
+        let s_pend = needs[j].s_pend;
+        if !active[j] || s_pend == 0 {
+            continue;
+        }
+        let mut concurrency = 0.0;
+        for (n, node) in req.cluster.nodes.iter().enumerate() {
+            let slots = node.slots(TaskKind::Map);
+            let mut fit = if slots == 0 && !node.has_capacities() { 0 } else { s_pend };
+            if slots > 0 {
+                fit = fit.min(slots);
+            }
+            for (k, &x) in d.iter().enumerate().take(r) {
+                if x > 0.0 {
+                    let cap = room.capacity[n * r + k];
+                    let f = (cap / x + 1e-9).floor().max(0.0);
+                    fit = fit.min(if f >= f64::from(u32::MAX) { u32::MAX } else { f as u32 });
+                }
+            }
+            concurrency += f64::from(fit);
+        }
+        if concurrency <= 0.0 {
+            continue;
+        }
+        let map_s = job.mean_map_s.or(elapsed[j]).unwrap_or(0.0);
+        planned.push(j);
+        goal_jobs.push(GoalJob { goal_s, s_pend, concurrency, map_s, rank: arrival[j] });
+    }
+    for (&j, s_req) in planned.iter().zip(required_now(&goal_jobs, req.now_s)) {
+        needs[j].s_req = s_req;
     }
 }
