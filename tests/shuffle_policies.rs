@@ -377,3 +377,32 @@ fn sw_3_1_fair_ordering_within_a_user() {
     let fair = run(&s(json!({"samp": false, "fair_within_user": true})));
     assert_eq!((node_of(&fair, "e"), node_of(&fair, "l")), (None, Some("a")));
 }
+
+/// `hold_maps` under `lsap_shuffle` is a price. One free map slot, on b (r2). A Shuffle-heavy
+/// job (ratio 1.5) held by SAMP to r1, with no reduce targets yet (so no shuffle term), has a
+/// map with a replica on b: node-local there, DLC 0. A light job's map has its replica on a
+/// (r1, busy): on b it reads across racks, 128 MiB · X_x = 10.7 s. Unheld, the heavy map takes
+/// b (0 < 10.7 s). Held, it pays its whole expected output at the slowest bandwidth,
+/// 1.5 · 128 MiB · X_x = 16.1 s, and the light map takes the slot instead.
+#[test]
+fn sw_3_2_lsap_shuffle_prices_a_held_map_off_its_racks() {
+    let s = |mechanisms: serde_json::Value| {
+        racks()
+            .node(Node::new("a").rack("r1"))
+            .node(Node::new("b").rack("r2").map_slots(1))
+            .pool(Pool::new("p"))
+            .job(Job::new("heavy").pool("p").set("shuffle_input_ratio", 1.5).set(
+                "shuffle_watcher",
+                json!({"preferred_map_racks": ["r1"], "tentative_reduces_per_rack": []}),
+            ))
+            .job(Job::new("light").pool("p").set("shuffle_input_ratio", 0.01))
+            .map(Map::new("h").job("heavy").input_bytes(BLOCK).replicas(&["b"]))
+            .map(Map::new("l").job("light").input_bytes(BLOCK).replicas(&["a"]))
+            .algorithm("lsap_shuffle")
+            .policy("shuffle_watcher", mechanisms)
+    };
+    let free = run(&s(json!({})));
+    assert_eq!((node_of(&free, "h"), node_of(&free, "l")), (Some("b"), None));
+    let held = run(&s(json!({"hold_maps": true})));
+    assert_eq!((node_of(&held, "h"), node_of(&held, "l")), (None, Some("b")));
+}

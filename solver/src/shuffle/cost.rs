@@ -52,6 +52,13 @@
 //! Shuffle-light first). A price, not an order: the flip depends on each reduce's bytes and
 //! on where they are.
 //!
+//! **Held maps** (`policy.shuffle_watcher.hold_maps`, as under NASS): a Shuffle-heavy job's map
+//! on a rack SAMP did not prefer pays hold(t) = α · ratio_j · I_t · X_max · m_max, its whole
+//! expected output at the slowest bandwidth and the highest saturation price: more than it
+//! could cost on a preferred rack, so a slot off the preferred racks goes to another job's
+//! map when one can use it. The flow stays work-conserving: a slot only a held map can use
+//! still takes it (NASS would leave it idle).
+//!
 //! **SARP's targets.** For job j with R_j eligible pending reduces, rack q has room
 //! k_j(q) = max(0, ⌈target_j(q) − running_j(q)⌉) at the normal cost. A rack with k_j(q) ≥ R_j
 //! can never be exceeded this epoch: no surcharge. On the others (every rack with target 0
@@ -339,10 +346,19 @@ impl<'i, 'a> ShufflePricing<'i, 'a> {
                 input * (dear - plain).max(0.0)
             };
             let target_racks: Vec<u32> = jp.rho.iter().map(|&(q, _)| q).collect();
-            let special = union(&[&replica_racks, &target_racks, &saturated]);
+            // Held (`hold_maps`): SAMP's preferred racks are the special ones, every other rack
+            // pays the hold surcharge.
+            let preferred: Vec<u32> = if view.holds_maps(j) {
+                (0..racks as u32).filter(|&q| view.prefers_map_rack(j, q)).collect()
+            } else {
+                Vec::new()
+            };
+            let special = union(&[&replica_racks, &target_racks, &saturated, &preferred]);
+            let hold = shuffle * x_max * m_max;
             terms[t] = per_rack(racks, &special, uniform, |q| {
                 let out = if jp.rho.is_empty() { 0.0 } else { shuffle * jp.out.at(q) };
-                alpha * (read(q) + out)
+                let held = if view.holds_maps_off(j, q) { hold } else { 0.0 };
+                alpha * (read(q) + out + held)
             });
             offsets[t] = -alpha * shuffle * jp.least_out_idle;
         }

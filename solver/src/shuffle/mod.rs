@@ -361,14 +361,18 @@ impl ShuffleView {
         self.map_racks[j].get(rack as usize).copied().unwrap_or(false)
     }
 
-    /// Whether `hold_maps` keeps job `j`'s maps off rack `rack`: the job is Shuffle-heavy (the
-    /// shuffle SAMP localises is theirs), SAMP gave it preferred racks and `rack` is not one
-    /// of them.
-    pub fn holds_maps_off(&self, j: usize, rack: u32) -> bool {
+    /// Whether `hold_maps` holds job `j`'s maps to SAMP's racks: the job is Shuffle-heavy (the
+    /// shuffle SAMP localises is theirs) and SAMP gave it preferred racks.
+    pub fn holds_maps(&self, j: usize) -> bool {
         self.mechanisms.hold_maps
             && self.class[j] == ShuffleClass::Heavy
             && self.map_racks[j].iter().any(|&p| p)
-            && !self.prefers_map_rack(j, rack)
+    }
+
+    /// Whether `hold_maps` keeps job `j`'s maps off rack `rack` ([`ShuffleView::holds_maps`]
+    /// and `rack` is not one of SAMP's).
+    pub fn holds_maps_off(&self, j: usize, rack: u32) -> bool {
+        self.holds_maps(j) && !self.prefers_map_rack(j, rack)
     }
 
     /// Whether SARP gave job `j` any reduce target (its targets sum above 0).
