@@ -185,15 +185,25 @@ pub struct SimConfig {
     /// [`Workload::measured_times`]: placer_datasets::Workload::measured_times
     #[serde(default = "default_task_overhead_s")]
     pub task_overhead_s: f64,
-    /// Set-up time of every job before its first task can run, s (≥ 0; Hadoop 0.20's job
-    /// setup task), unless the workload measured its own (`JobSpec::setup_s`); default 0.
-    #[serde(default)]
+    /// Run time of every job's setup task, s (≥ 0; Hadoop 0.20's job setup task, which must
+    /// finish before the job's maps can run), unless the workload measured its own
+    /// (`JobSpec::setup_s`); 0: no setup task. Default 2 s: the median setup attempt (2.2 s)
+    /// of the Mumak trace's 19 Hadoop 0.20 jobs, about 1 s of it the task's JVM start.
+    #[serde(default = "default_job_task_s")]
     pub job_setup_s: f64,
-    /// Clean-up time of every job after its last task, s (≥ 0; the job cleanup task): the job
-    /// finishes that much later, unless the workload measured its own (`JobSpec::cleanup_s`);
-    /// default 0.
-    #[serde(default)]
+    /// Run time of every job's cleanup task, s (≥ 0; it runs after the job's last task and
+    /// the job finishes with it), unless the workload measured its own (`JobSpec::cleanup_s`);
+    /// 0: no cleanup task. Default 2 s (the Mumak trace's median cleanup attempt, 2.2 s).
+    #[serde(default = "default_job_task_s")]
     pub job_cleanup_s: f64,
+    /// How setup and cleanup run ([`JobTasks`]); default [`JobTasks::Slots`], Hadoop 0.20's.
+    #[serde(default)]
+    pub job_tasks: JobTasks,
+    /// When the master learns that a task ended ([`CompletionReport`]); default
+    /// [`CompletionReport::Heartbeat`], Hadoop 0.20's. Only heartbeat offers have a heartbeat
+    /// to wait for: at epochs a completion is always immediate.
+    #[serde(default)]
+    pub completion_report: CompletionReport,
     /// How tasks that share a node slow each other when their resource demands exceed it;
     /// default [`Contention::default`]. Only tasks with a `demand` take part.
     #[serde(default)]
@@ -231,6 +241,39 @@ fn default_slowstart() -> f64 {
 
 fn default_task_overhead_s() -> f64 {
     1.0
+}
+
+fn default_job_task_s() -> f64 {
+    2.0
+}
+
+/// How a job's setup and cleanup run (Hadoop 0.20's JobTracker hands out a job's setup task
+/// before its maps can be scheduled and its cleanup task after its last task; `world/job_tasks.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum JobTasks {
+    /// Each is a task: it waits for an offer with a free slot (a map slot if the node has one,
+    /// else a reduce slot), takes the whole offer, and holds the slot for its run time. The
+    /// default. A multi-resource run with uncapped nodes has no slots to take: there they are
+    /// `Delays`.
+    #[default]
+    Slots,
+    /// Each is a delay that holds no slot: the job's tasks become pending `setup_s` after it
+    /// arrives and it finishes `cleanup_s` after its last task (the simulator's earlier model).
+    Delays,
+}
+
+/// When the master learns of a task's end (and of a setup or cleanup task's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CompletionReport {
+    /// At once: the slot is free and the job's progress updated the instant the task ends.
+    Immediate,
+    /// At its node's next heartbeat (Hadoop 0.20's TaskTracker sleeps a full interval between
+    /// heartbeats and reports its finished tasks in the next one, which asks for work in the
+    /// same call): until then the slot stays taken and the job's progress (its finished maps,
+    /// its reduces' release, its end) unchanged; the freed slot is offered in that heartbeat.
+    /// The default; with epoch offers it acts as `Immediate`.
+    #[default]
+    Heartbeat,
 }
 
 /// How free slots reach the policy.
@@ -336,8 +379,10 @@ impl Default for SimConfig {
             offers: Offers::Auto,
             slowstart: default_slowstart(),
             task_overhead_s: default_task_overhead_s(),
-            job_setup_s: 0.0,
-            job_cleanup_s: 0.0,
+            job_setup_s: default_job_task_s(),
+            job_cleanup_s: default_job_task_s(),
+            job_tasks: JobTasks::default(),
+            completion_report: CompletionReport::default(),
             contention: Contention::default(),
             intermediate_gb: None,
             victim: Victim::default(),
@@ -440,6 +485,11 @@ impl SimConfig {
                     .pools
                     .iter()
                     .any(|p| p.min_share_timeout_s.is_some() || p.fair_share_timeout_s.is_some()))
+    }
+
+    /// Whether a task's end reaches the master only at its node's next heartbeat.
+    pub fn reports_at_heartbeat(&self) -> bool {
+        self.completion_report == CompletionReport::Heartbeat && self.heartbeats().is_some()
     }
 
     /// Whether slots are offered node by node on heartbeats (and then whether every free slot

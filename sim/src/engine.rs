@@ -65,11 +65,11 @@ impl<'a> Engine<'a> {
                     true
                 }
                 EventKind::JobReady(j) => {
-                    self.world.job_ready(j);
+                    self.world.job_task_ended(j, false);
                     true
                 }
                 EventKind::JobCleaned(j) => {
-                    self.world.job_done(j);
+                    self.world.job_task_ended(j, true);
                     true
                 }
                 EventKind::FetchPoll(j) => {
@@ -146,7 +146,18 @@ impl<'a> Engine<'a> {
     fn tick(&mut self, tick: u64) -> Result<bool, SimError> {
         self.world.tick_scheduled = false;
         self.world.metrics.tick();
+        let launched = self.world.launch_job_tasks_at_epoch();
         if self.world.pending == [0, 0] {
+            if self.world.job_tasks_waiting() > 0 {
+                // Setup or cleanup tasks wait for a slot: a stall if none can ever free up.
+                if !self.world.progressing(launched) {
+                    self.world.stall += 1;
+                    if self.world.stall >= self.world.cfg.stall_epochs {
+                        return Ok(false);
+                    }
+                }
+                self.next_tick(tick);
+            }
             return Ok(true);
         }
         let room = if self.world.cluster.uncapped {
@@ -155,9 +166,9 @@ impl<'a> Engine<'a> {
             let free = self.world.free_slots();
             (self.world.pending[0] > 0 && free[0] > 0) || (self.world.pending[1] > 0 && free[1] > 0)
         };
-        let mut assigned = 0;
+        let mut assigned = launched;
         if room || self.world.cfg.may_preempt() {
-            assigned = self.master.solve(&mut self.world, None)?;
+            assigned += self.master.solve(&mut self.world, None)?;
         }
         if !self.world.progressing(assigned) {
             self.world.stall += 1;
@@ -165,19 +176,29 @@ impl<'a> Engine<'a> {
                 return Ok(false);
             }
         }
-        if self.world.pending != [0, 0] {
-            let next = tick + 1;
-            self.world.queue.push(next as f64 * self.world.cfg.epoch_s, EventKind::Tick(next));
-            self.world.tick_scheduled = true;
+        if self.world.pending != [0, 0] || self.world.job_tasks_waiting() > 0 {
+            self.next_tick(tick);
         }
         Ok(true)
     }
 
+    /// Schedules the epoch after `tick`.
+    fn next_tick(&mut self, tick: u64) {
+        let next = tick + 1;
+        self.world.queue.push(next as f64 * self.world.cfg.epoch_s, EventKind::Tick(next));
+        self.world.tick_scheduled = true;
+    }
+
     /// Node `n`'s heartbeat; false when the run has stalled.
     fn heartbeat(&mut self, n: usize) -> Result<bool, SimError> {
+        // The node's status first: what ended since its last heartbeat takes effect.
+        self.world.report(n)?;
         let Some(offer) = self.world.heartbeat_offer(n) else { return Ok(true) };
         let mut assigned = 0;
-        if offer != [0, 0] || self.world.cfg.may_preempt() {
+        // A waiting setup or cleanup task takes the heartbeat before the scheduler is asked.
+        if self.world.launch_job_task(n) {
+            assigned = 1;
+        } else if offer != [0, 0] || self.world.cfg.may_preempt() {
             assigned = self.master.solve(&mut self.world, Some((n, offer)))?;
         }
         let w = &mut self.world;

@@ -46,8 +46,8 @@ mod workload_index;
 mod world;
 
 pub use config::{
-    ClusterSource, Contention, NodeOrder, Offers, PendingBound, ReplicaSource, Sharing, SimConfig,
-    Victim,
+    ClusterSource, CompletionReport, Contention, JobTasks, NodeOrder, Offers, PendingBound,
+    ReplicaSource, Sharing, SimConfig, Victim,
 };
 pub use error::SimError;
 pub use report::{

@@ -5,7 +5,9 @@
 
 use placer_datasets::Workload;
 use placer_models::Algorithm;
-use placer_sim::{simulate, ClusterSource, Offers, SimConfig, StopReason};
+use placer_sim::{
+    simulate, ClusterSource, CompletionReport, JobTasks, Offers, SimConfig, StopReason,
+};
 use placer_testkit::workload::{job, map, reduce, topology};
 
 fn close(a: f64, b: f64) -> bool {
@@ -13,14 +15,18 @@ fn close(a: f64, b: f64) -> bool {
 }
 
 /// The model these hand-derived times assume: epoch offers of every free slot, reduces only
-/// after every map (slowstart 1.0), no task start-up overhead. The tests of the newer
-/// mechanisms below change one setting at a time from here.
+/// after every map (slowstart 1.0), no task start-up overhead, no job setup or cleanup task,
+/// ends known at once. The tests of the newer mechanisms below change one setting at a time
+/// from here.
 fn config(algorithm: Algorithm) -> SimConfig {
     SimConfig {
         audit: true,
         offers: Offers::Epochs,
         slowstart: 1.0,
         task_overhead_s: 0.0,
+        job_setup_s: 0.0,
+        job_cleanup_s: 0.0,
+        completion_report: CompletionReport::Immediate,
         ..SimConfig::with_algorithm(algorithm)
     }
 }
@@ -396,21 +402,125 @@ fn full_disks_evict_the_latest_job_and_the_other_finishes() {
 
 #[test]
 fn job_setup_and_cleanup_delay_the_job() {
-    // Hadoop 0.20's setup and cleanup tasks. One map (no input, 10 s) on one node; setup 5 s,
-    // cleanup 3 s: ready at 5, tick 6 starts the map, done at 16, the job finishes at 19. A
-    // workload's own (measured) times win over the config's: setup 1 s → ready 1, tick 3,
-    // done 13, finish 16.
+    // Hadoop 0.20's setup and cleanup tasks as delays without a slot (`JobTasks::Delays`).
+    // One map (no input, 10 s) on one node; setup 5 s, cleanup 3 s: ready at 5, tick 6 starts
+    // the map, done at 16, the job finishes at 19. A workload's own (measured) times win over
+    // the config's: setup 1 s → ready 1, tick 3, done 13, finish 16.
     let mut w = Workload {
         jobs: vec![job("a", "default", 0.0, vec![map(0, &["n0"], 10.0, 0)], vec![])],
         topology: Some(topology(&[&[("n0", 1, 0)]])),
         ..Workload::default()
     };
-    let cfg = SimConfig { job_setup_s: 5.0, job_cleanup_s: 3.0, ..config(Algorithm::Lsap) };
+    let cfg = SimConfig {
+        job_setup_s: 5.0,
+        job_cleanup_s: 3.0,
+        job_tasks: JobTasks::Delays,
+        ..config(Algorithm::Lsap)
+    };
     let r = simulate(&w, &cfg).unwrap();
     assert!(close(r.jobs[0].finish_s.unwrap(), 19.0), "{:?}", r.jobs[0]);
     w.jobs[0].setup_s = Some(1.0);
     let r = simulate(&w, &cfg).unwrap();
     assert!(close(r.jobs[0].finish_s.unwrap(), 16.0), "{:?}", r.jobs[0]);
+}
+
+/// One node n0 with one map and one reduce slot; job "a" submitted at 0 with one map (no
+/// input, 10 s), and optionally job "b" (the same) submitted at 6 s.
+fn one_slot_jobs(with_b: bool) -> Workload {
+    let mut jobs = vec![job("a", "default", 0.0, vec![map(0, &["n0"], 10.0, 0)], vec![])];
+    if with_b {
+        jobs.push(job("b", "default", 6.0, vec![map(0, &["n0"], 10.0, 0)], vec![]));
+    }
+    Workload { jobs, topology: Some(topology(&[&[("n0", 1, 1)]])), ..Workload::default() }
+}
+
+/// Hadoop 0.20's heartbeats (3 s, one task of a kind each) under fifo, with `setup_s` /
+/// `cleanup_s` tasks and ends reported as `report` says.
+fn hadoop(setup_s: f64, cleanup_s: f64, report: CompletionReport) -> SimConfig {
+    SimConfig {
+        offers: Offers::Heartbeats { assign_multiple: false },
+        job_setup_s: setup_s,
+        job_cleanup_s: cleanup_s,
+        completion_report: report,
+        ..config(Algorithm::Fifo)
+    }
+}
+
+/// The node's heartbeat phase φ ∈ [0, 3) (seeded): with neither mechanism, job a's map starts
+/// at the first heartbeat φ and ends at φ + 10.
+fn phase() -> f64 {
+    let r = simulate(&one_slot_jobs(false), &hadoop(0.0, 0.0, CompletionReport::Immediate));
+    // A failed run gives NaN, outside the range below.
+    let phi = r.ok().and_then(|r| r.jobs[0].finish_s).map_or(f64::NAN, |f| f - 10.0);
+    assert!((0.0..3.0).contains(&phi), "{phi}");
+    phi
+}
+
+#[test]
+fn one_map_job_with_setup_cleanup_and_heartbeat_reports() {
+    // Heartbeats at φ + 3k. Setup 2 s, cleanup 2 s, ends reported at the next heartbeat.
+    // φ: the setup task takes the map slot, runs to φ + 2; reported at φ + 3, where the map
+    // becomes pending and takes the freed slot in the same heartbeat: runs φ + 3 … φ + 13;
+    // reported at φ + 15 (the first heartbeat after 13), where the cleanup task takes the
+    // slot: φ + 15 … φ + 17; reported at φ + 18: the job finishes at φ + 18, i.e.
+    // setup (2) + alignment to the next heartbeat (1) + map (10) + wait for the next
+    // heartbeat (2) + cleanup (2) + its report (1) after the first heartbeat φ.
+    let phi = phase();
+    let w = one_slot_jobs(false);
+    let run = |setup, cleanup, report| {
+        let r = simulate(&w, &hadoop(setup, cleanup, report)).unwrap();
+        assert_eq!(r.stop, StopReason::Completed);
+        // Setup and cleanup are not maps: one map, node-local.
+        assert_eq!((r.jobs[0].maps_node_local, r.jobs[0].maps_remote), (1, 0));
+        r.jobs[0].finish_s.unwrap() - phi
+    };
+    assert!(close(run(2.0, 2.0, CompletionReport::Heartbeat), 18.0));
+    // Ends at once: the setup ends at φ + 2, the map waits for the heartbeat φ + 3 and ends at
+    // φ + 13, the cleanup waits for φ + 15 and ends at φ + 17.
+    assert!(close(run(2.0, 2.0, CompletionReport::Immediate), 17.0));
+    // No setup or cleanup, reported at the heartbeat: the map ends at φ + 10, known at φ + 12.
+    assert!(close(run(0.0, 0.0, CompletionReport::Heartbeat), 12.0));
+    // As delays without a slot (the earlier model): ready at 2, the map at the first
+    // heartbeat from 2 on (φ if φ ≥ 2, else φ + 3), the job 10 + 2 s after it.
+    let delays =
+        SimConfig { job_tasks: JobTasks::Delays, ..hadoop(2.0, 2.0, CompletionReport::Immediate) };
+    let r = simulate(&w, &delays).unwrap();
+    let start = if phi >= 2.0 { phi } else { phi + 3.0 };
+    assert!(close(r.jobs[0].finish_s.unwrap(), start + 12.0), "{:?}", r.jobs[0]);
+}
+
+#[test]
+fn setup_takes_a_reduce_slot_when_no_map_slot_is_free_and_cleanup_goes_first() {
+    // Job a as above: setup φ … φ + 2, map φ + 3 … φ + 13. Job b arrives at 6 (after φ + 3,
+    // before φ + 6): its setup waits for the heartbeat φ + 6, where the map slot is a's: it
+    // takes the reduce slot, φ + 6 … φ + 8, reported at φ + 9 (b's map pending, no map slot).
+    // a's map is reported at φ + 15: a's cleanup task goes before the scheduler and takes the
+    // map slot (φ + 15 … φ + 17); b's map waits for the report at φ + 18 (a finishes then) and
+    // runs φ + 18 … φ + 28, reported at φ + 30; b's cleanup φ + 30 … φ + 32, reported at
+    // φ + 33.
+    let phi = phase();
+    let r = simulate(&one_slot_jobs(true), &hadoop(2.0, 2.0, CompletionReport::Heartbeat));
+    let r = r.unwrap();
+    assert_eq!(r.stop, StopReason::Completed);
+    assert!(close(r.jobs[0].finish_s.unwrap() - phi, 18.0), "{:?}", r.jobs[0]);
+    assert!(close(r.jobs[1].finish_s.unwrap() - phi, 33.0), "{:?}", r.jobs[1]);
+    // Without the second job's setup in the reduce slot it would have waited for the map
+    // slot: the same run with no reduce slot finishes b later.
+    let mut no_reduce = one_slot_jobs(true);
+    no_reduce.topology = Some(topology(&[&[("n0", 1, 0)]]));
+    let r2 = simulate(&no_reduce, &hadoop(2.0, 2.0, CompletionReport::Heartbeat)).unwrap();
+    assert!(r2.jobs[1].finish_s.unwrap() > r.jobs[1].finish_s.unwrap(), "{:?}", r2.jobs[1]);
+}
+
+#[test]
+fn setup_and_cleanup_take_slots_at_epochs_too() {
+    // lsap at 3 s epochs, setup and cleanup 2 s: tick 0 starts the setup on n0's map slot
+    // (0 … 2; epochs know of ends at once); tick 3 starts the map (3 … 13); tick 15 the
+    // cleanup (15 … 17): the job finishes at 17.
+    let cfg = SimConfig { job_setup_s: 2.0, job_cleanup_s: 2.0, ..config(Algorithm::Lsap) };
+    let r = simulate(&one_slot_jobs(false), &cfg).unwrap();
+    assert_eq!(r.stop, StopReason::Completed);
+    assert!(close(r.jobs[0].finish_s.unwrap(), 17.0), "{:?}", r.jobs[0]);
 }
 
 #[test]

@@ -6,8 +6,8 @@
 use placer_datasets::{PoolSpec, Workload};
 use placer_models::Algorithm;
 use placer_sim::{
-    simulate, simulate_many, ClusterSource, Offers, PendingBound, ReplicaSource, SimConfig,
-    SimError, SimReport, StopReason, Victim,
+    simulate, simulate_many, ClusterSource, CompletionReport, JobTasks, Offers, PendingBound,
+    ReplicaSource, SimConfig, SimError, SimReport, StopReason, Victim,
 };
 use placer_testkit::workload::{job, map, random_workload, reduce, topology};
 use proptest::prelude::*;
@@ -101,9 +101,13 @@ fn preempted_tasks_rerun_and_are_counted_apart() {
         ..Workload::default()
     };
     w.sort_jobs();
+    // Without a setup task: a's would wait for a slot, and a job that has not been set up
+    // has no pending maps to preempt for (as in Hadoop 0.20, whose Fair Scheduler counts a
+    // job's demand once it runs); with one, b's first maps end before a can claim anything.
     let cfg = SimConfig {
         min_share_timeout_s: Some(0.0),
         audit: true,
+        job_setup_s: 0.0,
         ..SimConfig::with_algorithm(Algorithm::Fair)
     };
     let r = simulate(&w, &cfg).unwrap();
@@ -203,6 +207,8 @@ fn errors_name_their_cause() {
     bad.jobs[0].submit_s = 4.0;
     let mut cfg = SimConfig::with_algorithm(Algorithm::Ras);
     cfg.policy.solver = placer_models::SolverEngine::Jv;
+    // No setup task (it would take the epoch at 6 s and move the first solve to 9 s).
+    cfg.job_setup_s = 0.0;
     let err = simulate(&bad, &cfg).unwrap_err();
     assert!(matches!(err, SimError::Solver { time_s, .. } if time_s == 6.0), "{err}");
     // A multi-resource policy on a workload with demands places at epochs: heartbeat offers,
@@ -259,6 +265,10 @@ proptest! {
         intermediate_gb in proptest::option::of(0.25f64..1.0),
         least_progress in any::<bool>(),
         demand in proptest::option::of((0.0f64..0.8, 0.0f64..0.8, 0.0f64..0.8)),
+        // Hadoop 0.20's ends reported at heartbeats and setup / cleanup tasks in slots (the
+        // default), each of them off, or both.
+        hadoop in 0usize..4,
+        job_task_s in 0.0f64..4.0,
     ) {
         let mut w = random_workload(seed, nodes, jobs, 5, 3, 30.0);
         if let Some((cpu, mem, io)) = demand {
@@ -288,6 +298,10 @@ proptest! {
             // Far beyond any of these runs: reaching it means a run that never ends (e.g. reduces
             // copying forever for maps that have no slot must count as a stall).
             max_time_s: Some(20_000.0),
+            completion_report: [CompletionReport::Heartbeat, CompletionReport::Immediate][hadoop % 2],
+            job_tasks: [JobTasks::Slots, JobTasks::Delays][hadoop / 2],
+            job_setup_s: job_task_s,
+            job_cleanup_s: job_task_s / 2.0,
             ..SimConfig::with_algorithm(algorithms()[algorithm])
         };
         let multi = placer_solver::registry::REGISTRY[algorithm].1.multi_resource();

@@ -15,7 +15,9 @@ use placer_report::index_html;
 use placer_report::manifest::{self, FileEntry, Manifest, Shard, MANIFEST_FILE};
 use placer_report::plots;
 use placer_report::tables::{self, ErrorSummary, SummaryRow, ValidationRow};
-use placer_sim::{ClusterSource, Offers, Sharing, SimConfig, SimReport, Victim};
+use placer_sim::{
+    ClusterSource, CompletionReport, JobTasks, Offers, Sharing, SimConfig, SimReport, Victim,
+};
 use rayon::prelude::*;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -133,6 +135,24 @@ pub struct RunArgs {
     /// Start-up time of every task attempt (JVM launch), s [default: 1].
     #[arg(long)]
     pub task_overhead_s: Option<f64>,
+    /// When the master learns of a task's end with heartbeat offers: `heartbeat` (at its
+    /// node's next heartbeat, which offers the freed slot: Hadoop 0.20) or `immediate`
+    /// [default: heartbeat; epoch offers are always immediate].
+    #[arg(long, value_enum, value_name = "WHEN")]
+    pub completion_report: Option<CompletionArg>,
+    /// Run time of each job's setup task, s (≥ 0; 0: none), where the trace measured none
+    /// [default: 2, the Mumak trace's median].
+    #[arg(long, value_name = "S", value_parser = parse_non_negative_s)]
+    pub job_setup_s: Option<f64>,
+    /// Run time of each job's cleanup task, s (≥ 0; 0: none), where the trace measured none
+    /// [default: 2].
+    #[arg(long, value_name = "S", value_parser = parse_non_negative_s)]
+    pub job_cleanup_s: Option<f64>,
+    /// How setup and cleanup run: `slot` (each a task that takes a slot through an offer,
+    /// before the scheduler is asked: Hadoop 0.20) or `delay` (a wait without a slot)
+    /// [default: slot].
+    #[arg(long, value_enum, value_name = "MODEL")]
+    pub job_tasks: Option<JobTasksArg>,
     /// Each node's disk space for map outputs, GB (FAIR §5.4) [default: unlimited].
     #[arg(long)]
     pub intermediate_gb: Option<f64>,
@@ -188,6 +208,32 @@ impl Heartbeat {
     }
 }
 
+/// `--completion-report`: when a task's end reaches the master ([`CompletionReport`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CompletionArg {
+    /// At once.
+    Immediate,
+    /// At the node's next heartbeat.
+    Heartbeat,
+}
+
+/// `--job-tasks`: how setup and cleanup run ([`JobTasks`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum JobTasksArg {
+    /// Tasks that take a slot.
+    Slot,
+    /// Delays without a slot.
+    Delay,
+}
+
+/// A duration in seconds, finite and ≥ 0.
+fn parse_non_negative_s(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("must be a number of seconds ≥ 0, got {s}")),
+    }
+}
+
 /// `--network`: how transfers share links ([`Sharing`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum NetworkArg {
@@ -228,6 +274,24 @@ pub fn apply_flags(args: &RunArgs, base: &mut SimConfig) {
     }
     if let Some(t) = args.task_overhead_s {
         base.task_overhead_s = t;
+    }
+    if let Some(c) = args.completion_report {
+        base.completion_report = match c {
+            CompletionArg::Immediate => CompletionReport::Immediate,
+            CompletionArg::Heartbeat => CompletionReport::Heartbeat,
+        };
+    }
+    if let Some(s) = args.job_setup_s {
+        base.job_setup_s = s;
+    }
+    if let Some(s) = args.job_cleanup_s {
+        base.job_cleanup_s = s;
+    }
+    if let Some(m) = args.job_tasks {
+        base.job_tasks = match m {
+            JobTasksArg::Slot => JobTasks::Slots,
+            JobTasksArg::Delay => JobTasks::Delays,
+        };
     }
     if let Some(gb) = args.intermediate_gb {
         base.intermediate_gb = Some(gb);
@@ -716,6 +780,19 @@ mod tests {
         assert_eq!(given.cluster, ClusterSource::Workload { map_slots: 2, reduce_slots: 4 });
         assert_eq!(given.slowstart, 1.0);
         assert_eq!(given.offers, Offers::Heartbeats { assign_multiple: true });
+        // Hadoop 0.20's completion reports and setup / cleanup tasks, unless turned off.
+        let hadoop = base("x --workload fair-small-jobs:jobs=5");
+        assert_eq!(hadoop.completion_report, CompletionReport::Heartbeat);
+        assert_eq!((hadoop.job_setup_s, hadoop.job_cleanup_s), (2.0, 2.0));
+        assert_eq!(hadoop.job_tasks, JobTasks::Slots);
+        let off = base(
+            "x --workload fair-small-jobs:jobs=5 --completion-report immediate --job-setup-s 0 \
+             --job-cleanup-s 0.5 --job-tasks delay",
+        );
+        assert_eq!(off.completion_report, CompletionReport::Immediate);
+        assert_eq!((off.job_setup_s, off.job_cleanup_s), (0.0, 0.5));
+        assert_eq!(off.job_tasks, JobTasks::Delays);
+        assert!(Cli::try_parse_from(["x", "--workload", "ras", "--job-setup-s", "-1"]).is_err());
         // shuffle-watcher's oversubscribed uplinks, unless --uplink-mbps says otherwise.
         let sw = "x --workload shuffle-watcher:users=1,jobs_per_user=1,input_scale=0.001";
         assert_eq!(base(sw).uplink_mbps, Some(500.0));

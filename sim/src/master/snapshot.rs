@@ -250,6 +250,8 @@ pub(crate) struct Snapshot {
     order_rng: ChaCha8Rng,
     /// Every node's id, in index order (written once).
     node_ids: Vec<NodeId>,
+    /// The last epoch snapshot showed slots held by setup or cleanup tasks.
+    holds_shown: bool,
 }
 
 impl Snapshot {
@@ -264,6 +266,7 @@ impl Snapshot {
             // A stream of its own, so that the replica draws of the same seed do not change.
             order_rng: ChaCha8Rng::seed_from_u64(w.cfg.seed ^ 0x6865_6172_7462_6561),
             node_ids: (0..w.cluster.len()).map(ids::node).collect(),
+            holds_shown: false,
         }
     }
 }
@@ -284,16 +287,29 @@ impl Snapshot {
         match offer {
             Some((beating, offer)) => {
                 // Heartbeat snapshots keep the topology's order: node i is `n{i}`.
+                // A setup or cleanup task's slot is neither a running task nor free.
                 for (i, node) in req.cluster.nodes.iter_mut().enumerate() {
                     let extra = if i == beating { offer } else { [0, 0] };
-                    node.map_slots = w.used[i][0] + extra[0];
-                    node.reduce_slots = w.used[i][1] + extra[1];
+                    let held = w.job_task_slots_on(i);
+                    node.map_slots = w.used[i][0] - held[0] + extra[0];
+                    node.reduce_slots = w.used[i][1] - held[1] + extra[1];
                 }
             }
             None if w.cfg.node_order == NodeOrder::Shuffled => {
                 req.cluster.nodes.shuffle(&mut self.order_rng);
             }
             None => {}
+        }
+        if offer.is_none() && !w.cluster.uncapped && (self.holds_shown || w.job_task_slots()) {
+            // At an epoch a node shows the slots its setup and cleanup tasks leave it.
+            for node in &mut req.cluster.nodes {
+                if let Some(n) = ids::read_node(node.id.as_str(), w.cluster.len()) {
+                    let held = w.job_task_slots_on(n);
+                    node.map_slots = w.cluster.map_slots[n] - held[0];
+                    node.reduce_slots = w.cluster.reduce_slots[n] - held[1];
+                }
+            }
+            self.holds_shown = w.job_task_slots();
         }
         if w.disks.limited() {
             for node in &mut req.cluster.nodes {
@@ -694,13 +710,16 @@ mod tests {
         (a - b).abs() <= 1e-9 * b.abs().max(1.0)
     }
 
-    /// Epoch offers every `epoch_s`, reduces after every map, no start-up overhead.
+    /// Epoch offers every `epoch_s`, reduces after every map, no start-up overhead, no job
+    /// setup or cleanup task.
     fn config(epoch_s: f64) -> SimConfig {
         SimConfig {
             audit: true,
             offers: Offers::Epochs,
             slowstart: 1.0,
             task_overhead_s: 0.0,
+            job_setup_s: 0.0,
+            job_cleanup_s: 0.0,
             epoch_s,
             ..SimConfig::with_algorithm(Algorithm::Lsap)
         }

@@ -128,7 +128,14 @@ impl Mechanism for NodeLoad {
         true
     }
 
-    /// A computing task leaves its node's load.
+    /// A task that ended leaves its node's load at once, before its end is reported.
+    fn task_exited(&mut self, cx: &mut Ctx<'_>, t: usize) {
+        if cx.tasks[t].computing {
+            self.leave(cx, t);
+        }
+    }
+
+    /// A computing task leaves its node's load (a no-op if it left when it exited).
     fn task_released(&mut self, cx: &mut Ctx<'_>, t: usize) {
         if cx.tasks[t].computing {
             self.leave(cx, t);

@@ -44,6 +44,11 @@ pub(crate) trait Mechanism {
         false
     }
 
+    /// Task `t`'s run ended (its process is gone) but the master learns of it only at its
+    /// node's next heartbeat ([`crate::CompletionReport::Heartbeat`]); `task_released`
+    /// follows then. Whatever the run itself consumed stops here.
+    fn task_exited(&mut self, _cx: &mut Ctx<'_>, _t: usize) {}
+
     /// Task `t` gives its slot back (it finished, failed or was killed), its record as it was
     /// while it ran.
     fn task_released(&mut self, _cx: &mut Ctx<'_>, _t: usize) {}

@@ -29,9 +29,12 @@
 //! nothing skips the solver until a task ends or becomes pending (its answer would be as
 //! empty: the room it saw has not grown).
 //!
-//! **Jobs** wait `setup_s` after arriving before their tasks are pending, and finish
-//! `cleanup_s` after their last task (Hadoop 0.20's setup and cleanup tasks, as a trace measured
-//! them or `job_setup_s` / `job_cleanup_s`; they hold no slot here).
+//! **Jobs** run a setup task before their tasks are pending and a cleanup task after their
+//! last one (Hadoop 0.20's, as a trace measured them or `job_setup_s` / `job_cleanup_s`), each
+//! in a slot it takes through an offer, or as delays without a slot (`job_tasks.rs`).
+//!
+//! **Ends are reported** at the node's next heartbeat (`reports.rs`): until then the slot stays
+//! taken and the job's progress unchanged.
 //!
 //! **Reduces** become pending once ⌈`slowstart` · maps⌉ of their job's maps have finished
 //! (Hadoop's slowstart; 1.0: when all have).
@@ -47,7 +50,9 @@
 mod contention;
 mod hooks;
 mod intermediate;
+mod job_tasks;
 mod offers;
+mod reports;
 mod resources;
 mod shuffle;
 mod task;
@@ -131,6 +136,10 @@ pub(crate) struct World<'a> {
     shuffle: shuffle::Shuffle,
     /// What the run measures; read only by the report.
     pub metrics: Metrics,
+    /// Setup and cleanup tasks waiting and holding slots (`job_tasks.rs`).
+    job_tasks: job_tasks::JobTasks,
+    /// Ends each node has yet to report (`reports.rs`).
+    reports: reports::Reports,
 }
 
 impl<'a> World<'a> {
@@ -153,6 +162,7 @@ impl<'a> World<'a> {
                 attempt: 0,
                 doomed: false,
                 computing: false,
+                exited: false,
                 work_left: 0.0,
                 settled_s: 0.0,
             };
@@ -196,6 +206,7 @@ impl<'a> World<'a> {
             offers::Beats::new(cluster.len(), cfg.policy.heartbeat_s, multiple, cfg.seed)
         });
         let racks = cluster.nodes_of_rack.len();
+        let (cluster_len, ix_jobs) = (cluster.len(), ix.jobs.len());
         Ok(Self {
             net: Network::new(
                 cluster.len(),
@@ -230,6 +241,8 @@ impl<'a> World<'a> {
             now: 0.0,
             scratch_tasks: Vec::new(),
             metrics,
+            job_tasks: job_tasks::JobTasks::new(cluster_len, ix_jobs),
+            reports: reports::Reports::new(cluster_len),
         })
     }
 
@@ -239,7 +252,8 @@ impl<'a> World<'a> {
             self.offer_soon();
             return;
         };
-        let view = slot_view(&self.cluster, &self.used, self.pending, self.cfg);
+        let view =
+            slot_view(&self.cluster, &self.used, self.pending, self.cfg, self.job_tasks.waiting());
         beats.wake_all(&view, self.now, &mut self.queue);
         self.beats = Some(beats);
     }
@@ -247,7 +261,8 @@ impl<'a> World<'a> {
     /// A slot of `kind` on node `n` was freed: its next heartbeat, if tasks of the kind wait.
     fn slot_freed(&mut self, n: usize, kind: usize) {
         if let Some(b) = &mut self.beats {
-            b.slot_freed(n, self.pending[kind], self.now, &mut self.queue);
+            let waiting = self.pending[kind] + self.job_tasks.waiting();
+            b.slot_freed(n, waiting, self.now, &mut self.queue);
         }
     }
 
@@ -256,7 +271,10 @@ impl<'a> World<'a> {
     pub(crate) fn heartbeat_offer(&mut self, n: usize) -> Option<[u32; 2]> {
         let mut beats = self.beats.take()?;
         self.metrics.tick();
-        let offer = beats.offer(&slot_view(&self.cluster, &self.used, self.pending, self.cfg), n);
+        let offer = beats.offer(
+            &slot_view(&self.cluster, &self.used, self.pending, self.cfg, self.job_tasks.waiting()),
+            n,
+        );
         self.beats = Some(beats);
         offer
     }
@@ -264,7 +282,8 @@ impl<'a> World<'a> {
     /// After node `n`'s heartbeat was answered: its next one, if it still has a use for it.
     pub(crate) fn heartbeat_done(&mut self, n: usize) {
         let Some(mut beats) = self.beats.take() else { return };
-        let view = slot_view(&self.cluster, &self.used, self.pending, self.cfg);
+        let view =
+            slot_view(&self.cluster, &self.used, self.pending, self.cfg, self.job_tasks.waiting());
         beats.answered(&view, n, self.now, &mut self.queue);
         self.beats = Some(beats);
     }
@@ -312,11 +331,7 @@ impl<'a> World<'a> {
             return;
         }
         self.active_jobs.insert(j);
-        if spec.setup_s > 0.0 {
-            self.queue.push(self.now + spec.setup_s, EventKind::JobReady(j));
-        } else {
-            self.job_ready(j);
-        }
+        self.set_up(j);
     }
 
     /// Job `j`'s set-up is done: its maps (and, with slowstart 0, reduces) are pending.
@@ -400,8 +415,9 @@ impl<'a> World<'a> {
             return true;
         }
         // Reduces copying with no byte in flight wait for maps: they do not move the run.
-        let moving =
-            self.net.active() > 0 || self.running.iter().any(|&t| !self.shuffle.is_copying(t));
+        let moving = self.net.active() > 0
+            || self.job_tasks.holding()
+            || self.running.iter().any(|&t| !self.shuffle.is_copying(t));
         if !moving {
             if self.disks.suspended.is_empty() {
                 return false;
@@ -437,6 +453,7 @@ impl<'a> World<'a> {
         run.flows.clear();
         run.flows_left = 0;
         run.computing = false;
+        run.exited = false;
         let attempts = self.ix.failed_attempts(t);
         if let Some(&d) = attempts.get(run.attempt as usize) {
             // A failed attempt of the trace: it holds the slot, then fails.
@@ -514,7 +531,8 @@ impl<'a> World<'a> {
     /// Free slots per kind: the cluster's slots less the running tasks (0 once an uncapped
     /// run's tasks outnumber its configured slots).
     pub(crate) fn free_slots(&self) -> [u64; 2] {
-        let running = |k: usize| self.running_kind[k] as u64;
+        let held = self.job_tasks.held();
+        let running = |k: usize| self.running_kind[k] as u64 + held[k];
         [
             self.cluster.total_map_slots.saturating_sub(running(0)),
             self.cluster.total_reduce_slots.saturating_sub(running(1)),
@@ -611,6 +629,7 @@ impl<'a> World<'a> {
         let run = &mut self.tasks[t];
         run.version = run.version.wrapping_add(1);
         run.computing = false;
+        run.exited = false;
         let (n, started_s) = (run.node, run.started_s);
         self.used[n][kind] -= 1;
         if holds {
@@ -639,7 +658,8 @@ impl<'a> World<'a> {
         self.make_pending(t);
     }
 
-    pub(crate) fn task_done(&mut self, t: usize) -> Result<(), SimError> {
+    /// Task `t`'s end takes effect (at once, or when its node reports it: `reports.rs`).
+    pub(crate) fn finish_task(&mut self, t: usize) -> Result<(), SimError> {
         if self.tasks[t].doomed {
             // A failed attempt ends: the task is pending again for its next attempt.
             self.release(t);
@@ -678,10 +698,7 @@ impl<'a> World<'a> {
         if job.maps_done == self.ix.jobs[j].maps && job.reduces_left == 0 {
             self.active_jobs.remove(&j);
             self.free_intermediate(j);
-            match self.ix.jobs[j].cleanup_s {
-                c if c > 0.0 => self.queue.push(self.now + c, EventKind::JobCleaned(j)),
-                _ => self.job_done(j),
-            }
+            self.clean_up(j);
         }
         Ok(())
     }
@@ -702,7 +719,8 @@ impl<'a> World<'a> {
     /// Slots never oversubscribed (uncapped: resources never oversubscribed); the counters
     /// agree with the running set.
     pub(crate) fn audit_slots(&self) -> Result<(), SimError> {
-        let mut used = vec![[0u32; 2]; self.cluster.len()];
+        let mut used: Vec<[u32; 2]> =
+            (0..self.cluster.len()).map(|n| self.job_tasks.held_on(n)).collect();
         for &t in &self.running {
             used[self.tasks[t].node][self.ix.tasks[t].kind.slot()] += 1;
         }
@@ -763,6 +781,7 @@ fn slot_view<'w>(
     used: &'w [[u32; 2]],
     pending: [usize; 2],
     cfg: &SimConfig,
+    job_tasks_waiting: usize,
 ) -> offers::SlotView<'w> {
     offers::SlotView {
         map_slots: &cluster.map_slots,
@@ -770,6 +789,7 @@ fn slot_view<'w>(
         used,
         pending,
         may_preempt: cfg.may_preempt(),
+        job_tasks_waiting,
     }
 }
 

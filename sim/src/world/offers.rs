@@ -8,8 +8,10 @@
 //! waits for the next one: that idle time is part of the model.
 //!
 //! A node heartbeats only while it has a free slot of a kind with pending tasks (or while
-//! anything is pending, for a policy that may preempt): it is woken when a task of a kind
-//! becomes pending while none was, and when one of its slots is freed. Each heartbeat costs a
+//! anything is pending, for a policy that may preempt; or a free slot of any kind while a
+//! setup or cleanup task waits, `job_tasks.rs`), or an end to report (`reports.rs`): it is
+//! woken when a task of a kind becomes pending while none was, when one of its slots is
+//! freed, and when one of its tasks ends with the report left to its next heartbeat. Each heartbeat costs a
 //! snapshot, O(active jobs + offered + running + nodes). One row of the epoch table covers
 //! each `epoch_s` window of heartbeats (`metrics.rs`). The World owns the beats and the event
 //! loop hands a heartbeat's offer to the Master as a parameter (`sim/README.md`).
@@ -60,6 +62,8 @@ pub(crate) struct SlotView<'w> {
     pub used: &'w [[u32; 2]],
     pub pending: [usize; 2],
     pub may_preempt: bool,
+    /// Setup and cleanup tasks waiting for a slot of either kind (`job_tasks.rs`).
+    pub job_tasks_waiting: usize,
 }
 
 impl SlotView<'_> {
@@ -68,6 +72,7 @@ impl SlotView<'_> {
         let slots = [self.map_slots[n], self.reduce_slots[n]];
         (0..2).any(|k| self.pending[k] > 0 && self.used[n][k] < slots[k])
             || (self.pending != [0, 0] && self.may_preempt)
+            || (self.job_tasks_waiting > 0 && (0..2).any(|k| self.used[n][k] < slots[k]))
     }
 }
 
@@ -93,6 +98,14 @@ impl Beats {
     /// A slot of a kind with `pending` tasks was freed on node `n`.
     pub fn slot_freed(&mut self, n: usize, pending: usize, now: f64, queue: &mut EventQueue) {
         if pending > 0 && !self.scheduled[n] {
+            let at = self.next(n, now);
+            self.schedule(n, at, queue);
+        }
+    }
+
+    /// Node `n` has an end to report (`reports.rs`): its next heartbeat, whatever it offers.
+    pub fn report_due(&mut self, n: usize, now: f64, queue: &mut EventQueue) {
+        if !self.scheduled[n] {
             let at = self.next(n, now);
             self.schedule(n, at, queue);
         }

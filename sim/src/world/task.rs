@@ -38,6 +38,9 @@ pub(crate) struct TaskRun {
     pub attempt: u32,
     /// The current run is one of the trace's failed attempts.
     pub doomed: bool,
+    /// Its run ended and its node has not reported it yet (it still holds its slot and the
+    /// master still sees it running; `world/reports.rs`).
+    pub exited: bool,
     /// Computing: work left (s at rate 1) as of `settled_s`.
     pub computing: bool,
     pub work_left: f64,
