@@ -222,7 +222,7 @@ impl World<'_> {
         jt.total[hold.kind] -= 1;
         self.used[hold.node][hold.kind] -= 1;
         self.idle = false;
-        self.metrics.slot_freed(hold.kind, self.now - hold.started_s);
+        self.metrics.slot_freed(hold.kind, hold.started_s, self.now);
         if hold.cleanup {
             self.job_done(j);
         } else {
