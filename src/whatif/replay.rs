@@ -117,9 +117,9 @@ pub struct RunArgs {
     pub network: Option<NetworkArg>,
     /// Goodput of the shaped cross-rack links (the rack uplinks with --uplink-mbps, else the
     /// rack-pair links) when many flows share one: none (loss-free) or
-    /// incast[:n0=8,beta=0.05,floor=0.1,rto_s=0.2] (TCP throughput collapse: a link carrying n
-    /// > n0 flows delivers max(floor, 1/(1 + beta·(n − n0))) of its capacity, and a flow joining
-    /// one that carries n0 or more first waits rto_s) [default: none].
+    /// incast[:n0=8,beta=0.05,floor=0.1,rto_s=0.2] (TCP throughput collapse: a link carrying
+    /// more than n0 flows, n, delivers max(floor, 1/(1 + beta·(n − n0))) of its capacity, and a
+    /// flow joining one that carries n0 or more first waits rto_s) [default: none].
     #[arg(long, value_name = "MODEL", value_parser = loss_flags::parse_goodput)]
     pub goodput: Option<GoodputArg>,
     /// Most shuffle flows in progress per reduce (Hadoop's mapred.reduce.parallel.copies), or
