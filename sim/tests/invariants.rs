@@ -197,6 +197,14 @@ fn errors_name_their_cause() {
     }
     let policy = placer_models::Policy { shuffle_light_ratio: 2.0, ..p() };
     assert_eq!(knob(policy), "policy.shuffle_light_ratio");
+    // The loss model's domains: a copier cap ≥ 1, a goodput curve's fields.
+    let field = |cfg: SimConfig| match simulate(&w, &cfg).unwrap_err() {
+        SimError::Config { field, .. } => field,
+        other => panic!("{other}"),
+    };
+    assert_eq!(field(SimConfig { copiers: Some(0), ..SimConfig::default() }), "copiers");
+    let g = Goodput { floor: 0.0, ..Goodput::default() };
+    assert_eq!(field(SimConfig { goodput: Some(g), ..SimConfig::default() }), "goodput.floor");
 
     // An engine the algorithm does not run on fails at the first epoch.
     bad.jobs[0].maps[0].compute_s = 1.0;
