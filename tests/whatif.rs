@@ -564,6 +564,66 @@ fn sw_flags_out_of_their_domain_are_usage_errors_naming_the_flag() {
     }
 }
 
+#[test]
+fn loss_model_flags_run_and_out_of_their_domain_are_usage_errors_naming_the_flag() {
+    // A network that loses goodput (--goodput, --copiers, --netsat-measure) on ShuffleWatcher's
+    // shrunk mix: the runs finish every job; `--goodput none` is the loss-free run to the digit;
+    // a bad value is clap's usage error (exit 2) naming the flag.
+    let run = |name: &str, extra: &[&str]| {
+        let out = fresh(name);
+        let dir = out.display().to_string();
+        let mut args = vec![
+            "whatif",
+            "--workload",
+            "shuffle-watcher:users=2,jobs_per_user=3,input_scale=0.001",
+            "--policies",
+            "fair,shuffle_watcher",
+            "--network",
+            "max-min",
+            "--out",
+            &dir,
+        ];
+        args.extend_from_slice(extra);
+        let o = placer(&args);
+        assert!(o.status.success(), "{extra:?}: {}", String::from_utf8_lossy(&o.stderr));
+        rows(&out.join("summary.csv"))
+    };
+    let results = |rows: &[std::collections::BTreeMap<String, String>]| {
+        let keep = ["policy", "mean_response_s", "makespan_s", "cross_rack_gb", "events"];
+        rows.iter().map(|r| keep.map(|k| r[k].clone())).collect::<Vec<_>>()
+    };
+    let plain = run("whatif_loss_plain", &[]);
+    assert_eq!(results(&plain), results(&run("whatif_loss_none", &["--goodput", "none"])));
+    let lossy = run(
+        "whatif_loss_incast",
+        &[
+            "--goodput",
+            "incast:n0=2,beta=0.5,floor=0.2",
+            "--copiers",
+            "2",
+            "--netsat-measure",
+            "offered",
+        ],
+    );
+    for r in &lossy {
+        assert_eq!(r["jobs_finished"], "6", "{r:?}");
+    }
+    let out = fresh("whatif_loss_bad");
+    for (flag, value, says) in [
+        ("--goodput", "tcp", "unknown model"),
+        ("--goodput", "incast:floor=0", "goodput.floor"),
+        ("--goodput", "incast:n0=0", "goodput.n0"),
+        ("--goodput", "incast:gamma=1", "unknown key"),
+        ("--copiers", "0", "≥ 1"),
+        ("--netsat-measure", "demand", "offered"),
+    ] {
+        let o = sls(&out, &[flag, value]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{flag} {value}: {err}");
+        assert!(err.contains(flag) && err.contains(says), "{flag} {value}: {err}");
+    }
+}
+
 /// A one-node Alibaba cluster (3 CPUs, 3,000 MiB, no GPU) and four pods of 1 CPU, 500 MiB,
 /// 10 s each, all created at 0, written under `dir`: (node list, pod list).
 fn alibaba_one_node(dir: &Path) -> (String, String) {

@@ -7,7 +7,9 @@
 //! MB/s (10⁶ byte/s).
 
 use crate::error::SimError;
+pub use crate::goodput::Goodput;
 pub use crate::network::Sharing;
+pub use crate::traffic::NetSatMeasure;
 use placer_models::{Algorithm, Policy};
 use placer_solver::policy::Candidates;
 use placer_solver::PolicyOf;
@@ -233,6 +235,23 @@ pub struct SimConfig {
     /// where several tie, a warm epoch may pick another of them.
     #[serde(default)]
     pub warm_start: bool,
+    /// Goodput collapse and timeouts on the shaped cross-rack links ([`Goodput`],
+    /// `goodput.rs`); default none (loss-free links).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goodput: Option<Goodput>,
+    /// Most shuffle flows in progress per reduce (≥ 1; Hadoop's
+    /// `mapred.reduce.parallel.copies`, 5 by default); default none: one flow per source rack
+    /// at a time, however many racks (`world/shuffle.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copiers: Option<u32>,
+    /// What the snapshots report as each rack's cross-rack traffic ([`NetSatMeasure`]);
+    /// default the delivered bytes.
+    #[serde(default, skip_serializing_if = "is_delivered")]
+    pub netsat_measure: NetSatMeasure,
+}
+
+fn is_delivered(m: &NetSatMeasure) -> bool {
+    *m == NetSatMeasure::Delivered
 }
 
 fn default_slowstart() -> f64 {
@@ -389,6 +408,9 @@ impl Default for SimConfig {
             pools: Vec::new(),
             users: Vec::new(),
             warm_start: false,
+            goodput: None,
+            copiers: None,
+            netsat_measure: NetSatMeasure::Delivered,
         }
     }
 }
@@ -471,6 +493,12 @@ impl SimConfig {
         fraction("policy.map_completion_threshold", p.map_completion_threshold)?;
         fraction("policy.shuffle_light_ratio", p.shuffle_light_ratio)?;
         positive("policy.starvation_window_s", p.starvation_window_s)?;
+        if let Some(g) = &self.goodput {
+            g.validate()?;
+        }
+        if self.copiers == Some(0) {
+            return Err(SimError::config("copiers", "must be ≥ 1"));
+        }
         Ok(())
     }
 

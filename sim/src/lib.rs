@@ -33,6 +33,7 @@ mod cluster;
 mod config;
 mod engine;
 mod error;
+mod goodput;
 pub mod ideal;
 mod master;
 mod metrics;
@@ -46,8 +47,8 @@ mod workload_index;
 mod world;
 
 pub use config::{
-    ClusterSource, CompletionReport, Contention, JobTasks, NodeOrder, Offers, PendingBound,
-    ReplicaSource, Sharing, SimConfig, Victim,
+    ClusterSource, CompletionReport, Contention, Goodput, JobTasks, NetSatMeasure, NodeOrder,
+    Offers, PendingBound, ReplicaSource, Sharing, SimConfig, Victim,
 };
 pub use error::SimError;
 pub use report::{

@@ -30,12 +30,27 @@
 //! reads over replicas). Example: two flows into one node from its rack at 1000 Mbit/s each
 //! get 62.5 MB/s, so a 125 MB read takes 2 s instead of 1 s.
 //!
+//! Goodput (optional, [`Goodput`], `goodput.rs`): the **shaped** links — the rack uplinks and
+//! downlinks when `uplink_mbps` is set, else the rack-pair links; never a node's in-rack link —
+//! deliver `capacity · g(n)` in all when they carry n flows, in both models: per link a flow's
+//! share of it is `capacity · g(n) / n`; max-min fills the link up to `capacity · g(n)`. A flow
+//! that joins a shaped link already carrying `n0` or more flows first stalls `rto_s` seconds
+//! (on no link, moving nothing; the flow's finish event is reused to wake it). Example: 28
+//! flows on one 500 Mbit/s uplink with the default curve (n0 = 8, β = 0.05): g = 1/2, so 250
+//! Mbit/s in all, 8.93 Mbit/s each. Without a `Goodput` every link delivers its capacity.
+//!
+//! Offered rates (optional, for NetSat's `offered` measure, `traffic.rs`): each cross-rack
+//! flow's rate on its unshaped links alone, each split equally (`min` over them of capacity /
+//! flows), which is what it would get if the shaped links did not hold it back; tracked beside
+//! the rates and told to the meter in the same O(1) way.
+//!
 //! When a flow starts or ends, only the flows sharing one of its links are settled (bytes
 //! moved so far at their old rate) and rescheduled at their new rate, under a new version
 //! number (the old finish event goes stale). O(flows on the touched links) per change. Each
 //! rate change of a cross-rack flow is also told to the [`TrafficMeter`] (`traffic.rs`), which
 //! integrates the racks' measured cross-rack traffic in O(1) per change.
 
+use crate::goodput::Goodput;
 use crate::queue::{EventKind, EventQueue};
 use crate::traffic::TrafficMeter;
 
@@ -52,6 +67,8 @@ struct Link {
     /// Bytes/s.
     capacity: f64,
     flows: Vec<u32>,
+    /// Loses goodput under a [`Goodput`] (module docs).
+    shaped: bool,
 }
 
 /// What a re-rating reads of every flow on a touched link, apart from the rest of the flow so
@@ -81,6 +98,10 @@ struct Flow {
     bytes: u64,
     /// (source rack, destination rack).
     racks: (usize, usize),
+    /// Waiting out a timeout: on no link, moving nothing, until its finish event.
+    stalled: bool,
+    /// Its offered rate, bytes/s (module docs; kept only when `Network::offered` is on).
+    offered: f64,
 }
 
 /// A finished or cancelled flow.
@@ -140,6 +161,10 @@ pub(crate) struct Network {
     next_rate: Vec<f64>,
     /// Max-min scratch reused across calls (no allocation per flow change).
     filling: Filling,
+    /// The shaped links' goodput; `None`: loss-free.
+    goodput: Option<Goodput>,
+    /// Track offered rates for the meter.
+    offered: bool,
 }
 
 /// One progressive filling's component and state, kept between calls for their allocations.
@@ -166,7 +191,9 @@ impl Network {
     ) -> Self {
         let capacity = rack_mbps * MBPS_TO_BYTES;
         Self {
-            links: (0..nodes).map(|_| Link { capacity, flows: Vec::new() }).collect(),
+            links: (0..nodes)
+                .map(|_| Link { capacity, flows: Vec::new(), shaped: false })
+                .collect(),
             share: vec![f64::INFINITY; nodes],
             racks,
             pair: vec![NONE; racks * racks],
@@ -183,12 +210,22 @@ impl Network {
             link_seen: Vec::new(),
             next_rate: Vec::new(),
             filling: Filling::default(),
+            goodput: None,
+            offered: false,
         }
     }
 
-    /// A new link of `capacity` bytes/s; returns its id.
-    fn add_link(&mut self, capacity: f64) -> u32 {
-        self.links.push(Link { capacity, flows: Vec::new() });
+    /// With `goodput` on the shaped links (`None`: loss-free), and offered rates tracked for
+    /// the meter when `offered`.
+    pub fn with_loss(mut self, goodput: Option<Goodput>, offered: bool) -> Self {
+        self.goodput = goodput;
+        self.offered = offered;
+        self
+    }
+
+    /// A new link of `capacity` bytes/s, `shaped` or not; returns its id.
+    fn add_link(&mut self, capacity: f64, shaped: bool) -> u32 {
+        self.links.push(Link { capacity, flows: Vec::new(), shaped });
         self.share.push(f64::INFINITY);
         (self.links.len() - 1) as u32
     }
@@ -199,7 +236,7 @@ impl Network {
         if self.uplinks[rack].0 != NONE {
             return Some(self.uplinks[rack]);
         }
-        let pair = (self.add_link(capacity), self.add_link(capacity));
+        let pair = (self.add_link(capacity, true), self.add_link(capacity, true));
         self.uplinks[rack] = pair;
         Some(pair)
     }
@@ -207,7 +244,17 @@ impl Network {
     /// Link `l`'s share after its flow count changed.
     fn reshare(&mut self, l: usize) {
         let link = &self.links[l];
-        self.share[l] = link.capacity / link.flows.len() as f64;
+        self.share[l] = self.usable(l) / link.flows.len() as f64;
+    }
+
+    /// Bytes/s link `l` delivers in all with its current flows: its capacity, times `g(n)` on
+    /// a shaped link under a [`Goodput`].
+    fn usable(&self, l: usize) -> f64 {
+        let link = &self.links[l];
+        match self.goodput {
+            Some(g) if link.shaped => link.capacity * g.factor(link.flows.len()),
+            _ => link.capacity,
+        }
     }
 
     /// Flows in progress.
@@ -246,7 +293,7 @@ impl Network {
             let at = src_rack * self.racks + dst_rack;
             let l = match self.pair[at] {
                 NONE => {
-                    let l = self.add_link(self.cross_capacity);
+                    let l = self.add_link(self.cross_capacity, self.uplink_capacity.is_none());
                     self.pair[at] = l;
                     l
                 }
@@ -273,6 +320,8 @@ impl Network {
             cross_rack,
             shuffle,
             racks: (src_rack, dst_rack),
+            stalled: false,
+            offered: 0.0,
         };
         let hot = Hot { rate: 0.0, stamp: 0, nlinks: nlinks as u8, links };
         let id = match self.free.pop() {
@@ -288,16 +337,40 @@ impl Network {
                 self.flows.len() - 1
             }
         };
+        self.active += 1;
+        if let Some(g) = self.goodput {
+            let crowded = links[..nlinks].iter().any(|&l| {
+                let link = &self.links[l as usize];
+                link.shaped && g.stalls(link.flows.len())
+            });
+            if crowded {
+                // A timeout first: the flow joins its links when its finish event fires.
+                let f = &mut self.flows[id];
+                f.stalled = true;
+                f.due = now + g.rto_s;
+                queue.push(f.due, EventKind::FlowDone { flow: id, version: f.version });
+                return id;
+            }
+        }
+        self.join(id, now, queue);
+        id
+    }
+
+    /// Puts flow `id` (of `start`, or at the end of its stall) on its links and re-rates.
+    fn join(&mut self, id: usize, now: f64, queue: &mut EventQueue) {
+        let (links, nlinks) = (self.hot[id].links, usize::from(self.hot[id].nlinks));
         for &l in &links[..nlinks] {
             self.links[l as usize].flows.push(id as u32);
             self.reshare(l as usize);
         }
-        self.active += 1;
-        if cross_rack {
-            self.meter.rate_changed(now, (src_rack, dst_rack), shuffle, 0.0, 1);
+        let f = &self.flows[id];
+        if f.cross_rack {
+            self.meter.rate_changed(now, f.racks, f.shuffle, 0.0, 1);
+            if self.offered {
+                self.meter.offered_changed(now, f.racks, 0.0, 1);
+            }
         }
         self.rebalance(now, links, nlinks, queue);
-        id
     }
 
     /// Handles a `FlowDone` event: `Some` if the flow has moved all its bytes (it is then
@@ -312,6 +385,14 @@ impl Network {
     ) -> Option<FlowEnd> {
         let f = self.flows.get_mut(flow)?;
         if !f.active || f.version != version {
+            return None;
+        }
+        if f.stalled {
+            // Its timeout is over: from now it moves its bytes.
+            f.stalled = false;
+            f.last = now;
+            f.due = f64::INFINITY;
+            self.join(flow, now, queue);
             return None;
         }
         let rate = self.hot[flow].rate;
@@ -365,8 +446,19 @@ impl Network {
             f.active = false;
             f.remaining = 0.0;
             f.version = f.version.wrapping_add(1);
+            if f.stalled {
+                // Cancelled in its timeout: on no link, unknown to the meter.
+                f.stalled = false;
+                self.free.push(flow);
+                self.active -= 1;
+                return;
+            }
             if f.cross_rack {
                 self.meter.rate_changed(now, f.racks, f.shuffle, -h.rate, -1);
+                if self.offered {
+                    self.meter.offered_changed(now, f.racks, -f.offered, -1);
+                    f.offered = 0.0;
+                }
             }
             h.rate = 0.0;
             (h.links, usize::from(h.nlinks))
@@ -410,6 +502,9 @@ impl Network {
                     .iter()
                     .map(|&k| share[k as usize])
                     .fold(f64::INFINITY, f64::min);
+                if self.offered {
+                    offer(g as usize, h, &mut self.flows, &self.links, share, &mut self.meter, now);
+                }
                 if rate == h.rate {
                     continue;
                 }
@@ -479,7 +574,7 @@ impl Network {
         }
         // Progressive filling: per component link its capacity left and its unfrozen flows.
         left.clear();
-        left.extend(comp_links.iter().map(|&l| self.links[l as usize].capacity));
+        left.extend(comp_links.iter().map(|&l| self.usable(l as usize)));
         count.clear();
         count.extend(comp_links.iter().map(|&l| self.links[l as usize].flows.len() as u32));
         frozen.clear();
@@ -517,6 +612,10 @@ impl Network {
         for &g in comp_flows.iter() {
             let g = g as usize;
             self.hot[g].stamp = stamp;
+            if self.offered {
+                let h = self.hot[g];
+                offer(g, &h, &mut self.flows, &self.links, &self.share, &mut self.meter, now);
+            }
             let rate = self.next_rate[g];
             let old = self.hot[g].rate;
             if rate == old {
@@ -528,6 +627,32 @@ impl Network {
         self.filling = fill;
         // The next call's stamp must not collide with the "frozen" mark used above.
         self.stamp += 1;
+    }
+}
+
+/// Flow `g` (on the links of `h`) gets its offered rate, the least share of its unshaped
+/// links, and the meter is told of a change (cross-rack flows only).
+fn offer(
+    g: usize,
+    h: &Hot,
+    flows: &mut [Flow],
+    links: &[Link],
+    share: &[f64],
+    meter: &mut TrafficMeter,
+    now: f64,
+) {
+    let f = &mut flows[g];
+    if !f.cross_rack {
+        return;
+    }
+    let rate = h.links[..usize::from(h.nlinks)]
+        .iter()
+        .filter(|&&k| !links[k as usize].shaped)
+        .map(|&k| share[k as usize])
+        .fold(f64::INFINITY, f64::min);
+    if rate != f.offered {
+        meter.offered_changed(now, f.racks, rate - f.offered, 0);
+        f.offered = rate;
     }
 }
 
@@ -563,6 +688,7 @@ fn settle(f: &mut Flow, rate: f64, now: f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::traffic::NetSatMeasure;
 
     /// Pops events until the first current flow end.
     fn next_end(net: &mut Network, q: &mut EventQueue) -> Option<(f64, FlowEnd)> {
@@ -648,6 +774,140 @@ mod tests {
                     full && top
                 });
                 proptest::prop_assert!(bottleneck, "flow {} at {} has no bottleneck", f, h.rate);
+            }
+        }
+    }
+
+    /// `n` flows from rack 0 (nodes 0..n) to rack 1 (nodes n..2n), each on its own NICs, on
+    /// a 100 Mbit/s uplink (NICs and pair links 1,000 Mbit/s).
+    fn uplink_with(n: usize, sharing: Sharing, goodput: Option<Goodput>) -> (Network, EventQueue) {
+        let mut net =
+            Network::new(2 * n, 2, 1000.0, 1000.0, Some(100.0), sharing).with_loss(goodput, true);
+        let mut q = EventQueue::default();
+        for i in 0..n {
+            net.start(0.0, i, true, 1 << 30, (i, 0), (n + i, 1), &mut q);
+        }
+        (net, q)
+    }
+
+    #[test]
+    fn hand_computed_goodput_on_a_shared_uplink() {
+        // g(n) = max(0.1, 1 / (1 + 0.5 (n − 2))), no stall. Uplink C = 12.5 MB/s.
+        // n = 2: g = 1, 6.25 MB/s each. n = 4: g = 1 / (1 + 1) = 0.5, each 12.5 · 0.5 / 4 =
+        // 1.5625 MB/s. n = 30: 1 / (1 + 14) < 0.1, the floor: 12.5 · 0.1 / 30 MB/s each. The
+        // same in both models: every flow is held by the uplink alone.
+        let g = Goodput { n0: 2, beta: 0.5, floor: 0.1, rto_s: 0.0 };
+        for sharing in [Sharing::PerLink, Sharing::MaxMin] {
+            for (n, each) in [(2, 6.25e6), (4, 1.5625e6), (30, 1.25e6 / 30.0)] {
+                let (net, _) = uplink_with(n, sharing, Some(g));
+                for f in 0..n {
+                    let rate = net.hot[f].rate;
+                    assert!((rate - each).abs() < 1e-6, "{sharing:?} n = {n}: {rate}");
+                }
+            }
+            // Loss-free, 4 flows split the full 12.5 MB/s.
+            let (net, _) = uplink_with(4, sharing, None);
+            assert!((net.hot[0].rate - 3.125e6).abs() < 1e-6);
+        }
+    }
+
+    #[test]
+    fn offered_rate_is_the_unshaped_links_share() {
+        // 4 flows on the 100 Mbit/s uplink at g = 0.5 (1.5625 MB/s each, 6.25 MB/s in all);
+        // each is offered its pair link's share, 125 MB/s / 4 = 31.25 MB/s (125 MB/s in all).
+        // After 8 s rack 0 has sent 50 MB and offered 1 GB.
+        let g = Goodput { n0: 2, beta: 0.5, floor: 0.1, rto_s: 0.0 };
+        for sharing in [Sharing::PerLink, Sharing::MaxMin] {
+            let (net, _) = uplink_with(4, sharing, Some(g));
+            let (sent, _) = net.meter.rack_measure(0, 8.0, NetSatMeasure::Delivered);
+            let (offered, _) = net.meter.rack_measure(0, 8.0, NetSatMeasure::Offered);
+            assert!((sent - 50e6).abs() < 1.0 && (offered - 1e9).abs() < 1.0, "{sent} {offered}");
+        }
+    }
+
+    #[test]
+    fn in_rack_links_never_lose_goodput() {
+        // 20 in-rack reads into node 0 under a harsh curve: the NIC is not shaped, so each gets
+        // 125 MB/s / 20 = 6.25 MB/s, as loss-free.
+        let g = Goodput { n0: 1, beta: 10.0, floor: 0.1, rto_s: 0.2 };
+        for sharing in [Sharing::PerLink, Sharing::MaxMin] {
+            let mut net =
+                Network::new(21, 1, 1000.0, 100.0, None, sharing).with_loss(Some(g), false);
+            let mut q = EventQueue::default();
+            for i in 1..=20 {
+                net.start(0.0, i, false, 1 << 20, (i, 0), (0, 0), &mut q);
+            }
+            assert!((0..20).all(|f| (net.hot[f].rate - 6.25e6).abs() < 1e-6));
+        }
+    }
+
+    #[test]
+    fn a_flow_joining_a_crowded_link_waits_out_its_timeout() {
+        // n0 = 1, no loss (β = 0), RTO 0.2 s. Two 12.5 MB flows on a 12.5 MB/s uplink at 0 s:
+        // the first runs alone until 0.2 s (2.5 MB), then both at 6.25 MB/s; the first ends at
+        // 0.2 + 10 / 6.25 = 1.8 s, the second (10 MB moved) finishes its last 2.5 MB alone at
+        // 12.5 MB/s by 2.0 s.
+        let g = Goodput { n0: 1, beta: 0.0, floor: 1.0, rto_s: 0.2 };
+        for sharing in [Sharing::PerLink, Sharing::MaxMin] {
+            let mut net =
+                Network::new(4, 2, 1000.0, 1000.0, Some(100.0), sharing).with_loss(Some(g), false);
+            let mut q = EventQueue::default();
+            net.start(0.0, 1, true, 12_500_000, (0, 0), (2, 1), &mut q);
+            net.start(0.0, 2, true, 12_500_000, (1, 0), (3, 1), &mut q);
+            assert_eq!(net.active(), 2);
+            let (t1, e1) = next_end(&mut net, &mut q).unwrap();
+            let (t2, e2) = next_end(&mut net, &mut q).unwrap();
+            assert_eq!((e1.task, e2.task), (1, 2));
+            assert!((t1 - 1.8).abs() < 1e-9 && (t2 - 2.0).abs() < 1e-9, "{sharing:?}: {t1} {t2}");
+            // Cancelled in its timeout, a flow has moved nothing and frees its slot.
+            let b = net.start(3.0, 3, true, 12_500_000, (0, 0), (2, 1), &mut q);
+            let c = net.start(3.0, 4, true, 12_500_000, (1, 0), (3, 1), &mut q);
+            assert_eq!(net.cancel(c, 4, 3.1, &mut q).unwrap().moved, 0.0);
+            let (t, e) = next_end(&mut net, &mut q).unwrap();
+            assert_eq!(e.task, 3);
+            assert!((t - 4.0).abs() < 1e-9, "{t}");
+            assert!(net.cancel(b, 3, 4.0, &mut q).is_none() && net.active() == 0);
+        }
+    }
+
+    proptest::proptest! {
+        /// With a goodput curve, no link carries more than it delivers, `capacity · g(n)` ≤
+        /// capacity; with a curve that never engages (n0 above any load, no stall), or offered
+        /// rates tracked, every rate is what the loss-free network gives, bit for bit.
+        #[test]
+        fn goodput_never_overfills_a_link_and_is_neutral_when_it_never_engages(
+            flows in proptest::collection::vec((0usize..8, 0usize..8), 1..16),
+            uplink in proptest::option::of(50.0f64..400.0),
+            max_min in proptest::bool::ANY,
+            n0 in 1u32..4,
+            beta in 0.0f64..2.0,
+            floor in 0.05f64..1.0,
+        ) {
+            let sharing = if max_min { Sharing::MaxMin } else { Sharing::PerLink };
+            let g = Goodput { n0, beta, floor, rto_s: 0.0 };
+            let idle = Goodput { n0: u32::MAX, ..g };
+            let build = |goodput: Option<Goodput>, offered: bool| {
+                // 8 nodes in 4 racks of 2.
+                let mut net = Network::new(8, 4, 300.0, 200.0, uplink, sharing)
+                    .with_loss(goodput, offered);
+                let mut q = EventQueue::default();
+                for (i, &(src, dst)) in flows.iter().enumerate() {
+                    if src != dst {
+                        net.start(0.0, i, false, 1 << 30, (src, src / 2), (dst, dst / 2), &mut q);
+                    }
+                }
+                net
+            };
+            let lossy = build(Some(g), true);
+            for (l, link) in lossy.links.iter().enumerate() {
+                let load: f64 = link.flows.iter().map(|&f| lossy.hot[f as usize].rate).sum();
+                proptest::prop_assert!(load <= lossy.usable(l) * (1.0 + 1e-9));
+                proptest::prop_assert!(load <= link.capacity * (1.0 + 1e-9));
+            }
+            let plain = build(None, false);
+            for other in [build(Some(idle), false), build(None, true)] {
+                let rates = |n: &Network| n.hot.iter().map(|h| h.rate.to_bits()).collect::<Vec<_>>();
+                proptest::prop_assert_eq!(rates(&plain), rates(&other));
             }
         }
     }

@@ -21,6 +21,12 @@
 //! doubles and neighbouring buckets merge (a run longer than ~45 days at 60 s), so no input can
 //! make the series grow without bound. Idle stretches cost nothing (no rate, no work).
 //!
+//! NetSat's measure ([`NetSatMeasure`]): what the snapshots report is the bytes that crossed
+//! (`delivered`, the default), or, with `offered`, the integral of the same flows' offered
+//! rates (`network.rs`: each flow's rate on its unshaped links alone), i.e. the demand on the
+//! rack's shaped links, which a link losing goodput hides from the delivered measure. The
+//! offered integrals are kept only when asked for, in the same O(1) per change.
+//!
 //! Example: one 1 GB cross-rack flow at 100 Mbit/s (12.5 MB/s) from t = 0 runs 80 s: the
 //! source rack's out-bytes at t = 40 s are 500 MB (100 Mbit/s over those 40 s); the series has
 //! 750 MB in bucket 0 ([0, 60 s)) and 250 MB in bucket 1.
@@ -130,6 +136,19 @@ impl TrafficSeries {
     }
 }
 
+/// What the snapshots report as a rack's cross-rack traffic (`racks[].cross_rack_traffic_mbps`,
+/// NetSat's input; module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NetSatMeasure {
+    /// The bytes that crossed the rack's boundary.
+    #[default]
+    Delivered,
+    /// The cross-rack flows' offered rates: what they would move if the shaped links did not
+    /// hold them back.
+    Offered,
+}
+
 /// The meter of one run.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct TrafficMeter {
@@ -137,6 +156,9 @@ pub(crate) struct TrafficMeter {
     out: Vec<Integrator>,
     /// Per rack: bytes that entered it across racks.
     into: Vec<Integrator>,
+    /// Per rack: offered bytes out of it and into it (empty unless offered rates are told).
+    offered_out: Vec<Integrator>,
+    offered_into: Vec<Integrator>,
     /// The cluster's cross-rack shuffle and total, for the series.
     shuffle: Integrator,
     total: Integrator,
@@ -185,12 +207,41 @@ impl TrafficMeter {
         }
     }
 
+    /// A cross-rack flow's offered rate changed by `delta` bytes/s at `now` (`dflows` as in
+    /// [`TrafficMeter::rate_changed`]).
+    pub fn offered_changed(
+        &mut self,
+        now: f64,
+        (src, dst): (usize, usize),
+        delta: f64,
+        dflows: i32,
+    ) {
+        let racks = self.out.len();
+        if self.offered_out.len() != racks {
+            self.offered_out = vec![Integrator::default(); racks];
+            self.offered_into = vec![Integrator::default(); racks];
+        }
+        if let Some(i) = self.offered_out.get_mut(src) {
+            i.change(now, delta, dflows);
+        }
+        if let Some(i) = self.offered_into.get_mut(dst) {
+            i.change(now, delta, dflows);
+        }
+    }
+
     /// `bytes` crossed from rack `src` to `dst` at `now` in no time.
     pub fn lump(&mut self, now: f64, (src, dst): (usize, usize), shuffle: bool, bytes: f64) {
         if let Some(i) = self.out.get_mut(src) {
             i.bytes += bytes;
         }
         if let Some(i) = self.into.get_mut(dst) {
+            i.bytes += bytes;
+        }
+        // What takes no time was offered as much as delivered.
+        if let Some(i) = self.offered_out.get_mut(src) {
+            i.bytes += bytes;
+        }
+        if let Some(i) = self.offered_into.get_mut(dst) {
             i.bytes += bytes;
         }
         self.series.lump(now, if shuffle { bytes } else { 0.0 }, bytes);
@@ -201,6 +252,18 @@ impl TrafficMeter {
     pub fn rack_bytes(&self, rack: usize, now: f64) -> (f64, f64) {
         let at = |v: &[Integrator]| v.get(rack).map_or(0.0, |i| i.bytes_at(now));
         (at(&self.out), at(&self.into))
+    }
+
+    /// Bytes out of and into rack `rack` up to `now` by `measure`: [`TrafficMeter::rack_bytes`],
+    /// or the offered integrals (0 when no offered rate was ever told).
+    pub fn rack_measure(&self, rack: usize, now: f64, measure: NetSatMeasure) -> (f64, f64) {
+        match measure {
+            NetSatMeasure::Delivered => self.rack_bytes(rack, now),
+            NetSatMeasure::Offered => {
+                let at = |v: &[Integrator]| v.get(rack).map_or(0.0, |i| i.bytes_at(now));
+                (at(&self.offered_out), at(&self.offered_into))
+            }
+        }
     }
 
     /// The series up to `end` (its last bucket holds `end`, when anything crossed racks).
@@ -251,6 +314,21 @@ mod tests {
         assert_eq!(m.rack_bytes(0, 1e6).0, at2);
         let s = m.series(10.0);
         assert_eq!(s.shuffle_bytes.iter().sum::<f64>(), 0.0, "map input is not shuffle");
+    }
+
+    #[test]
+    fn offered_bytes_integrate_apart_from_delivered() {
+        // A flow offered 25 MB/s but delivered 12.5 MB/s for 40 s: 1 GB offered, 500 MB moved.
+        let mut m = TrafficMeter::new(2);
+        m.rate_changed(0.0, (0, 1), true, 12.5e6, 1);
+        m.offered_changed(0.0, (0, 1), 25e6, 1);
+        let offered = NetSatMeasure::Offered;
+        assert!(close(m.rack_measure(0, 40.0, offered).0, 1e9));
+        assert!(close(m.rack_measure(1, 40.0, offered).1, 1e9));
+        assert!(close(m.rack_measure(0, 40.0, NetSatMeasure::Delivered).0, 500e6));
+        m.offered_changed(40.0, (0, 1), -25e6, -1);
+        assert!(close(m.rack_measure(0, 100.0, offered).0, 1e9), "nothing offered after");
+        assert_eq!(TrafficMeter::new(2).rack_measure(0, 9.0, offered), (0.0, 0.0));
     }
 
     #[test]

@@ -747,3 +747,66 @@ fn ras_3_2_goals_met_and_missed() {
     assert_eq!(r.jobs[1].goal_met, Some(false));
     assert_eq!((r.summary.goals, r.summary.goals_met), (2, 1));
 }
+
+/// Three maps of no input, 1 s compute and 12.5 MB output each, on n0, n1, n2 (racks 0, 1, 2,
+/// one map slot each); one reduce of 37.5 MB and no compute on n3 (rack 3, the only reduce
+/// slot): its shuffle comes from three racks at once.
+fn three_racks_into_one() -> Workload {
+    Workload {
+        jobs: vec![job(
+            "a",
+            "default",
+            0.0,
+            vec![
+                map(0, &["n0"], 1.0, 12_500_000),
+                map(0, &["n1"], 1.0, 12_500_000),
+                map(0, &["n2"], 1.0, 12_500_000),
+            ],
+            vec![reduce(37_500_000, 0.0)],
+        )],
+        topology: Some(topology(&[
+            &[("n0", 1, 0)],
+            &[("n1", 1, 0)],
+            &[("n2", 1, 0)],
+            &[("n3", 0, 1)],
+        ])),
+        ..Workload::default()
+    }
+}
+
+#[test]
+fn hadoop_parallel_copies_cap_a_reduces_flows() {
+    // The maps end at 1 s; tick 3 places the reduce, which owes 12.5 MB to each of racks 0, 1,
+    // 2. Each flow is alone on its 100 Mbit/s rack-pair link (12.5 MB/s; n3's NIC gives each
+    // 41.7): 1 s each. One flow per rack at a time: all three in [3, 4], finish 4 s. Two
+    // copiers: two in [3, 4], the third in [4, 5]: 5 s. One copier: one after another, 6 s.
+    let w = three_racks_into_one();
+    for (copiers, finish) in [(None, 4.0), (Some(2), 5.0), (Some(1), 6.0)] {
+        let cfg = SimConfig { copiers, ..config(Algorithm::Lsap) };
+        let r = simulate(&w, &cfg).unwrap();
+        assert_eq!(r.stop, StopReason::Completed);
+        assert!(close(r.jobs[0].finish_s.unwrap(), finish), "{copiers:?}: {:?}", r.jobs[0]);
+        assert!(close(r.summary.cross_rack_gb, 0.0375));
+    }
+}
+
+#[test]
+fn a_downlink_losing_goodput_slows_the_shuffle_it_carries() {
+    // As above with 100 Mbit/s rack uplinks (12.5 MB/s): the three flows share rack 3's
+    // downlink, 12.5 / 3 MB/s each, 3 s: finish 3 + 3 = 6 s. With g(n) = max(0.1, 1 / (1 +
+    // (n − 1))) (n0 = 1, β = 1, no timeout) the downlink carries n = 3 flows at g = 1/3: 12.5 /
+    // 9 MB/s each, 9 s: finish 12 s, per link and max-min alike (the downlink holds all three;
+    // each source uplink carries one flow, g(1) = 1).
+    let w = three_racks_into_one();
+    let g = placer_sim::Goodput { n0: 1, beta: 1.0, floor: 0.1, rto_s: 0.0 };
+    for sharing in [placer_sim::Sharing::PerLink, placer_sim::Sharing::MaxMin] {
+        for (goodput, finish) in [(None, 6.0), (Some(g), 12.0)] {
+            let cfg =
+                SimConfig { uplink_mbps: Some(100.0), sharing, goodput, ..config(Algorithm::Lsap) };
+            let r = simulate(&w, &cfg).unwrap();
+            assert_eq!(r.stop, StopReason::Completed);
+            let f = r.jobs[0].finish_s.unwrap();
+            assert!((f - finish).abs() < 1e-6, "{sharing:?} {goodput:?}: {f}");
+        }
+    }
+}

@@ -6,8 +6,9 @@
 use placer_datasets::{PoolSpec, Workload};
 use placer_models::Algorithm;
 use placer_sim::{
-    simulate, simulate_many, ClusterSource, CompletionReport, JobTasks, Offers, PendingBound,
-    ReplicaSource, SimConfig, SimError, SimReport, StopReason, Victim,
+    simulate, simulate_many, ClusterSource, CompletionReport, Goodput, JobTasks, NetSatMeasure,
+    Offers, PendingBound, ReplicaSource, Sharing, SimConfig, SimError, SimReport, StopReason,
+    Victim,
 };
 use placer_testkit::workload::{job, map, random_workload, reduce, topology};
 use proptest::prelude::*;
@@ -201,6 +202,14 @@ fn errors_name_their_cause() {
     }
     let policy = placer_models::Policy { shuffle_light_ratio: 2.0, ..p() };
     assert_eq!(knob(policy), "policy.shuffle_light_ratio");
+    // The loss model's domains: a copier cap ≥ 1, a goodput curve's fields.
+    let field = |cfg: SimConfig| match simulate(&w, &cfg).unwrap_err() {
+        SimError::Config { field, .. } => field,
+        other => panic!("{other}"),
+    };
+    assert_eq!(field(SimConfig { copiers: Some(0), ..SimConfig::default() }), "copiers");
+    let g = Goodput { floor: 0.0, ..Goodput::default() };
+    assert_eq!(field(SimConfig { goodput: Some(g), ..SimConfig::default() }), "goodput.floor");
 
     // An engine the algorithm does not run on fails at the first epoch.
     bad.jobs[0].maps[0].compute_s = 1.0;
@@ -269,6 +278,11 @@ proptest! {
         // default), each of them off, or both.
         hadoop in 0usize..4,
         job_task_s in 0.0f64..4.0,
+        // A network that loses goodput (n0, β, floor, RTO), a copier cap, NetSat's measure.
+        loss in proptest::option::of((1u32..4, 0.0f64..1.0, 0.1f64..1.0, 0.0f64..0.5)),
+        copiers in proptest::option::of(1u32..4),
+        offered in any::<bool>(),
+        max_min in any::<bool>(),
     ) {
         let mut w = random_workload(seed, nodes, jobs, 5, 3, 30.0);
         if let Some((cpu, mem, io)) = demand {
@@ -293,6 +307,10 @@ proptest! {
             fair_share_timeout_s: preempt.then_some(3.0),
             epoch_s,
             uplink_mbps: uplink,
+            goodput: loss.map(|(n0, beta, floor, rto_s)| Goodput { n0, beta, floor, rto_s }),
+            copiers,
+            netsat_measure: if offered { NetSatMeasure::Offered } else { NetSatMeasure::Delivered },
+            sharing: if max_min { Sharing::MaxMin } else { Sharing::PerLink },
             stall_epochs: 20,
             audit: true,
             // Far beyond any of these runs: reaching it means a run that never ends (e.g. reduces
@@ -334,5 +352,35 @@ proptest! {
         }
         let again = simulate(&w, &cfg).unwrap();
         prop_assert!(r.same_outcome(&again));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    /// The loss model off is today's simulator: a goodput curve that never engages (n0 above
+    /// any link's flows, no timeout) and NetSat's delivered measure give the very report of a
+    /// run without them, per link and max-min, with and without rack uplinks.
+    #[test]
+    fn a_loss_model_that_never_engages_changes_nothing(
+        seed in 0u64..10_000,
+        jobs in 1usize..6,
+        uplink in proptest::option::of(50.0f64..1000.0),
+        max_min in any::<bool>(),
+        algorithm in 0usize..algorithms().len(),
+    ) {
+        let w = random_workload(seed, 6, jobs, 5, 3, 30.0);
+        let cfg = SimConfig {
+            cluster: ClusterSource::Synthetic { nodes: 6, rack_size: 2, map_slots: 2, reduce_slots: 1 },
+            uplink_mbps: uplink,
+            sharing: if max_min { Sharing::MaxMin } else { Sharing::PerLink },
+            max_time_s: Some(20_000.0),
+            ..SimConfig::with_algorithm(algorithms()[algorithm])
+        };
+        let idle = Goodput { n0: u32::MAX, rto_s: 0.0, ..Goodput::default() };
+        let off = SimConfig { goodput: Some(idle), netsat_measure: NetSatMeasure::Delivered, ..cfg.clone() };
+        let a = simulate(&w, &cfg).unwrap();
+        let b = simulate(&w, &off).unwrap();
+        prop_assert!(a.same_outcome(&b));
     }
 }

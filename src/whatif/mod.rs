@@ -7,6 +7,7 @@
 
 mod allocations;
 pub mod load;
+pub mod loss_flags;
 mod replay;
 pub mod shard;
 pub mod sw_flags;

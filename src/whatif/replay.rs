@@ -3,6 +3,7 @@
 //! `summarize`, which merges a sweep's shards.
 
 use super::load::{self, Format, Input, Shape};
+use super::loss_flags::{self, CopiersArg, GoodputArg};
 use super::shard::{self, ShardArg, ShardEnv};
 use super::sw_flags;
 use super::sweep::{self, Point, Sweep};
@@ -16,7 +17,8 @@ use placer_report::manifest::{self, FileEntry, Manifest, Shard, MANIFEST_FILE};
 use placer_report::plots;
 use placer_report::tables::{self, ErrorSummary, SummaryRow, ValidationRow};
 use placer_sim::{
-    ClusterSource, CompletionReport, JobTasks, Offers, Sharing, SimConfig, SimReport, Victim,
+    ClusterSource, CompletionReport, JobTasks, NetSatMeasure, Offers, Sharing, SimConfig,
+    SimReport, Victim,
 };
 use rayon::prelude::*;
 use std::io::IsTerminal;
@@ -116,6 +118,23 @@ pub struct RunArgs {
     /// used by the others) [default: per-link].
     #[arg(long, value_name = "MODEL")]
     pub network: Option<NetworkArg>,
+    /// Goodput of the shaped cross-rack links (the rack uplinks with --uplink-mbps, else the
+    /// rack-pair links) when many flows share one: none (loss-free) or
+    /// incast[:n0=8,beta=0.05,floor=0.1,rto_s=0.2] (TCP throughput collapse: a link carrying
+    /// more than n0 flows, n, delivers max(floor, 1/(1 + beta·(n − n0))) of its capacity, and a
+    /// flow joining one that carries n0 or more first waits rto_s) [default: none].
+    #[arg(long, value_name = "MODEL", value_parser = loss_flags::parse_goodput)]
+    pub goodput: Option<GoodputArg>,
+    /// Most shuffle flows in progress per reduce (Hadoop's mapred.reduce.parallel.copies), or
+    /// unlimited (one flow per source rack at a time) [default: unlimited; with --goodput
+    /// incast: 5, Hadoop's].
+    #[arg(long, value_name = "N|unlimited", value_parser = loss_flags::parse_copiers)]
+    pub copiers: Option<CopiersArg>,
+    /// What the snapshots report as each rack's cross-rack traffic for NetSat: delivered (the
+    /// bytes that crossed) or offered (the flows' rates on their unshaped links alone, the
+    /// demand) [default: delivered].
+    #[arg(long, value_enum, value_name = "MEASURE")]
+    pub netsat_measure: Option<NetSatMeasureArg>,
     /// The TaskTrackers' heartbeat interval, s (> 0), for the heartbeat offers and the default
     /// delay-scheduling waits (1.5 × it) [default: Hadoop 0.20's rule for the cluster's N
     /// nodes, max(3, ⌊N / 100⌋ + 1) s: 3 s up to 299 nodes, 16 s for the Mumak trace's 1,545].
@@ -243,6 +262,15 @@ pub enum NetworkArg {
     MaxMin,
 }
 
+/// `--netsat-measure`: what NetSat reads ([`NetSatMeasure`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum NetSatMeasureArg {
+    /// The bytes that crossed each rack's boundary.
+    Delivered,
+    /// The cross-rack flows' offered rates.
+    Offered,
+}
+
 /// `--victim`: FAIR §5.4's victim of a full disk ([`Victim`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum VictimArg {
@@ -307,6 +335,21 @@ pub fn apply_flags(args: &RunArgs, base: &mut SimConfig) {
     }
     if args.warm_start {
         base.warm_start = true;
+    }
+    if let Some(GoodputArg(g)) = args.goodput {
+        base.goodput = g;
+        if g.is_some() && args.copiers.is_none() {
+            base.copiers = Some(loss_flags::HADOOP_COPIERS);
+        }
+    }
+    if let Some(CopiersArg(k)) = args.copiers {
+        base.copiers = k;
+    }
+    if let Some(m) = args.netsat_measure {
+        base.netsat_measure = match m {
+            NetSatMeasureArg::Delivered => NetSatMeasure::Delivered,
+            NetSatMeasureArg::Offered => NetSatMeasure::Offered,
+        };
     }
     if let Some(m) = args.sw_mechanisms {
         base.policy.shuffle_watcher = m;

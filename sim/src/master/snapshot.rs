@@ -14,6 +14,8 @@
 //!   interval to divide by) repeats the previous reading; the first interval starts at 0 s.
 //!   Example: a lone 1 GB read at 100 Mbit/s from rack r1 into r0 starting at 0 s, snapshots
 //!   at 30 s and 60 s: both racks read 100 Mbit/s at 60 s (375 MB over 30 s), r0 in, r1 out.
+//!   With `SimConfig::netsat_measure` = `Offered` the flows' offered rates are integrated
+//!   instead of their actual ones (`traffic.rs`).
 //! - `jobs[].shuffle_input_ratio` (§3.1: "initializes this ratio to be 1.0 and dynamically
 //!   updates the value as the Map phase of a job progresses"): Σ output bytes / Σ input bytes
 //!   of the job's completed maps, 1.0 while no completed map has read any input. Maps whose
@@ -62,7 +64,7 @@
 use super::ids;
 use crate::cluster::SimCluster;
 use crate::config::{NodeOrder, PendingBound, SimConfig};
-use crate::traffic::TrafficMeter;
+use crate::traffic::{NetSatMeasure, TrafficMeter};
 use crate::workload_index::WorkloadIndex;
 use crate::world::World;
 use placer_datasets::Workload;
@@ -97,11 +99,11 @@ impl RackWindow {
     /// The reading at `now`, Mbit/s per rack: max(out, in) bytes since the previous reading ·
     /// 8 / 10⁶ / the seconds since; the previous reading again when no time has passed.
     /// O(racks).
-    pub fn read(&mut self, meter: &TrafficMeter, now: f64) -> &[f64] {
+    pub fn read(&mut self, meter: &TrafficMeter, now: f64, measure: NetSatMeasure) -> &[f64] {
         let dt = now - self.at_s;
         if dt > 0.0 {
             for (r, (seen, mbps)) in self.bytes.iter_mut().zip(&mut self.mbps).enumerate() {
-                let (out, into) = meter.rack_bytes(r, now);
+                let (out, into) = meter.rack_measure(r, now, measure);
                 let moved = (out - seen.0).max(into - seen.1).max(0.0);
                 *mbps = moved * 8.0 / 1e6 / dt;
                 *seen = (out, into);
@@ -323,7 +325,7 @@ impl Snapshot {
             pool.starvation = *clocks;
         }
         if req.cluster.racks.len() > 1 {
-            let mbps = self.rack_window.read(&w.net.meter, w.now);
+            let mbps = self.rack_window.read(&w.net.meter, w.now, w.cfg.netsat_measure);
             for (rack, &m) in req.cluster.racks.iter_mut().zip(mbps) {
                 rack.cross_rack_traffic_mbps = Some(m);
             }

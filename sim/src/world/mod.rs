@@ -215,7 +215,8 @@ impl<'a> World<'a> {
                 cfg.cross_rack_mbps,
                 cfg.uplink_mbps,
                 cfg.sharing,
-            ),
+            )
+            .with_loss(cfg.goodput, cfg.netsat_measure == crate::NetSatMeasure::Offered),
             used: vec![[0, 0]; cluster.len()],
             resources: resources::Held::new(cluster.len(), bound),
             idle: false,

@@ -13,7 +13,12 @@
 //! reduces poll the TaskTracker for map-completion events). This keeps a reduce to ≤ racks
 //! flows (Hadoop fetches with a few parallel copiers, 5 by default) and batches the outputs of
 //! the maps that finish between two polls: on the FB-2009 day a flow per map output made the
-//! replay many times slower. The copy phase ends when every
+//! replay many times slower. With `SimConfig::copiers` = k (Hadoop's
+//! `mapred.reduce.parallel.copies`, 5 by default) at most k of a reduce's flows are in progress
+//! at once; the racks owing bytes take the free copiers in turn, from the rack after the last
+//! one started (round robin, so none waits behind a rack that owes again and again). Example:
+//! k = 2 and racks r1, r2, r3 owing: r1 and r2 start; when r1's flow ends r3 starts (not r1
+//! again), then r1. The copy phase ends when every
 //! map of the job is done and every owed byte has arrived; the compute follows
 //! (the World, `mod.rs`).
 //!
@@ -52,6 +57,8 @@ struct ReduceCopy {
     copying: bool,
     /// Per source rack.
     fetch: Vec<RackFetch>,
+    /// Under a copier cap: the position in `fetch` to offer a free copier first.
+    next: usize,
 }
 
 /// A job's finished map outputs, as its reduces see them.
@@ -121,6 +128,7 @@ impl Shuffle {
         let run = &mut self.reduces[t];
         run.copying = true;
         run.fetch.clear();
+        run.next = 0;
         self.jobs[j].copying.insert(t);
         let mut known = std::mem::take(&mut self.parts);
         self.known_into(cx.ix, t, &mut known);
@@ -179,8 +187,13 @@ impl Shuffle {
         }
     }
 
-    /// Starts a flow for every rack owing bytes to `t` with none in progress.
+    /// Starts a flow for every rack owing bytes to `t` with none in progress (under a copier
+    /// cap, while a copier is free, in turn).
     fn fetch_owed(&mut self, cx: &mut Ctx<'_>, t: usize) {
+        if let Some(k) = cx.cfg.copiers {
+            self.fetch_capped(cx, t, k as usize);
+            return;
+        }
         let n = cx.tasks[t].node;
         let rack = cx.cluster.rack_of[n];
         for f in &mut self.reduces[t].fetch {
@@ -193,6 +206,34 @@ impl Shuffle {
             let run = &mut cx.tasks[t];
             run.flows.push(id);
             run.flows_left += 1;
+        }
+    }
+
+    /// `fetch_owed` with at most `k` flows of `t` in progress: the racks owing bytes in turn
+    /// from `next`. O(racks).
+    fn fetch_capped(&mut self, cx: &mut Ctx<'_>, t: usize, k: usize) {
+        let n = cx.tasks[t].node;
+        let rack = cx.cluster.rack_of[n];
+        let run = &mut self.reduces[t];
+        let racks = run.fetch.len();
+        let mut busy = run.fetch.iter().filter(|f| f.active).count();
+        for step in 0..racks {
+            if busy >= k {
+                break;
+            }
+            let i = (run.next + step) % racks;
+            let f = &mut run.fetch[i];
+            if f.active || f.owed == 0 {
+                continue;
+            }
+            let id = cx.net.start(cx.now, t, true, f.owed, (f.src, f.rack), (n, rack), cx.queue);
+            f.owed = 0;
+            f.active = true;
+            busy += 1;
+            run.next = (i + 1) % racks;
+            let task = &mut cx.tasks[t];
+            task.flows.push(id);
+            task.flows_left += 1;
         }
     }
 
