@@ -45,8 +45,9 @@ fn sls_inputsls_two_jobs_finish_at_hand_checked_times() {
     // at 105.204 s with maps of 22.163 and 19.589 s; no input bytes, 19 nodes with 4 map
     // slots. Epochs tick every 3 s from 0: job_1's maps all start at 0 and it ends at 17.843;
     // job_2's first epoch is ⌈105.204 / 3⌉ · 3 = 108, so it ends at 108 + 22.163 = 130.163
-    // (response 24.959). Every policy gives the same times: nothing competes. (Epoch offers and
-    // no task start-up overhead: the model these times are derived in.)
+    // (response 24.959). Every policy gives the same times: nothing competes. (Epoch offers, no
+    // task start-up overhead and no job setup or cleanup task: the model these times are
+    // derived in.)
     let out = fresh("whatif_sls");
     let o = sls(
         &out,
@@ -56,6 +57,10 @@ fn sls_inputsls_two_jobs_finish_at_hand_checked_times() {
             "--heartbeat",
             "epoch",
             "--task-overhead-s",
+            "0",
+            "--job-setup-s",
+            "0",
+            "--job-cleanup-s",
             "0",
         ],
     );
@@ -91,6 +96,10 @@ fn warm_start_keeps_the_hand_checked_times() {
         "--heartbeat",
         "epoch",
         "--task-overhead-s",
+        "0",
+        "--job-setup-s",
+        "0",
+        "--job-cleanup-s",
         "0",
         "--warm-start",
     ];
@@ -646,7 +655,8 @@ fn ras_3_1_resources_not_slots_bound_a_node_under_ras_drf_and_lsap_ras() {
     // RAS §3.1's job slots: one node with 1 map slot (--map-slots 1) whose resources hold three
     // of the pods (each 1/3 of its CPUs and 1/6 of its memory; alibaba.rs scales demands to the
     // largest node, here the only one). Epochs every 3 s, no start-up overhead. ras, drf and
-    // lsap_ras run p0–p2 at once, 0–10 s, and p3 at the next epoch after, 12–22 s; fair (the
+    // lsap_ras run p0–p2 at once, 0–10 s, and p3 at the next epoch after, 12–22 s (no job
+    // setup or cleanup task); fair (the
     // same epochs) one pod per map slot: 0–10, 12–22, 24–34, 36–46. Mean response: (10 · 3 +
     // 22) / 4 = 13 s against (10 + 22 + 34 + 46) / 4 = 28 s. CPU use of the multi-resource
     // runs: (3 · 10 + 10) pod-seconds of 1/3 over 22 s = 40 / 66.
@@ -666,6 +676,10 @@ fn ras_3_1_resources_not_slots_bound_a_node_under_ras_drf_and_lsap_ras() {
         "--heartbeat",
         "epoch",
         "--task-overhead-s",
+        "0",
+        "--job-setup-s",
+        "0",
+        "--job-cleanup-s",
         "0",
         "--policies",
         "ras,drf,lsap_ras,fair",
