@@ -2,7 +2,7 @@
 //! and Fig. 12) replayed in the what-if simulator: map-only scan jobs of 3, 10 and 100 maps on
 //! the Small Private Cluster (100 nodes in 4 racks, 6 map slots each), one workload per job size
 //! from `placer_datasets::small_jobs` (`SmallJobsSpec::paper`, seed 1: 36,000 maps per
-//! workload, Poisson arrivals over 1,200 s), each run under `fifo`, `fair` ("standard" fair
+//! workload, Poisson arrivals at 30 task launches per second), each run under `fifo`, `fair` ("standard" fair
 //! sharing) and `delay` (delay scheduling with the paper's T1 = T2 = 15 s), 3 s heartbeats,
 //! 1,000 Mbit/s node links and 100 MB/s disks (the simulator's defaults), and two cross-rack
 //! bandwidths (per directed rack pair): the simulator's default 100 Mbit/s, and 1,000 Mbit/s

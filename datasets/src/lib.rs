@@ -34,7 +34,7 @@ pub use shuffle_watcher_mix::{
     SwCompute, SwSizeBin, SW_CROSS_RACK_MBPS, SW_RACK_MBPS, SW_TABLE1, SW_TABLE2,
 };
 pub use small_jobs::{
-    small_jobs, SmallJobsSpec, SMALL_JOBS_TOTAL_MAPS, SMALL_JOBS_WINDOW_S, SMALL_JOB_SIZES,
+    small_jobs, SmallJobsSpec, SMALL_JOBS_LAUNCHES_PER_S, SMALL_JOBS_TOTAL_MAPS, SMALL_JOB_SIZES,
 };
 pub use workload::{
     Capacity, Demand, JobSpec, MapSpec, NodeSpec, PoolSpec, RackSpec, ReduceSpec, Topology,

@@ -743,7 +743,7 @@ mod tests {
         assert_eq!(x.input.workload.jobs.len(), 12_000, "3-map jobs by default");
         assert_eq!((x.settings.t1_s, x.settings.t2_s), (Some(15.0), Some(15.0)));
         assert_eq!((x.settings.rack_mbps, x.settings.cross_rack_mbps), (1000.0, 1000.0));
-        // Keys: 30 jobs of 10 maps at the 10-map size's rate (600 s / 3,600 jobs).
+        // Keys: 30 jobs of 10 maps at the 10-map size's rate (one every 12 / 30 = 0.4 s).
         let x = build_ok("fair-small-jobs:maps=10,jobs=30", ClusterFlags::default());
         let w = &x.input.workload;
         assert_eq!((w.jobs.len(), w.maps()), (30, 300));
