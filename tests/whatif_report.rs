@@ -93,9 +93,9 @@ fn summary_cells(html: &str) -> Vec<Vec<(String, Option<String>)>> {
 }
 
 /// Checks a shown summary cell against its exact CSV value `exact` of `column`, by the page's
-/// stated rules, derived here on their own: a share (locality and utilisation columns) is
-/// 100 × the value with one decimal; a value written as an integer in a column without a unit
-/// is shown whole; other numbers keep 0 decimals from 100 up, 1 from 10, 2 from 1 and 3
+/// stated rules, derived here on their own: a share (locality, utilisation, `_use` and
+/// `_share` columns) is 100 × the value with one decimal; a value written as an integer in a
+/// column without a unit is shown whole; other numbers keep 0 decimals from 100 up, 1 from 10, 2 from 1 and 3
 /// below (0 itself: none); the integer part is grouped by commas; empty cells and names are
 /// shown as they are.
 fn check_shown(column: &str, exact: &str, shown: &str) {
@@ -104,7 +104,9 @@ fn check_shown(column: &str, exact: &str, shown: &str) {
         return;
     };
     let share = ["node_local", "rack_local", "remote", "no_preference"].contains(&column)
-        || column.ends_with("_utilisation");
+        || column.ends_with("_utilisation")
+        || column.ends_with("_use")
+        || column.ends_with("_share");
     let unit = ["_s", "_gb", "_ms", "_per_h"].iter().any(|u| column.ends_with(u));
     let integer = !exact.contains(['.', 'e', 'E']);
     let (target, places) = if share {
