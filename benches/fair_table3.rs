@@ -36,11 +36,11 @@ const SEED: u64 = 1;
 fn config(algorithm: Algorithm, cross_rack_mbps: f64) -> SimConfig {
     SimConfig {
         name: algorithm.name().to_owned(),
-        policy: Policy {
-            algorithm,
-            locality_delay_node_s: Some(PAPER_DELAY_S),
-            locality_delay_rack_s: Some(PAPER_DELAY_S),
-            ..Policy::default()
+        policy: {
+            let mut policy = Policy::of(algorithm);
+            policy.set("locality_delay_node_s", PAPER_DELAY_S);
+            policy.set("locality_delay_rack_s", PAPER_DELAY_S);
+            policy
         },
         cluster: ClusterSource::Workload { map_slots: 6, reduce_slots: 4 },
         cross_rack_mbps,

@@ -7,9 +7,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use placer_datasets::{fig9_snapshot, multi_pool_snapshot, Fig9Spec, MultiPoolSpec};
-use placer_models::{Algorithm, DelayState, PlaceRequest, PlaceResponse};
+use placer_models::{Algorithm, PlaceRequest, PlaceResponse};
 use placer_solver::fairness::fairness_distance;
 use placer_solver::{place, registry, PlaceOptions};
+use serde_json::json;
 use std::collections::BTreeMap;
 
 const SEEDS: std::ops::RangeInclusive<u64> = 1..=5;
@@ -85,7 +86,7 @@ fn variants(name: &str) -> Vec<Row> {
                 set: Box::new(move |r| {
                     r.policy.algorithm = delay;
                     for j in &mut r.jobs {
-                        j.delay = Some(DelayState { level: 0, wait_s: 10.0, skipped_at_s: None });
+                        j.state.set("delay", &json!({"level": 0, "wait_s": 10.0}));
                     }
                 }),
             },
@@ -93,8 +94,8 @@ fn variants(name: &str) -> Vec<Row> {
                 label: "delay (T1 = T2 = 0)".to_owned(),
                 set: Box::new(move |r| {
                     r.policy.algorithm = delay;
-                    r.policy.locality_delay_node_s = Some(0.0);
-                    r.policy.locality_delay_rack_s = Some(0.0);
+                    r.policy.set("locality_delay_node_s", 0.0);
+                    r.policy.set("locality_delay_rack_s", 0.0);
                 }),
             },
         ],
@@ -104,7 +105,7 @@ fn variants(name: &str) -> Vec<Row> {
                 label: format!("lsap_fair (α = {alpha}, β = 10)"),
                 set: Box::new(move |r: &mut PlaceRequest| {
                     r.policy.algorithm = lsap_fair;
-                    r.policy.alpha = alpha;
+                    r.policy.set("alpha", alpha);
                 }),
             })
             .collect(),
@@ -138,7 +139,7 @@ fn policies_table() {
             node += s.node_local as f64;
             rack += s.rack_local as f64;
             remote += s.remote as f64;
-            cost += s.locality_cost / req.policy.alpha;
+            cost += s.locality_cost / req.policy.settings["alpha"].as_f64().unwrap_or(1.0);
             dt += s.fairness_distance;
             assigned += s.assigned as f64;
             row_d0 += initial_distance(&req, &resp);
@@ -184,7 +185,7 @@ fn fig9_table() {
     let base = |seed: u64| {
         let mut req = fig9_snapshot(&Fig9Spec::paper(seed)).expect("spec");
         req.policy.algorithm = algorithm("lsap_fair");
-        req.policy.beta = FIG9_BETA;
+        req.policy.set("beta", FIG9_BETA);
         req
     };
     let mut d0 = 0.0;
@@ -192,7 +193,7 @@ fn fig9_table() {
     for k in 0..=24 {
         let alpha = 10f64.powf(-3.0 + 0.25 * f64::from(k));
         let mut req = base(FIG9_SEED);
-        req.policy.alpha = alpha;
+        req.policy.set("alpha", alpha);
         let resp = solve(&req);
         let s = &resp.stats;
         d0 = initial_distance(&req, &resp);
@@ -201,7 +202,7 @@ fn fig9_table() {
         let (mut mean_node, mut mean_gain) = (0.0, 0.0);
         for seed in SEEDS {
             let mut req = base(seed);
-            req.policy.alpha = alpha;
+            req.policy.set("alpha", alpha);
             let resp = solve(&req);
             mean_node += resp.stats.node_local as f64;
             mean_gain += initial_distance(&req, &resp) - resp.stats.fairness_distance;
@@ -237,7 +238,7 @@ fn fig9_table() {
     // References on the same snapshot: lsap (no fairness cost), and the smallest D any
     // placement filling the free slots can reach (brute force over per-group counts).
     req.policy.algorithm = algorithm("lsap");
-    req.policy.alpha = 1.0;
+    req.policy.set("alpha", 1.0);
     let lsap = solve(&req);
     let weight: Vec<f64> = req.pools.iter().map(|p| p.weight).collect();
     let free = lsap.stats.free_map_slots.min(req.pending.len() as u64) as usize;

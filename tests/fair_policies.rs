@@ -5,7 +5,9 @@
 //! lsap-fair-sched's costs (lsap §3.3) and the fairness distance (lsap eqs. 10–11). Every expected value is derived in the comments.
 
 use approx::assert_relative_eq;
-use placer_models::{DelayState, PlaceResponse, PreemptionReason, WaitReason};
+use placer_models::{PlaceResponse, PreemptionReason, WaitReason};
+use placer_solver::delay_scheduling::DelayState;
+use placer_solver::echo::reported;
 use placer_solver::{place, PlaceOptions};
 use placer_testkit::{Job, Map, Node, Pool, Reduce, Running, Snapshot, BLOCK};
 use serde_json::json;
@@ -166,7 +168,8 @@ fn delay_scheduling_reproduces_fair_alg1_step_by_step() {
             .policy("locality_delay_node_s", 10.0)
             .policy("locality_delay_rack_s", 20.0);
         let r = run(&s);
-        let a_state = r.jobs.iter().find(|j| j.id.as_str() == "A").unwrap().delay.unwrap();
+        let a_state =
+            reported::<DelayState>(r.jobs.iter().find(|j| j.id.as_str() == "A").unwrap()).unwrap();
         (r, a_state)
     };
     let a0 = Map::new("a0").job("A").input_bytes(BLOCK).replicas(&["n3"]);
@@ -241,7 +244,8 @@ fn io_rate_biasing_uses_per_job_waits() {
         .algorithm("delay");
     let r = run(&s);
     assert_eq!(placed(&r), pairs(&[("cpu0", "n1")]));
-    let io = r.jobs.iter().find(|j| j.id.as_str() == "io").unwrap().delay.unwrap();
+    let io =
+        reported::<DelayState>(r.jobs.iter().find(|j| j.id.as_str() == "io").unwrap()).unwrap();
     assert_eq!(io.skipped_at_s, Some(0.0));
 }
 

@@ -569,7 +569,7 @@ proptest! {
         let model = LocalityCost::new(&ix);
         let (fc, _) = fairness_costs(&ix);
         let aging = aging_credits(&ix);
-        prop_assert!(fc.iter().all(|&f| (0.0..=req.policy.beta + 1e-12).contains(&f)), "FC in [0, β]");
+        prop_assert!(fc.iter().all(|&f| (0.0..=placer_solver::settings::read::<placer_solver::policy::lsap_fair::FairnessCost>(&req.policy).beta + 1e-12).contains(&f)), "FC in [0, β]");
         let rows = ix.eligible_of_kind[0].clone();
         let cols: Vec<u32> = (0..req.cluster.nodes.len() as u32)
             .flat_map(|n| std::iter::repeat_n(n, ix.free[0][n as usize] as usize))

@@ -208,8 +208,9 @@ proptest! {
             m
         };
         prop_assert_eq!(per_job(&ras), per_job(&exact));
-        prop_assert_eq!(ras.stats.min_utility, exact.stats.min_utility);
-        let utilities = |r: &PlaceResponse| r.jobs.iter().map(|j| j.utility).collect::<Vec<_>>();
+        prop_assert_eq!(ras.stats.extra.get("min_utility"), exact.stats.extra.get("min_utility"));
+        let utilities =
+            |r: &PlaceResponse| r.jobs.iter().map(|j| j.state.get("utility").cloned()).collect::<Vec<_>>();
         prop_assert_eq!(utilities(&ras), utilities(&exact));
         prop_assert!(exact.stats.locality_cost <= ras.stats.locality_cost + 1e-9);
     }

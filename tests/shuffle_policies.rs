@@ -229,16 +229,14 @@ fn samp_decision_is_returned_and_an_echoed_one_is_followed() {
     let job = Job::new("j").pool("p").set("reduces_total", 2);
     let fresh = run(&s.clone().job(job.clone()));
     assert_eq!(node_of(&fresh, "m"), Some("a"));
-    let decided = fresh.jobs[0].shuffle_watcher.as_ref().unwrap();
+    let decided: placer_solver::shuffle::ShuffleWatcherState =
+        placer_solver::echo::reported(&fresh.jobs[0]).unwrap();
     assert_eq!(decided.preferred_map_racks[0].as_str(), "r1");
     let echo = json!({"preferred_map_racks": ["r2"],
                       "tentative_reduces_per_rack": [{"rack": "r2", "reduces": 2}]});
     let echoed = run(&s.job(job.set("shuffle_watcher", echo.clone())));
     assert_eq!(node_of(&echoed, "m"), Some("b"));
-    assert_eq!(
-        serde_json::to_value(echoed.jobs[0].shuffle_watcher.as_ref().unwrap()).unwrap(),
-        echo
-    );
+    assert_eq!(echoed.jobs[0].state["shuffle_watcher"], echo);
 }
 
 /// lsap-sched's Fig. 1 under both ShuffleWatchers: T1's block is on A and B, T2's only on A,

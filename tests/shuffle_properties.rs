@@ -456,14 +456,13 @@ fn heartbeat_of(req: &PlaceRequest, h: usize) -> PlaceRequest {
 }
 
 /// Every job's SAMP plan under `shuffle_watcher` with SAMP on and nothing echoed.
-fn samp_plans(req: &PlaceRequest) -> Vec<Option<placer_models::ShuffleWatcherState>> {
+fn samp_plans(req: &PlaceRequest) -> Vec<Option<placer_solver::shuffle::ShuffleWatcherState>> {
     let mut req = req.clone();
     req.policy.algorithm = serde_json::from_value(json!("shuffle_watcher")).unwrap();
-    req.policy.shuffle_watcher =
-        serde_json::from_value(json!({"sarp": true, "samp": true, "nass": true})).unwrap();
+    req.policy.set("shuffle_watcher", json!({"sarp": true, "samp": true, "nass": true}));
     for job in &mut req.jobs {
-        job.shuffle_watcher = None;
+        job.state.remove("shuffle_watcher");
     }
     let answer = place(&req, &PlaceOptions::default()).expect("solves");
-    answer.jobs.iter().map(|j| j.shuffle_watcher.clone()).collect()
+    answer.jobs.iter().map(placer_solver::echo::reported).collect()
 }

@@ -564,7 +564,7 @@ fn sw_flags_out_of_their_domain_are_usage_errors_naming_the_flag() {
         ("--map-completion-threshold", "1.5", "[0, 1]"),
         ("--map-completion-threshold", "often", "not a number"),
         ("--starvation-window-s", "0", "> 0"),
-        ("--starvation-window-s", "inf", "> 0"),
+        ("--starvation-window-s", "inf", "finite"),
     ] {
         let o = sls(&out, &[flag, value]);
         let err = String::from_utf8_lossy(&o.stderr);

@@ -15,7 +15,7 @@ mod validate;
 pub use error::ModelError;
 pub use ids::{JobId, NodeId, PoolId, RackId, TaskId, UserId};
 pub use parse::parse_request;
-pub use policy::{Algorithm, Policy, SolverEngine, SwMechanisms};
+pub use policy::{Algorithm, Given, Policy, SolverEngine};
 pub use replicas::Replicas;
 pub use request::{
     Amounts, Cluster, Job, JobProfile, Network, Node, PendingTask, PlaceRequest, Pool, PoolMode,
@@ -25,8 +25,8 @@ pub use response::{
     Assignment, CostBreakdown, JobReport, Locality, PlaceResponse, PoolReport, Preemption,
     PreemptionReason, SlotCounts, Stats, Status, WaitReason, Waiting,
 };
-pub use state::{DelayState, RackReduces, ShuffleWatcherState, StarvationClock, StarvationState};
-pub use validate::{validate, validate_resolved, Resolved};
+pub use state::{JobState, StarvationClock, StarvationState};
+pub use validate::{fraction, non_negative, positive, validate, validate_resolved, Resolved};
 
 /// The only wire schema version this build speaks.
 pub const SCHEMA_VERSION: u32 = 1;

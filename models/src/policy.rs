@@ -1,17 +1,27 @@
 //! The `policy` block of a snapshot: which placement algorithm runs this epoch and on which
 //! assignment engine (DESIGN.md §The epoch pipeline, step 5; lsap-sched eq. 1 for `alpha`).
 
-use serde::{Deserialize, Serialize};
+use crate::error::ModelError;
+use serde::de::{self, MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+use std::fmt;
 
 /// A placement algorithm. Every name DESIGN.md lists is accepted by the schema, so that a
 /// snapshot written for a later build parses; an algorithm this build does not implement yet is
 /// answered with `422 unsupported_algorithm`, a name outside the list with `400 invalid_field`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Algorithm {
     /// Hadoop's default FIFO scheduler.
     Fifo,
+    /// The Capacity Scheduler's shape: a FIFO queue per pool, each free slot to the pool
+    /// furthest below its weight's share of the slots.
+    FifoPerPool,
     /// The Hadoop Fair Scheduler (pools, min shares).
     Fair,
     /// Fair sharing with delay scheduling (Zaharia et al., Alg. 1).
@@ -25,6 +35,7 @@ pub enum Algorithm {
     LsapFair,
     /// lsap with fair shares as hard capacities: D-optimal pool counts, then the least
     /// locality cost, then job shares and delay levels (the default).
+    #[default]
     LsapQuota,
     /// RAS's resource-aware utility heuristic.
     Ras,
@@ -49,6 +60,7 @@ impl Algorithm {
     pub fn name(self) -> &'static str {
         match self {
             Self::Fifo => "fifo",
+            Self::FifoPerPool => "fifo_per_pool",
             Self::Fair => "fair",
             Self::Delay => "delay",
             Self::DlSched => "dl_sched",
@@ -104,143 +116,243 @@ impl SolverEngine {
 }
 
 /// Which algorithm runs and how. Omitted in the snapshot → all defaults.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(default)]
+///
+/// On the wire `policy` is one flat object. Four keys belong to every policy and are typed
+/// here: `algorithm`, `solver`, `user_max_running_jobs` and `deadline_ms`. Every other key is
+/// a knob of some policy (`alpha`, `beta`, `heartbeat_s`, `shuffle_watcher`, …): it is kept as
+/// sent in [`Policy::settings`], and the policy that owns it reads it with its own typed
+/// settings, its defaults and its checks (`placer_solver::settings`). A key no policy of the
+/// build reads is ignored, as any unknown key of the schema.
+#[derive(Clone, Debug, Default)]
 pub struct Policy {
     /// The placement algorithm; default `lsap_quota`.
     pub algorithm: Algorithm,
     /// The exact engine; default `auto`. Ignored by greedy algorithms.
     pub solver: SolverEngine,
-    /// Weight α of the data-locality cost (lsap eq. 1 scaled; unitless, ≥ 0); default 1.
-    pub alpha: f64,
-    /// Scale β of the fairness cost of `lsap_fair` (lsap-fair-sched §3.3), in the cost's
-    /// units (seconds of transfer, like α · DLC); ≥ 0, default 10: a task beyond its pool's
-    /// quota then costs as much as reading a 128 MiB block across a 100 Mbit/s rack link.
-    pub beta: f64,
-    /// The master's heartbeat interval in seconds (> 0); default 3 (Hadoop 0.20's minimum).
-    /// The locality delays default to 1.5 × this (design doc §4.8).
-    pub heartbeat_s: f64,
-    /// Delay scheduling's node-locality wait T1 in seconds (FAIR Alg. 1); ≥ 0, default
-    /// 1.5 × `heartbeat_s`. A job may override it (`jobs[].locality_delay_node_s`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub locality_delay_node_s: Option<f64>,
-    /// Delay scheduling's further rack-locality wait T2 in seconds; ≥ 0, default
-    /// 1.5 × `heartbeat_s`. A job may override it (`jobs[].locality_delay_rack_s`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub locality_delay_rack_s: Option<f64>,
-    /// `lsap_fair` ageing horizon in seconds (> 0); default 300. A task pending for w seconds
-    /// gets a cost credit of β · w / `aging_s`, so that after long enough it is cheaper than
-    /// any fresh task and cannot starve (lsap-fair-sched §3.3, last paragraph).
-    pub aging_s: f64,
     /// Running-job limit of users not listed in `users` with their own limit (design doc §3.4);
     /// optional, unset = unlimited.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub user_max_running_jobs: Option<u32>,
-    /// NWSaturationThreshold (ShuffleWatcher §3.1, §4.2): a rack's network is saturated when
-    /// `racks[].cross_rack_traffic_mbps / racks[].uplink_mbps` exceeds it. In (0, 1]; default
-    /// 0.8 (the paper's 400 of 500 Mbit/s).
-    pub saturation_threshold: f64,
-    /// MapCompletionThreshold (ShuffleWatcher §3.3, §4.2): above this fraction of a job's maps
-    /// completed, SARP places reduces by the intermediate data on each rack, below it by SAMP's
-    /// tentative counts. In [0, 1]; default 0.15.
-    pub map_completion_threshold: f64,
-    /// ShuffleWatcher's starvation window in seconds (§3.4; > 0, default 600): a user's jobs
-    /// submitted in an earlier window (⌊submit_s / window⌋) go before those of a later one,
-    /// overriding NASS, SAMP and SARP.
-    pub starvation_window_s: f64,
-    /// A job whose ShuffleInputRatio is at most this is Shuffle-light, above 1.0 it is
-    /// Shuffle-heavy, between the two Shuffle-medium (ShuffleWatcher Table 1; the paper gives
-    /// no number for light: placer's default 0.1). In [0, 1].
-    pub shuffle_light_ratio: f64,
-    /// Which ShuffleWatcher mechanisms run (the §5.3 ablation); default all three.
-    pub shuffle_watcher: SwMechanisms,
     /// Wall-clock budget of this answer in milliseconds (> 0), measured by the service from
     /// the moment the body is read; unset = the server's `--deadline-ms`. When the exact solve
     /// cannot finish in time, the answer is the best valid placement found, with
     /// `stats.status: time_limited`. `POST /place?deadline_ms=` overrides it. `placer place`
     /// honours it too, from the moment the file is read.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub deadline_ms: Option<u64>,
+    /// Every other key of the object, as sent, in key order: the policies' knobs.
+    pub settings: Map<String, Value>,
+    /// Which of the four typed keys the snapshot gave (a server's configured defaults fill
+    /// only the others).
+    pub given: Given,
 }
 
-/// ShuffleWatcher's three mechanisms, each switchable for the §5.3 ablation. With all three
-/// off, `shuffle_watcher` is the Fair Scheduler with users as the fairness unit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(default)]
-pub struct SwMechanisms {
-    /// Network-aware shuffle scheduling (Fig. 3's two orders); off = the unsaturated order
-    /// without SAMP's or SARP's categories, whatever the network.
-    pub nass: bool,
-    /// Shuffle-aware map placement (Fig. 4); off = no preferred map racks.
-    pub samp: bool,
-    /// Shuffle-aware reduce placement (Fig. 6); off = no preferred reduces per rack.
-    pub sarp: bool,
-    /// SAMP's and SARP's estimate caps a job's reduces on a rack at the rack's configured
-    /// reduce slots ÷ the job's reduces (placer's choice: the paper's Fig. 6 puts the
-    /// reduces where the map output is, with no cap); off = the paper's uncapped estimate.
-    pub reduce_slot_cap: bool,
-    /// SAMP's preferred racks bind (§3.2's "restriction of a job's Map tasks to a subset of
-    /// nodes or racks"): a Shuffle-heavy job with preferred racks runs its maps only there,
-    /// Fig. 3's lines 5–6 skip it elsewhere (the other jobs, whose shuffle is small, keep
-    /// filling the slots it leaves). Off (the default) = Fig. 3 as printed, where a preference only
-    /// orders the offers.
-    pub hold_maps: bool,
-    /// SARP's targets bind: a Shuffle-heavy job's reduce starts only on a rack whose
-    /// PreferredReducesPerRack is not met, Fig. 3's "any reduce" lines (9, 15) skip it
-    /// elsewhere. Off (the default) = Fig. 3 as printed.
-    pub hold_reduces: bool,
-    /// §3.3's option for a saturated rack: its reduce slots take only Shuffle-light reduces,
-    /// and stay idle otherwise, rather than start more shuffle against a saturated uplink
-    /// (Fig. 3's line 9 skipped). Off (the default) = Fig. 3 as printed.
-    pub idle_when_saturated: bool,
-    /// Inside a user, jobs go by fewest running tasks of the slot's kind (fair sharing among
-    /// the user's jobs) instead of by arrival (§3.1: "within each category, the tasks are
-    /// ordered by job arrival times"). Off (the default) = arrival order.
-    pub fair_within_user: bool,
+/// Which typed keys of `policy` a snapshot gave.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Given {
+    /// `algorithm` was given.
+    pub algorithm: bool,
+    /// `solver` was given.
+    pub solver: bool,
+    /// `user_max_running_jobs` was given.
+    pub user_max_running_jobs: bool,
+    /// `deadline_ms` was given.
+    pub deadline_ms: bool,
 }
 
-impl Default for SwMechanisms {
-    fn default() -> Self {
-        Self {
-            nass: true,
-            samp: true,
-            sarp: true,
-            reduce_slot_cap: true,
-            hold_maps: false,
-            hold_reduces: false,
-            idle_when_saturated: false,
-            fair_within_user: false,
-        }
+/// Two policies are equal when they run the same way: [`Policy::given`] is not compared.
+impl PartialEq for Policy {
+    fn eq(&self, other: &Self) -> bool {
+        self.algorithm == other.algorithm
+            && self.solver == other.solver
+            && self.user_max_running_jobs == other.user_max_running_jobs
+            && self.deadline_ms == other.deadline_ms
+            && self.settings == other.settings
     }
 }
 
 impl Policy {
-    /// The default node-locality and rack-locality waits: 1.5 × heartbeat (design doc §4.8).
-    pub fn default_locality_delay_s(&self) -> f64 {
-        1.5 * self.heartbeat_s
+    /// The policy running `algorithm` with every default.
+    pub fn of(algorithm: Algorithm) -> Self {
+        Self { algorithm, ..Self::default() }
+    }
+
+    /// Sets a knob (`alpha`, `shuffle_watcher`, …) as if the snapshot had sent it; the owning
+    /// policy's settings check its value.
+    pub fn set(&mut self, key: &str, value: impl Into<Value>) -> &mut Self {
+        self.settings.insert(key.to_owned(), value.into());
+        self
+    }
+
+    /// Fills each key of `defaults` (a `policy` object, e.g. a server's configured defaults)
+    /// that this policy was not given; where both hold an object (`shuffle_watcher`), key by
+    /// key. O(size of `defaults`).
+    ///
+    /// # Errors
+    /// [`ModelError::InvalidField`] at `policy.KEY` when a typed key's default has the wrong
+    /// type.
+    pub fn fill_defaults(&mut self, defaults: &Map<String, Value>) -> Result<(), ModelError> {
+        fn typed<T: serde::de::DeserializeOwned>(key: &str, v: &Value) -> Result<T, ModelError> {
+            T::deserialize(v).map_err(|e| ModelError::InvalidField {
+                path: format!("policy.{key}"),
+                message: e.to_string(),
+            })
+        }
+        for (key, default) in defaults {
+            match key.as_str() {
+                "algorithm" if !self.given.algorithm => self.algorithm = typed(key, default)?,
+                "solver" if !self.given.solver => self.solver = typed(key, default)?,
+                "user_max_running_jobs" if !self.given.user_max_running_jobs => {
+                    self.user_max_running_jobs = typed(key, default)?;
+                }
+                "deadline_ms" if !self.given.deadline_ms => {
+                    self.deadline_ms = typed(key, default)?;
+                }
+                "algorithm" | "solver" | "user_max_running_jobs" | "deadline_ms" => {}
+                _ => fill(&mut self.settings, key, default),
+            }
+        }
+        Ok(())
     }
 }
 
-impl Default for Policy {
-    fn default() -> Self {
-        Self {
-            algorithm: Algorithm::LsapQuota,
-            solver: SolverEngine::Auto,
-            alpha: 1.0,
-            beta: 10.0,
-            heartbeat_s: 3.0,
-            locality_delay_node_s: None,
-            locality_delay_rack_s: None,
-            aging_s: 300.0,
-            user_max_running_jobs: None,
-            saturation_threshold: 0.8,
-            map_completion_threshold: 0.15,
-            starvation_window_s: 600.0,
-            shuffle_light_ratio: 0.1,
-            shuffle_watcher: SwMechanisms::default(),
-            deadline_ms: None,
+/// Inserts `default` at `key` if `target` lacks it; where both hold an object, fills that
+/// object key by key.
+fn fill(target: &mut Map<String, Value>, key: &str, default: &Value) {
+    match (target.get_mut(key), default) {
+        (None, _) => {
+            target.insert(key.to_owned(), default.clone());
         }
+        (Some(Value::Object(inner)), Value::Object(inner_defaults)) => {
+            for (k, d) in inner_defaults {
+                fill(inner, k, d);
+            }
+        }
+        (Some(_), _) => {}
     }
 }
+
+impl Serialize for Policy {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("algorithm", &self.algorithm)?;
+        map.serialize_entry("solver", &self.solver)?;
+        if let Some(v) = self.user_max_running_jobs {
+            map.serialize_entry("user_max_running_jobs", &v)?;
+        }
+        if let Some(v) = self.deadline_ms {
+            map.serialize_entry("deadline_ms", &v)?;
+        }
+        for (k, v) in &self.settings {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Policy {
+    /// One pass over the object: the typed keys parsed in place (so a wrong type has the path
+    /// `policy.algorithm`), every other key kept as its JSON value.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = Policy;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a policy object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Policy, A::Error> {
+                let mut p = Policy::default();
+                while let Some(key) = map.next_key::<String>()? {
+                    let seen = match key.as_str() {
+                        "algorithm" => {
+                            p.algorithm = map.next_value()?;
+                            std::mem::replace(&mut p.given.algorithm, true)
+                        }
+                        "solver" => {
+                            p.solver = map.next_value()?;
+                            std::mem::replace(&mut p.given.solver, true)
+                        }
+                        "user_max_running_jobs" => {
+                            p.user_max_running_jobs = map.next_value()?;
+                            std::mem::replace(&mut p.given.user_max_running_jobs, true)
+                        }
+                        "deadline_ms" => {
+                            p.deadline_ms = map.next_value()?;
+                            std::mem::replace(&mut p.given.deadline_ms, true)
+                        }
+                        _ => {
+                            let value: Value = map.next_value()?;
+                            p.settings.insert(key.clone(), value).is_some()
+                        }
+                    };
+                    if seen {
+                        return Err(de::Error::custom(format_args!("duplicate field `{key}`")));
+                    }
+                }
+                Ok(p)
+            }
+        }
+        deserializer.deserialize_map(Visit)
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for Policy {
+    /// The typed keys; the knobs of each policy are added from the solver's registry by the
+    /// server's document.
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+        use utoipa::openapi::RefOr;
+        let object = ObjectBuilder::new()
+            .description(Some(
+                "Which algorithm runs and how. Omitted → all defaults. Besides these keys, \
+                 each policy reads its own knobs from this object (listed below with the \
+                 policies that read them); a key no policy reads is ignored.",
+            ))
+            .property(
+                "algorithm",
+                utoipa::openapi::schema::AllOfBuilder::new()
+                    .item(<Algorithm as utoipa::PartialSchema>::schema())
+                    .description(Some("The placement algorithm; default `lsap_quota`."))
+                    .default(Some(Value::from("lsap_quota"))),
+            )
+            .property(
+                "solver",
+                utoipa::openapi::schema::AllOfBuilder::new()
+                    .item(<SolverEngine as utoipa::PartialSchema>::schema())
+                    .description(Some(
+                        "The exact engine; default `auto`. Ignored by greedy algorithms.",
+                    ))
+                    .default(Some(Value::from("auto"))),
+            )
+            .property(
+                "user_max_running_jobs",
+                ObjectBuilder::new()
+                    .schema_type(utoipa::openapi::schema::SchemaType::from_iter([
+                        Type::Integer,
+                        Type::Null,
+                    ]))
+                    .minimum(Some(0))
+                    .description(Some(
+                        "Running-job limit of users not listed in `users` with their own \
+                         limit; optional, unset = unlimited.",
+                    )),
+            )
+            .property(
+                "deadline_ms",
+                ObjectBuilder::new()
+                    .schema_type(utoipa::openapi::schema::SchemaType::from_iter([
+                        Type::Integer,
+                        Type::Null,
+                    ]))
+                    .minimum(Some(1))
+                    .description(Some(
+                        "Wall-clock budget of this answer in milliseconds (> 0); unset = the \
+                         server's `--deadline-ms`. Past it the answer is the best valid \
+                         placement found, with `stats.status: time_limited`.",
+                    )),
+            );
+        RefOr::T(Schema::Object(object.build()))
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for Policy {}

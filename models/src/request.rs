@@ -8,7 +8,7 @@
 use crate::ids::{JobId, NodeId, PoolId, RackId, TaskId, UserId};
 use crate::policy::Policy;
 use crate::replicas::Replicas;
-use crate::state::{DelayState, ShuffleWatcherState, StarvationState};
+use crate::state::{JobState, StarvationState};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -389,7 +389,7 @@ pub enum Priority {
 }
 
 /// A job.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Job {
     /// Unique, non-empty.
@@ -413,10 +413,6 @@ pub struct Job {
     /// Optional, ≥ 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub locality_delay_rack_s: Option<f64>,
-    /// Delay-scheduling state echoed from the previous answer's `jobs[].delay` (FAIR Alg. 1).
-    /// Omitted = level 0, no wait, not skipped.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub delay: Option<DelayState>,
     /// ShuffleInputRatio (ShuffleWatcher §3.1): the job's shuffle bytes over its map input
     /// bytes (finite, ≥ 0). The master starts it at 1.0 and updates it as maps complete (map
     /// output so far / map input so far), or the user gives it. Optional; unset = 1.0. Above
@@ -434,11 +430,6 @@ pub struct Job {
     /// NumReduces, §3.3). Optional; unset = its reduces in this snapshot (running + pending).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reduces_total: Option<u32>,
-    /// SAMP's decision echoed from the previous answer's `jobs[].shuffle_watcher`
-    /// (ShuffleWatcher Fig. 4 runs once per job, at submission). Omitted = not decided yet:
-    /// the policies that use it decide it this epoch and return it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shuffle_watcher: Option<ShuffleWatcherState>,
     /// Per-task resource demands per phase (RAS Table 2); `pending[].demand` and
     /// `running[].demand` override it task by task. Optional; unset = the job's tasks demand
     /// nothing and only slots (if any) limit them.
@@ -459,6 +450,89 @@ pub struct Job {
     /// running maps have run (`running[].started_s`), else 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean_map_s: Option<f64>,
+    /// What the policies echo for this job (`delay`, `shuffle_watcher`, …): the previous
+    /// answer's `jobs[]` keys of those names, sent back verbatim. Each key is read and checked
+    /// by the policy that owns it; omitted = that policy's initial state.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
+    pub state: JobState,
+}
+
+impl<'de> Deserialize<'de> for Job {
+    /// One pass over the object: the fields above parsed in place (a wrong type has its path,
+    /// `jobs[3].submit_s`), every other key kept as its JSON text in [`Job::state`].
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::{Error, MapAccess, Visitor};
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = Job;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a job object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Job, A::Error> {
+                fn once<T, E: Error>(
+                    slot: &mut Option<T>,
+                    v: T,
+                    key: &'static str,
+                ) -> Result<(), E> {
+                    match slot.replace(v) {
+                        None => Ok(()),
+                        Some(_) => Err(E::duplicate_field(key)),
+                    }
+                }
+                let (mut id, mut pool, mut submit_s, mut priority) = (None, None, None, None);
+                let mut job = Job::default();
+                // An `Option` field given twice, or given `null` then again, is a duplicate.
+                let mut seen = [false; 12];
+                macro_rules! optional {
+                    ($i:expr, $field:ident, $key:literal) => {{
+                        if std::mem::replace(&mut seen[$i], true) {
+                            return Err(A::Error::duplicate_field($key));
+                        }
+                        job.$field = map.next_value()?;
+                    }};
+                }
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match &*key {
+                        "id" => once(&mut id, map.next_value()?, "id")?,
+                        "pool" => once(&mut pool, map.next_value()?, "pool")?,
+                        "submit_s" => once(&mut submit_s, map.next_value()?, "submit_s")?,
+                        "priority" => once(&mut priority, map.next_value()?, "priority")?,
+                        "user" => optional!(0, user, "user"),
+                        "locality_delay_node_s" => {
+                            optional!(1, locality_delay_node_s, "locality_delay_node_s")
+                        }
+                        "locality_delay_rack_s" => {
+                            optional!(2, locality_delay_rack_s, "locality_delay_rack_s")
+                        }
+                        "shuffle_input_ratio" => {
+                            optional!(3, shuffle_input_ratio, "shuffle_input_ratio")
+                        }
+                        "maps_total" => optional!(4, maps_total, "maps_total"),
+                        "maps_done" => optional!(5, maps_done, "maps_done"),
+                        "reduces_total" => optional!(6, reduces_total, "reduces_total"),
+                        "profile" => optional!(7, profile, "profile"),
+                        "goal_s" => optional!(8, goal_s, "goal_s"),
+                        "mean_map_s" => optional!(9, mean_map_s, "mean_map_s"),
+                        other => {
+                            let raw: Box<serde_json::value::RawValue> = map.next_value()?;
+                            if !job.state.insert_new(other.to_owned(), raw) {
+                                return Err(A::Error::custom(format_args!(
+                                    "duplicate field `{other}`"
+                                )));
+                            }
+                        }
+                    }
+                }
+                job.id = id.ok_or_else(|| A::Error::missing_field("id"))?;
+                job.pool = pool.ok_or_else(|| A::Error::missing_field("pool"))?;
+                job.submit_s = submit_s.unwrap_or_default();
+                job.priority = priority.unwrap_or_default();
+                Ok(job)
+            }
+        }
+        deserializer.deserialize_map(Visit)
+    }
 }
 
 /// A user with a running-job limit (Hadoop Fair Scheduler design doc §3.4).

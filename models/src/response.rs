@@ -4,8 +4,10 @@
 
 use crate::ids::{JobId, NodeId, PoolId, TaskId};
 use crate::request::TaskKind;
-use crate::state::{DelayState, ShuffleWatcherState, StarvationState};
+use crate::state::StarvationState;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// The answer to one snapshot.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -203,21 +205,13 @@ pub struct JobReport {
     /// False when the job is beyond its pool's or user's running-job limit (design doc §3.4):
     /// its demand is then its running tasks only and none of its tasks is placed.
     pub runnable: bool,
-    /// Delay-scheduling state after this epoch (FAIR Alg. 1); send it back as `jobs[].delay`.
-    /// Updated by `delay`, echoed unchanged by the other algorithms; omitted when neither.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub delay: Option<DelayState>,
-    /// SAMP's decision for the job (ShuffleWatcher Fig. 4); send it back as
-    /// `jobs[].shuffle_watcher`. Decided by `shuffle_watcher`, `shuffle_watcher_relaxed` and
-    /// `lsap_shuffle` when the snapshot has none, echoed unchanged by every algorithm.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shuffle_watcher: Option<ShuffleWatcherState>,
-    /// RAS's utility u_j of the job after this answer (eqs. 1–3, capped at 1), under `ras`
-    /// and `lsap_ras`: below 0 the job has fewer maps than its goal requires, 1 when every
-    /// remaining task runs. `null` when it is −∞ (no map runs while one is required).
-    /// Omitted by the other algorithms and for jobs with nothing left to run.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub utility: Option<Option<f64>>,
+    /// What the policies echo for the job (`delay`, `shuffle_watcher`, …) and what they
+    /// report per job (`utility`), by key: send the echoed keys back in the job of the next
+    /// snapshot. A key the snapshot had and the policy did not update is echoed unchanged.
+    /// Each key's meaning is documented with the policy that owns it.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
+    pub state: BTreeMap<String, Value>,
 }
 
 /// How the answer was obtained.
@@ -271,8 +265,9 @@ pub struct Stats {
     pub status: Status,
     /// Wall time of the solve in milliseconds, measured by the caller (the solver is pure).
     pub solve_ms: f64,
-    /// The least `jobs[].utility` (RAS eq. 4's objective) under `ras` and `lsap_ras`;
-    /// `null` when it is −∞; omitted by the other algorithms or with no job to run.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min_utility: Option<Option<f64>>,
+    /// Totals a policy reports beyond these (`min_utility` under `ras` and `lsap_ras`), by
+    /// key; each is documented with its policy.
+    #[serde(flatten)]
+    #[cfg_attr(feature = "openapi", schema(ignore))]
+    pub extra: BTreeMap<String, Value>,
 }

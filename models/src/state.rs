@@ -1,28 +1,13 @@
-//! Per-job and per-pool state the service hands back to the master each epoch and receives
-//! again in the next snapshot, so that placer itself stays stateless (DESIGN.md §Wire schema v1:
-//! "the response returns the updated state for the master to send back next epoch"): the
-//! delay-scheduling variables of FAIR Alg. 1 and the starvation clocks of the Hadoop Fair
-//! Scheduler design doc §4.5, and ShuffleWatcher's once-per-job SAMP decision (Fig. 4).
+//! State the service hands back to the master each epoch and receives again in the next
+//! snapshot, so that placer itself stays stateless: the starvation clocks of the Hadoop Fair
+//! Scheduler design doc §4.5 per pool, and [`JobState`], the generic carrier of what a policy
+//! echoes per job (FAIR Alg. 1's delay variables, ShuffleWatcher's SAMP decision, …), whose
+//! types live with their policies in `placer-solver`.
 
-use serde::{Deserialize, Serialize};
-
-/// FAIR Alg. 1's per-job variables. Copy `jobs[].delay` of an answer verbatim into the job of
-/// the next snapshot.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct DelayState {
-    /// Locality level: 0 = node-local only, 1 = rack-local allowed, 2 = anything (0 … 2).
-    #[serde(default)]
-    pub level: u8,
-    /// Seconds the job has been skipped since it last launched a map (≥ 0).
-    #[serde(default)]
-    pub wait_s: f64,
-    /// Set when the job was skipped in the epoch at this time (`now_s` of that epoch) and has
-    /// not launched since: the next epoch adds `now_s − skipped_at_s` to `wait_s` (Alg. 1,
-    /// "increase j.wait by the time since last heartbeat"). `null` = not skipped.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub skipped_at_s: Option<f64>,
-}
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::value::RawValue;
+use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// The design doc's two preemption clocks (§4.5), for one slot kind.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -50,29 +35,63 @@ pub struct StarvationState {
     pub reduce: StarvationClock,
 }
 
-/// SAMP's per-job decision (ShuffleWatcher Fig. 4, lines 8–9), made once when the job is
-/// first seen and echoed by the master afterwards. Copy `jobs[].shuffle_watcher` of an answer
-/// verbatim into the job of the next snapshot.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct ShuffleWatcherState {
-    /// PreferredMapRacks: the racks the job's maps prefer (rack ids, each listed in
-    /// `cluster.racks`).
-    #[serde(default)]
-    pub preferred_map_racks: Vec<crate::RackId>,
-    /// TentativeReducesPerRack: how many of the job's reduces SAMP expects on each rack if its
-    /// maps run on the preferred racks; SARP uses it while fewer than MapCompletionThreshold of
-    /// the maps have completed (Fig. 6, lines 4–6). Racks not listed: 0.
-    #[serde(default)]
-    pub tentative_reduces_per_rack: Vec<RackReduces>,
+/// What policies echo for one job, by wire key (`delay`, `shuffle_watcher`, …), each value's
+/// JSON text as sent. The master copies a job's keys of an answer verbatim into the job of its
+/// next snapshot; the policy that owns a key reads and checks it with its own type
+/// (`placer_solver::echo`). Keys no policy echoes are kept (as text, so their memory is their
+/// bytes) but never answered.
+#[derive(Clone, Debug, Default)]
+pub struct JobState(BTreeMap<String, Box<RawValue>>);
+
+impl JobState {
+    /// The JSON text of `key`, if sent.
+    pub fn get(&self, key: &str) -> Option<&RawValue> {
+        self.0.get(key).map(|b| &**b)
+    }
+
+    /// Sets `key` to `value`'s JSON text.
+    pub fn set(&mut self, key: &str, value: &Value) {
+        if let Ok(raw) = serde_json::value::to_raw_value(value) {
+            self.0.insert(key.to_owned(), raw);
+        }
+    }
+
+    /// Sets `key` to JSON text already written.
+    pub fn set_raw(&mut self, key: &str, raw: Box<RawValue>) {
+        self.0.insert(key.to_owned(), raw);
+    }
+
+    /// Removes `key`.
+    pub fn remove(&mut self, key: &str) {
+        self.0.remove(key);
+    }
+
+    /// The keys and their JSON text, in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &RawValue)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), &**v))
+    }
+
+    /// No key.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Inserts a key read from the wire; `false` if it was there already.
+    pub(crate) fn insert_new(&mut self, key: String, raw: Box<RawValue>) -> bool {
+        self.0.insert(key, raw).is_none()
+    }
 }
 
-/// A number of reduces on one rack.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct RackReduces {
-    /// The rack (listed in `cluster.racks`).
-    pub rack: crate::RackId,
-    /// Reduces (≥ 0).
-    pub reduces: u32,
+/// Equal when every key holds the same JSON text.
+impl PartialEq for JobState {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.len() == other.0.len()
+            && self.0.iter().zip(&other.0).all(|((a, x), (b, y))| a == b && x.get() == y.get())
+    }
+}
+
+impl Serialize for JobState {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter())
+    }
 }

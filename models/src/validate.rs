@@ -66,37 +66,6 @@ pub fn validate_resolved(req: &PlaceRequest) -> Result<Resolved, ModelError> {
         });
     }
     non_negative(req.now_s, || "now_s".to_owned())?;
-    let policy = &req.policy;
-    non_negative(policy.alpha, || "policy.alpha".to_owned())?;
-    non_negative(policy.beta, || "policy.beta".to_owned())?;
-    positive(policy.heartbeat_s, || "policy.heartbeat_s".to_owned())?;
-    positive(policy.aging_s, || "policy.aging_s".to_owned())?;
-    for (name, v) in [
-        ("locality_delay_node_s", policy.locality_delay_node_s),
-        ("locality_delay_rack_s", policy.locality_delay_rack_s),
-    ] {
-        if let Some(v) = v {
-            non_negative(v, || format!("policy.{name}"))?;
-        }
-    }
-
-    positive(policy.starvation_window_s, || "policy.starvation_window_s".to_owned())?;
-    if !(policy.saturation_threshold > 0.0 && policy.saturation_threshold <= 1.0) {
-        return Err(ModelError::InvalidNumber {
-            path: "policy.saturation_threshold".to_owned(),
-            message: format!(
-                "NWSaturationThreshold is a fraction of the uplink in (0, 1], got {}",
-                policy.saturation_threshold
-            ),
-        });
-    }
-    for (name, v) in [
-        ("map_completion_threshold", policy.map_completion_threshold),
-        ("shuffle_light_ratio", policy.shuffle_light_ratio),
-    ] {
-        fraction(v, || format!("policy.{name}"))?;
-    }
-
     let net = &req.cluster.network;
     positive(net.rack_mbps, || "cluster.network.rack_mbps".to_owned())?;
     positive(net.cross_rack_mbps, || "cluster.network.cross_rack_mbps".to_owned())?;
@@ -197,7 +166,10 @@ pub fn validate_resolved(req: &PlaceRequest) -> Result<Resolved, ModelError> {
     // a job naming another user has no share to be scheduled from. (`lsap_shuffle` shares by
     // pools and jobs, as `lsap_quota`: a user it does not list is simply unlimited.)
     let users_are_fairness = !users.is_empty()
-        && matches!(policy.algorithm, Algorithm::ShuffleWatcher | Algorithm::ShuffleWatcherRelaxed);
+        && matches!(
+            req.policy.algorithm,
+            Algorithm::ShuffleWatcher | Algorithm::ShuffleWatcherRelaxed
+        );
 
     let jobs = unique_ids(req.jobs.iter().map(|j| j.id.as_str()), "jobs")?;
     for (i, job) in req.jobs.iter().enumerate() {
@@ -223,18 +195,6 @@ pub fn validate_resolved(req: &PlaceRequest) -> Result<Resolved, ModelError> {
                 });
             }
         }
-        if let Some(sw) = &job.shuffle_watcher {
-            for (k, rack) in sw.preferred_map_racks.iter().enumerate() {
-                known(&racks, rack.as_str(), "rack", || {
-                    format!("jobs[{i}].shuffle_watcher.preferred_map_racks[{k}]")
-                })?;
-            }
-            for (k, r) in sw.tentative_reduces_per_rack.iter().enumerate() {
-                known(&racks, r.rack.as_str(), "rack", || {
-                    format!("jobs[{i}].shuffle_watcher.tentative_reduces_per_rack[{k}].rack")
-                })?;
-            }
-        }
         for (name, v) in [
             ("locality_delay_node_s", job.locality_delay_node_s),
             ("locality_delay_rack_s", job.locality_delay_rack_s),
@@ -255,18 +215,6 @@ pub fn validate_resolved(req: &PlaceRequest) -> Result<Resolved, ModelError> {
         }
         if let Some(v) = job.mean_map_s {
             positive(v, || format!("jobs[{i}].mean_map_s"))?;
-        }
-        if let Some(d) = &job.delay {
-            if d.level > 2 {
-                return Err(ModelError::InvalidNumber {
-                    path: format!("jobs[{i}].delay.level"),
-                    message: format!("a locality level is 0, 1 or 2, got {}", d.level),
-                });
-            }
-            non_negative(d.wait_s, || format!("jobs[{i}].delay.wait_s"))?;
-            if let Some(v) = d.skipped_at_s {
-                non_negative(v, || format!("jobs[{i}].delay.skipped_at_s"))?;
-            }
         }
     }
 
@@ -493,7 +441,11 @@ fn demand(
     Ok(())
 }
 
-fn non_negative(v: f64, path: impl FnOnce() -> String) -> Result<(), ModelError> {
+/// Checks that `v` is a finite number ≥ 0.
+///
+/// # Errors
+/// [`ModelError::InvalidNumber`] at `path()`.
+pub fn non_negative(v: f64, path: impl FnOnce() -> String) -> Result<(), ModelError> {
     if v.is_finite() && v >= 0.0 {
         Ok(())
     } else {
@@ -504,24 +456,32 @@ fn non_negative(v: f64, path: impl FnOnce() -> String) -> Result<(), ModelError>
     }
 }
 
-fn fraction(v: f64, path: impl FnOnce() -> String) -> Result<(), ModelError> {
-    if (0.0..=1.0).contains(&v) {
-        Ok(())
-    } else {
-        Err(ModelError::InvalidNumber {
-            path: path(),
-            message: format!("must be a number in [0, 1], got {v}"),
-        })
-    }
-}
-
-fn positive(v: f64, path: impl FnOnce() -> String) -> Result<(), ModelError> {
+/// Checks that `v` is a finite number > 0.
+///
+/// # Errors
+/// [`ModelError::InvalidNumber`] at `path()`.
+pub fn positive(v: f64, path: impl FnOnce() -> String) -> Result<(), ModelError> {
     if v.is_finite() && v > 0.0 {
         Ok(())
     } else {
         Err(ModelError::InvalidNumber {
             path: path(),
             message: format!("must be a finite number > 0, got {v}"),
+        })
+    }
+}
+
+/// Checks that `v` is a fraction in [0, 1].
+///
+/// # Errors
+/// [`ModelError::InvalidNumber`] at `path()`.
+pub fn fraction(v: f64, path: impl FnOnce() -> String) -> Result<(), ModelError> {
+    if (0.0..=1.0).contains(&v) {
+        Ok(())
+    } else {
+        Err(ModelError::InvalidNumber {
+            path: path(),
+            message: format!("must be a number in [0, 1], got {v}"),
         })
     }
 }

@@ -174,9 +174,17 @@ pub fn parse(text: &str) -> Result<FileConfig, ConfigProblem> {
     if file.policy.is_some() {
         let mut unknown = Vec::new();
         let table: PolicyTable = deserialize(text, &mut unknown)?;
-        if let Some(key) = unknown.iter().find(|k| k.starts_with("policy.")) {
+        let known: Vec<String> = placer_solver::registry::settings()
+            .iter()
+            .flat_map(|g| g.defaults().into_iter().map(|(k, _)| k))
+            .collect();
+        let unknown = unknown.iter().find(|k| k.starts_with("policy.")).cloned().or_else(|| {
+            let key = table.policy.settings.keys().find(|k| !known.contains(k))?;
+            Some(format!("policy.{key}"))
+        });
+        if let Some(key) = unknown {
             let message = "unknown key (not a snapshot policy key)";
-            return Err(ConfigProblem::new(key, line_of_key(text, key), message));
+            return Err(ConfigProblem::new(&key, line_of_key(text, &key), message));
         }
         check_policy(&table.policy).map_err(|(key, message)| {
             let line = line_of_key(text, &key);
@@ -255,14 +263,16 @@ fn deserialize<'de, T: Deserialize<'de>>(
     })
 }
 
-/// Checks a `[policy]` table as the service checks a snapshot's policy: the domains of
-/// `placer_models::validate` (e.g. `alpha ≥ 0`) and an algorithm this build implements.
+/// Checks a `[policy]` table as the service checks a snapshot's policy: the knobs' domains
+/// (`placer_solver::registry::check_settings`, e.g. `alpha ≥ 0`) and an algorithm this build
+/// implements.
 /// Returns the offending key (`policy.alpha`) and why.
 fn check_policy(policy: &Policy) -> Result<(), (String, String)> {
     let mut request = placer_models::parse_request(br#"{"schema_version":1,"cluster":{}}"#)
         .map_err(|e| ("policy".to_owned(), e.to_string()))?;
     request.policy = policy.clone();
     placer_models::validate(&request)
+        .and_then(|()| placer_solver::registry::check_settings(&request.policy))
         .map_err(|e: ModelError| (e.path().to_owned(), e.to_string()))?;
     placer_solver::registry::lookup(policy.algorithm)
         .map_err(|e| ("policy.algorithm".to_owned(), e.to_string()))?;
@@ -502,16 +512,13 @@ shuffle_watcher = { nass = false }
         assert_eq!(policy.len(), 15, "{policy:?}");
         let policy: Policy = serde_json::from_value(Value::Object(policy)).unwrap();
         assert_eq!(policy.algorithm, Algorithm::LsapQuota);
-        assert_eq!(
-            policy,
-            Policy {
-                locality_delay_node_s: Some(4.5),
-                locality_delay_rack_s: Some(4.5),
-                user_max_running_jobs: Some(10),
-                deadline_ms: Some(2000),
-                ..Policy::default()
-            }
-        );
+        assert_eq!((policy.user_max_running_jobs, policy.deadline_ms), (Some(10), Some(2000)));
+        // Every knob of the example is its policy's default but the two waits.
+        let mut expected = Policy::default();
+        expected.set("locality_delay_node_s", 4.5).set("locality_delay_rack_s", 4.5);
+        for group in placer_solver::registry::settings() {
+            assert_eq!(group.resolved(&policy), group.resolved(&expected), "{}", group.name());
+        }
     }
 
     #[test]

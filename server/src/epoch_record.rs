@@ -230,7 +230,7 @@ impl Default for EpochRecord {
                 objective: 0.0,
                 status: Status::Heuristic,
                 solve_ms: 0.0,
-                min_utility: None,
+                extra: Default::default(),
             },
             placed: PlacedByKind::default(),
             waiting_total: TaskCounts::default(),

@@ -395,7 +395,7 @@ mod operations {
     ),
     components(schemas(ErrorResponse, ErrorDetail, ErrorCode)),
     nest((path = "/k8s/v1", api = crate::k8s::openapi::ExtenderApi)),
-    modifiers(&SecurityDoc, &ErrorLists, &Examples),
+    modifiers(&SecurityDoc, &ErrorLists, &Examples, &PolicyRegistry),
     tags(
         (name = "placement", description = "One scheduling epoch."),
         (name = "operations", description = "Probes, metrics, the dashboard and its data."),
@@ -465,6 +465,116 @@ impl Modify for Examples {
             };
             let example = Example::builder().summary(summary).value(Some(value)).build();
             body.examples.insert(name.to_owned(), RefOr::T(example));
+        }
+    }
+}
+
+/// The policies' own wire keys, from the solver's registry: each knob group's keys as
+/// properties of `Policy` (saying which policies read them), each per-job field as a property
+/// of `Job` (when echoed) and `JobReport`, each reported total as a property of `Stats`.
+struct PolicyRegistry;
+
+impl Modify for PolicyRegistry {
+    fn modify(&self, openapi: &mut Document) {
+        use placer_solver::registry;
+        let Some(components) = openapi.components.as_mut() else {
+            return;
+        };
+        let mut named = Vec::new();
+        let mut policy_props = Vec::new();
+        for group in registry::settings() {
+            group.components(&mut named);
+            let RefOr::T(Schema::Object(object)) = group.schema() else { continue };
+            let defaults = group.defaults();
+            for (key, prop) in object.properties {
+                let readers = registry::readers_of_setting(&key).join(", ");
+                let default = defaults.get(&key).cloned().filter(|v| !v.is_null());
+                let prop = match prop {
+                    RefOr::T(Schema::Object(mut o)) => {
+                        let d = o.description.take().unwrap_or_default();
+                        o.description = Some(format!("{d} Read by: {readers}."));
+                        o.default = default;
+                        RefOr::T(Schema::Object(o))
+                    }
+                    // A named type (`SwMechanisms`): its own description is on its component.
+                    other => RefOr::T(Schema::AllOf(
+                        utoipa::openapi::schema::AllOfBuilder::new()
+                            .item(other)
+                            .description(Some(format!("Read by: {readers}.")))
+                            .default(default)
+                            .build(),
+                    )),
+                };
+                policy_props.push((key, prop));
+            }
+        }
+        let mut job_props = Vec::new();
+        let mut report_props = Vec::new();
+        for field in registry::job_fields() {
+            field.components(&mut named);
+            // An inline schema takes the description itself (so its `type` stays at the
+            // property, e.g. `["number", "null"]`); a named one is wrapped.
+            let prop = |prefix: &str| -> RefOr<Schema> {
+                let description = format!("{prefix}{}", field.description());
+                match field.schema() {
+                    RefOr::T(Schema::Object(mut o)) => {
+                        o.description = Some(description);
+                        RefOr::T(Schema::Object(o))
+                    }
+                    schema => RefOr::T(Schema::AllOf(
+                        utoipa::openapi::schema::AllOfBuilder::new()
+                            .item(schema)
+                            .description(Some(description))
+                            .build(),
+                    )),
+                }
+            };
+            if field.echoed() {
+                job_props.push((
+                    field.key(),
+                    prop(&format!("Echoed from the previous answer's `jobs[].{}`. ", field.key())),
+                ));
+            }
+            report_props.push((field.key(), prop("")));
+        }
+        let mut stats_props: Vec<(&str, &str)> = Vec::new();
+        for (_, p) in registry::REGISTRY {
+            for &(key, description) in p.stats_fields() {
+                if stats_props.iter().all(|&(k, _)| k != key) {
+                    stats_props.push((key, description));
+                }
+            }
+        }
+        for (name, schema) in named {
+            components.schemas.entry(name).or_insert(schema);
+        }
+        if let Some(RefOr::T(Schema::Object(o))) = components.schemas.get_mut("Policy") {
+            for (key, prop) in policy_props {
+                o.properties.entry(key).or_insert(prop);
+            }
+        }
+        if let Some(RefOr::T(Schema::Object(o))) = components.schemas.get_mut("Job") {
+            for (key, prop) in job_props {
+                o.properties.entry(key.to_owned()).or_insert(prop);
+            }
+        }
+        if let Some(RefOr::T(Schema::Object(o))) = components.schemas.get_mut("JobReport") {
+            for (key, prop) in report_props {
+                o.properties.entry(key.to_owned()).or_insert(prop);
+            }
+        }
+        if let Some(RefOr::T(Schema::Object(o))) = components.schemas.get_mut("Stats") {
+            for (key, description) in stats_props {
+                let prop = utoipa::openapi::schema::ObjectBuilder::new()
+                    .schema_type(utoipa::openapi::schema::SchemaType::from_iter([
+                        utoipa::openapi::schema::Type::Number,
+                        utoipa::openapi::schema::Type::Null,
+                    ]))
+                    .description(Some(description));
+                o.properties
+                    .entry(key.to_owned())
+                    .or_insert(RefOr::T(Schema::Object(prop.build())));
+            }
         }
     }
 }

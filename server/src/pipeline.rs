@@ -74,7 +74,7 @@ fn answer_unguarded(
     log.body(body.len());
     let mut request = placer_models::parse_request(body)?;
     if let Some(defaults) = policy_defaults {
-        policy_defaults::apply(body, &mut request, defaults)?;
+        policy_defaults::apply(&mut request, defaults)?;
     }
     if let Some(allocations) = allocations {
         allocations.fill(&mut request);

@@ -18,22 +18,10 @@ use serde_json::{json, Value};
 const SNAPSHOT: &str = include_str!("../../examples/snapshot.json");
 const RAS_SNAPSHOT: &str = include_str!("../../examples/ras_snapshot.json");
 
-/// Every algorithm of the schema (`policy.algorithm`'s enum).
-const ALGORITHMS: [&str; 13] = [
-    "fifo",
-    "fair",
-    "delay",
-    "dl_sched",
-    "lsap",
-    "lsap_fair",
-    "lsap_quota",
-    "ras",
-    "shuffle_watcher",
-    "shuffle_watcher_relaxed",
-    "lsap_shuffle",
-    "drf",
-    "lsap_ras",
-];
+/// Every algorithm this build implements, from the registry (the schema's enum may list more).
+fn algorithms() -> Vec<&'static str> {
+    placer_solver::registry::REGISTRY.iter().map(|(_, p)| p.name()).collect()
+}
 
 fn doc() -> Value {
     serde_json::to_value(openapi_document()).unwrap()
@@ -116,7 +104,7 @@ fn real_answers_to_the_examples_validate_against_place_response() {
     let mut checked = 0;
     for example in [SNAPSHOT, RAS_SNAPSHOT] {
         let base: Value = serde_json::from_str(example).unwrap();
-        for algorithm in ALGORITHMS {
+        for algorithm in algorithms() {
             for explain in [false, true] {
                 let mut body = base.clone();
                 body["policy"]["algorithm"] = json!(algorithm);
@@ -137,7 +125,7 @@ fn real_answers_to_the_examples_validate_against_place_response() {
             }
         }
     }
-    assert!(checked >= 2 * ALGORITHMS.len(), "only {checked} answers checked");
+    assert!(checked >= 2 * algorithms().len(), "only {checked} answers checked");
 }
 
 /// The RAS extensions of the answer: `jobs[].utility` and `stats.min_utility` are optional and
@@ -224,6 +212,35 @@ fn defaults_are_the_impl_default_ones() {
     }
     assert_eq!(policy["properties"]["algorithm"]["default"], "lsap_quota");
     assert_eq!(policy["properties"]["beta"]["default"], 10.0);
+    // Every knob some registered policy reads is a property of `Policy` with its group's
+    // default, and says which policies read it.
+    for group in placer_solver::registry::settings() {
+        for (key, default) in group.defaults() {
+            let prop = &policy["properties"][&key];
+            assert!(prop.is_object(), "policy.{key} missing from the schema");
+            if !default.is_null() {
+                assert_eq!(prop["default"], default, "policy.{key}");
+            }
+            let readers = placer_solver::registry::readers_of_setting(&key);
+            assert!(!readers.is_empty(), "policy.{key}");
+            let says = prop["description"].as_str().unwrap_or_default();
+            assert!(readers.iter().all(|r| says.contains(r)), "policy.{key}: {says}");
+        }
+    }
+    // Every per-job field: a property of `JobReport`, and of `Job` when echoed.
+    for field in placer_solver::registry::job_fields() {
+        assert!(
+            schema(&doc, "JobReport")["properties"][field.key()].is_object(),
+            "{}",
+            field.key()
+        );
+        assert_eq!(
+            schema(&doc, "Job")["properties"][field.key()].is_object(),
+            field.echoed(),
+            "{}",
+            field.key()
+        );
+    }
     let network = schema(&doc, "Network");
     assert_eq!(network["properties"]["rack_mbps"]["default"], 1000.0);
     assert_eq!(network["properties"]["cross_rack_mbps"]["default"], 100.0);

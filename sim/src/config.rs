@@ -473,26 +473,15 @@ impl SimConfig {
                 return Err(SimError::config("replicas.replication", "must be ≤ 64"));
             }
         }
-        let p = &self.policy;
-        non_negative("policy.alpha", p.alpha)?;
-        non_negative("policy.beta", p.beta)?;
-        positive("policy.heartbeat_s", p.heartbeat_s)?;
-        positive("policy.aging_s", p.aging_s)?;
-        if let Some(t) = p.locality_delay_node_s {
-            non_negative("policy.locality_delay_node_s", t)?;
-        }
-        if let Some(t) = p.locality_delay_rack_s {
-            non_negative("policy.locality_delay_rack_s", t)?;
-        }
-        if !(p.saturation_threshold > 0.0 && p.saturation_threshold <= 1.0) {
-            return Err(SimError::config(
-                "policy.saturation_threshold",
-                format!("must be in (0, 1], got {}", p.saturation_threshold),
-            ));
-        }
-        fraction("policy.map_completion_threshold", p.map_completion_threshold)?;
-        fraction("policy.shuffle_light_ratio", p.shuffle_light_ratio)?;
-        positive("policy.starvation_window_s", p.starvation_window_s)?;
+        // The policy's knobs: the checks of the groups the solver's policies declare.
+        placer_solver::registry::check_settings(&self.policy).map_err(|e| {
+            let message = match &e {
+                placer_models::ModelError::InvalidNumber { message, .. }
+                | placer_models::ModelError::InvalidField { message, .. } => message.clone(),
+                other => other.to_string(),
+            };
+            SimError::config(e.path(), message)
+        })?;
         if let Some(g) = &self.goodput {
             g.validate()?;
         }

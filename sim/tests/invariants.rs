@@ -187,21 +187,22 @@ fn errors_name_their_cause() {
             other => panic!("{other}"),
         }
     };
-    let p = placer_models::Policy::default;
+    let with = |key: &str, v: f64| {
+        let mut policy = placer_models::Policy::default();
+        policy.set(key, v);
+        policy
+    };
     for bad in [0.0, 1.5, f64::NAN] {
-        let policy = placer_models::Policy { saturation_threshold: bad, ..p() };
-        assert_eq!(knob(policy), "policy.saturation_threshold");
+        assert_eq!(knob(with("saturation_threshold", bad)), "policy.saturation_threshold");
     }
     for bad in [-0.1, 1.01, f64::NAN] {
-        let policy = placer_models::Policy { map_completion_threshold: bad, ..p() };
-        assert_eq!(knob(policy), "policy.map_completion_threshold");
+        let field = knob(with("map_completion_threshold", bad));
+        assert_eq!(field, "policy.map_completion_threshold");
     }
     for bad in [0.0, -5.0, f64::INFINITY] {
-        let policy = placer_models::Policy { starvation_window_s: bad, ..p() };
-        assert_eq!(knob(policy), "policy.starvation_window_s");
+        assert_eq!(knob(with("starvation_window_s", bad)), "policy.starvation_window_s");
     }
-    let policy = placer_models::Policy { shuffle_light_ratio: 2.0, ..p() };
-    assert_eq!(knob(policy), "policy.shuffle_light_ratio");
+    assert_eq!(knob(with("shuffle_light_ratio", 2.0)), "policy.shuffle_light_ratio");
     // The loss model's domains: a copier cap ≥ 1, a goodput curve's fields.
     let field = |cfg: SimConfig| match simulate(&w, &cfg).unwrap_err() {
         SimError::Config { field, .. } => field,

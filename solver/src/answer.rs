@@ -14,7 +14,8 @@ use placer_models::{
     Assignment, CostBreakdown, JobReport, Locality, PlaceResponse, PoolReport, Preemption,
     SlotCounts, StarvationState, Stats, TaskKind, WaitReason, Waiting, SCHEMA_VERSION,
 };
-use std::collections::HashMap;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
 
 /// Caller-side options of one `place` call that are not part of the snapshot.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -82,9 +83,7 @@ pub fn build(
         objective: 0.0,
         status: placement.status,
         solve_ms: 0.0,
-        min_utility: placement.utility.as_ref().and_then(|u| {
-            u.iter().flatten().copied().min_by(|a, b| a.total_cmp(b)).map(wire_utility)
-        }),
+        extra: placement.stats.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect(),
     };
     stats.free_slots = stats.free_map_slots + stats.free_reduce_slots;
     let per_task = |v: &[f64], t: usize| v.get(t).copied().unwrap_or(0.0);
@@ -228,6 +227,8 @@ fn reports(ix: &Indexed<'_>, outcome: &Outcome<'_>) -> (Vec<PoolReport>, Vec<Job
 
     let mut pool_running = vec![SlotCounts::default(); req.pools.len()];
     let mut pool_demand = vec![SlotCounts::default(); req.pools.len()];
+    let echoed: Vec<&'static str> =
+        crate::registry::job_fields().iter().filter(|f| f.echoed()).map(|f| f.key()).collect();
     let jobs = req
         .jobs
         .iter()
@@ -245,20 +246,7 @@ fn reports(ix: &Indexed<'_>, outcome: &Outcome<'_>) -> (Vec<PoolReport>, Vec<Job
                 running,
                 demand,
                 runnable: ix.runnable[j],
-                delay: match &outcome.placement.delay {
-                    Some(d) => d.get(j).copied(),
-                    None => job.delay,
-                },
-                shuffle_watcher: match &outcome.placement.shuffle_watcher {
-                    Some(sw) => sw.get(j).cloned().flatten(),
-                    None => job.shuffle_watcher.clone(),
-                },
-                utility: outcome
-                    .placement
-                    .utility
-                    .as_ref()
-                    .and_then(|u| u.get(j).copied().flatten())
-                    .map(wire_utility),
+                state: job_state(job, j, &outcome.placement.job_state, &echoed),
             }
         })
         .collect();
@@ -278,7 +266,26 @@ fn reports(ix: &Indexed<'_>, outcome: &Outcome<'_>) -> (Vec<PoolReport>, Vec<Job
     (pools, jobs)
 }
 
-/// A utility on the wire: −∞ (a job with no map while one is required, RAS eq. 2) is `null`.
-fn wire_utility(u: f64) -> Option<f64> {
-    u.is_finite().then_some(u)
+/// Job `j`'s per-job fields in the answer: each echoed key of the snapshot (`echoed`, the
+/// keys registered policies echo), then the keys the policy decided (`decided`), which replace
+/// them. O(keys + bytes of the echoed values).
+fn job_state(
+    job: &placer_models::Job,
+    j: usize,
+    decided: &[(&'static str, Vec<Option<Value>>)],
+    echoed: &[&'static str],
+) -> BTreeMap<String, Value> {
+    let mut state = BTreeMap::new();
+    for &key in echoed {
+        if let Some(v) = job.state.get(key).and_then(|raw| serde_json::from_str(raw.get()).ok()) {
+            state.insert(key.to_owned(), v);
+        }
+    }
+    for (key, per_job) in decided {
+        match per_job.get(j).cloned().flatten() {
+            Some(v) => state.insert((*key).to_owned(), v),
+            None => state.remove(*key),
+        };
+    }
+    state
 }

@@ -23,7 +23,37 @@
 
 use crate::error::SolveError;
 use crate::index::Indexed;
-use placer_models::{Locality, TaskKind};
+use crate::settings::Settings;
+use placer_models::{non_negative, Locality, ModelError, TaskKind};
+use serde::{Deserialize, Serialize};
+
+/// The weight of the locality cost, read by every policy (the answer prices each assignment
+/// with it, and the exact policies minimise it).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(default)]
+pub struct LocalityWeight {
+    /// Weight α of the data-locality cost (lsap eq. 1 scaled; unitless, ≥ 0); default 1.
+    pub alpha: f64,
+}
+
+impl Default for LocalityWeight {
+    fn default() -> Self {
+        Self { alpha: 1.0 }
+    }
+}
+
+impl Settings for LocalityWeight {
+    const NAME: &'static str = "locality";
+    fn check(&self) -> Result<(), ModelError> {
+        non_negative(self.alpha, || "policy.alpha".to_owned())
+    }
+}
+
+/// The snapshot's α ([`LocalityWeight`]).
+fn alpha(ix: &Indexed<'_>) -> f64 {
+    crate::settings::read::<LocalityWeight>(&ix.req.policy).alpha
+}
 
 /// Bits per byte over bits per megabit: seconds = bytes · `BYTES_TO_MEGABITS` / Mbit/s.
 pub const BYTES_TO_MEGABITS: f64 = 8.0 / 1e6;
@@ -114,7 +144,7 @@ pub struct LocalityCost<'i, 'a> {
 impl<'i, 'a> LocalityCost<'i, 'a> {
     /// The model with the snapshot's `policy.alpha`.
     pub fn new(ix: &'i Indexed<'a>) -> Self {
-        Self { ix, alpha: ix.req.policy.alpha, terms: None }
+        Self { ix, alpha: alpha(ix), terms: None }
     }
 
     /// The model of [`LocalityCost::new`] plus a term per (task, rack): pending task t on node
@@ -186,7 +216,7 @@ impl<'i, 'a> LocalityCost<'i, 'a> {
                 return Err(bad(t, "per-rack cost terms must name distinct racks in order".into()));
             }
         }
-        Ok(Self { ix, alpha: ix.req.policy.alpha, terms: Some(terms) })
+        Ok(Self { ix, alpha: alpha(ix), terms: Some(terms) })
     }
 
     /// Pending task `t`'s term per rack ([`LocalityCost::with_rack_terms`]), or `None` for a

@@ -45,7 +45,7 @@ pub fn check_costs(ix: &Indexed<'_>, model: &LocalityCost<'_, '_>) -> Result<(),
         .fold(net.rack_mbps.min(net.cross_rack_mbps), f64::min);
     // In the cost's own order of operations (α · bytes first), so that an intermediate
     // overflow shows in the bound too; half of f64's range absorbs the sums' rounding.
-    let alpha = req.policy.alpha;
+    let alpha = crate::settings::read::<crate::cost::LocalityWeight>(&req.policy).alpha;
     // A reduce sharing the previous task's stored sources moves the same bytes.
     let mut bytes = 0.0;
     let bound: f64 = (0..req.pending.len())
@@ -171,7 +171,7 @@ fn field_of(ix: &Indexed<'_>, t: usize) -> String {
     let bw = &ix.bandwidths;
     let racks = ix.racks() as u32;
     let rack_of = |n: u32| ix.node_rack[n as usize];
-    let alpha = req.policy.alpha;
+    let alpha = crate::settings::read::<crate::cost::LocalityWeight>(&req.policy).alpha;
     let task = &req.pending[t];
     let (sources, amounts): (Vec<u32>, Vec<f64>) = match task.kind {
         TaskKind::Map => {
@@ -230,7 +230,8 @@ fn bandwidth_field(req: &PlaceRequest, src: u32, dst: u32) -> String {
 /// The field behind an overflowing ageing credit β · wait / `aging_s`: `policy.beta` when β
 /// outweighs 1 / `aging_s`, else `policy.aging_s`.
 pub fn aging_field(req: &PlaceRequest) -> &'static str {
-    if req.policy.beta * req.policy.aging_s >= 1.0 {
+    let knobs: crate::policy::lsap_fair::FairnessCost = crate::settings::read(&req.policy);
+    if knobs.beta * knobs.aging_s >= 1.0 {
         "policy.beta"
     } else {
         "policy.aging_s"

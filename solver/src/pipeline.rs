@@ -58,7 +58,9 @@ use placer_models::{PlaceRequest, PlaceResponse, Status, TaskKind, WaitReason};
 /// assert_eq!((exact.stats.node_local, exact.stats.objective), (2, 0.0));
 /// ```
 pub fn place(req: &PlaceRequest, opts: &PlaceOptions) -> Result<PlaceResponse, SolveError> {
+    registry::check_settings(&req.policy)?;
     let resolved = placer_models::validate_resolved(req)?;
+    registry::check_job_fields(req)?;
     let policy = registry::lookup(req.policy.algorithm)?;
     let engine = req.policy.solver;
     check_engine(policy.engines(), engine)?;
@@ -132,6 +134,7 @@ fn admit_disk(ix: &Indexed<'_>, model: &LocalityCost<'_, '_>, placement: &mut Pl
 /// [`SolveError::ProblemTooLarge`] beyond [`crate::matrix::MAX_DENSE_CELLS`] entries,
 /// [`SolveError::CostOverflow`] for costs beyond f64 ([`finite::check_costs`]).
 pub fn cost_matrix(req: &PlaceRequest, kind: TaskKind) -> Result<Array2<f64>, SolveError> {
+    registry::check_settings(&req.policy)?;
     let resolved = placer_models::validate_resolved(req)?;
     let ix = Indexed::with_resolved(req, resolved);
     let model = LocalityCost::new(&ix);

@@ -5,6 +5,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use placer_models::{PlaceRequest, PlaceResponse};
+use placer_solver::echo::reported;
+use placer_solver::shuffle::ShuffleWatcherState;
 use placer_solver::{place, PlaceOptions};
 use serde_json::{json, Value};
 
@@ -53,7 +55,7 @@ fn sw_fig5_samp_puts_each_jobs_maps_on_its_own_rack() {
     assert_eq!(rack(&sw, "j2-m1"), Some(false));
     assert_eq!(rack(&sw, "j2-m2"), Some(false));
     // SAMP's decision comes back for the master to echo.
-    let state = sw.jobs[1].shuffle_watcher.as_ref().expect("SAMP state");
+    let state: ShuffleWatcherState = reported(&sw.jobs[1]).expect("SAMP state");
     assert_eq!(state.preferred_map_racks.iter().map(|r| r.as_str()).collect::<Vec<_>>(), ["r2"]);
     // The Fair Scheduler: a1 → j1, a2 → j2 (fewer running), b1 → j1, b2 → j2.
     let fair = run(snapshot("fair"));
@@ -75,7 +77,7 @@ fn sw_fig4_echoed_decision_is_kept() {
         "policy": {"algorithm": "shuffle_watcher"}}));
     // Line 4: r1 is preferred, so a1's heartbeat (first in the round) takes the map remotely.
     assert_eq!(node_of(&r, "m").as_deref(), Some("a1"));
-    let state = r.jobs[0].shuffle_watcher.as_ref().unwrap();
+    let state: ShuffleWatcherState = reported(&r.jobs[0]).unwrap();
     assert_eq!(state.preferred_map_racks[0].as_str(), "r1");
     assert_eq!(state.tentative_reduces_per_rack[0].reduces, 3);
 }
@@ -236,7 +238,8 @@ fn sw_5_2_relaxed_skips_a_user_without_a_local_map() {
     };
     let relaxed = run(snapshot("shuffle_watcher_relaxed"));
     assert_eq!(relaxed.assignments[0].task.as_str(), "j2-m");
-    assert_eq!(relaxed.jobs[0].delay.unwrap().skipped_at_s, Some(10.0));
+    let delay: placer_solver::delay_scheduling::DelayState = reported(&relaxed.jobs[0]).unwrap();
+    assert_eq!(delay.skipped_at_s, Some(10.0));
     let strict = run(snapshot("shuffle_watcher"));
     assert_eq!(strict.assignments[0].task.as_str(), "j1-m");
 }
@@ -286,7 +289,10 @@ fn bad_shuffle_watcher_fields_name_their_path() {
     };
     let check = |v: Value, code: &str, path: &str| {
         let req: PlaceRequest = serde_json::from_value(v).unwrap();
-        let e = placer_models::validate(&req).unwrap_err();
+        let e = placer_models::validate(&req)
+            .err()
+            .or_else(|| placer_solver::registry::check(&req).err())
+            .expect("refused");
         assert_eq!((e.code(), e.path()), (code, path), "{e}");
     };
     let mut v = base();

@@ -8,9 +8,9 @@
 mod allocations;
 pub mod load;
 pub mod loss_flags;
+pub mod policy_flags;
 mod replay;
 pub mod shard;
-pub mod sw_flags;
 pub mod sweep;
 mod table;
 pub mod workloads;

@@ -4,14 +4,14 @@
 
 use super::load::{self, Format, Input, Shape};
 use super::loss_flags::{self, CopiersArg, GoodputArg};
+use super::policy_flags::{self, PolicySet};
 use super::shard::{self, ShardArg, ShardEnv};
-use super::sw_flags;
 use super::sweep::{self, Point, Sweep};
 use super::table;
 use super::workloads::{self, ClusterFlags, Settings, WorkloadArg};
 use crate::error::CliError;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use placer_models::{Algorithm, SwMechanisms};
+use placer_models::Algorithm;
 use placer_report::index_html;
 use placer_report::manifest::{self, FileEntry, Manifest, Shard, MANIFEST_FILE};
 use placer_report::plots;
@@ -20,6 +20,7 @@ use placer_sim::{
     ClusterSource, CompletionReport, JobTasks, NetSatMeasure, Offers, Sharing, SimConfig,
     SimReport, Victim,
 };
+use placer_solver::shuffle::SwMechanisms;
 use rayon::prelude::*;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -70,11 +71,11 @@ pub struct RunArgs {
     pub uplink_mbps: Option<f64>,
     /// Delay scheduling's T1 (wait for a node-local slot), s [default: 1.5 × the heartbeat;
     /// fair-small-jobs: 15].
-    #[arg(long)]
+    #[arg(long, value_parser = policy_flags::knob("locality_delay_node_s"))]
     pub t1_s: Option<f64>,
     /// Delay scheduling's T2 (further wait for a rack-local slot), s [default: 1.5 × the
     /// heartbeat; fair-small-jobs: 15].
-    #[arg(long)]
+    #[arg(long, value_parser = policy_flags::knob("locality_delay_rack_s"))]
     pub t2_s: Option<f64>,
     /// Disk read rate of node-local input, MB/s.
     #[arg(long, default_value_t = 100.0)]
@@ -138,7 +139,7 @@ pub struct RunArgs {
     /// The TaskTrackers' heartbeat interval, s (> 0), for the heartbeat offers and the default
     /// delay-scheduling waits (1.5 × it) [default: Hadoop 0.20's rule for the cluster's N
     /// nodes, max(3, ⌊N / 100⌋ + 1) s: 3 s up to 299 nodes, 16 s for the Mumak trace's 1,545].
-    #[arg(long, value_name = "S", value_parser = parse_heartbeat_s)]
+    #[arg(long, value_name = "S", value_parser = policy_flags::knob("heartbeat_s"))]
     pub heartbeat_s: Option<f64>,
     /// Fraction of a job's maps that must be done before its reduces may start, in [0, 1]
     /// (Hadoop's mapred.reduce.slowstart.completed.maps) [default: 0.05].
@@ -185,20 +186,25 @@ pub struct RunArgs {
     /// ShuffleWatcher's mechanisms in the shuffle_watcher policies (the §5.3 ablation): a
     /// comma list of nass, samp, sarp, or none, and optionally uncapped (SAMP's and SARP's
     /// reduce estimate without the reduce-slot cap per rack) [default: nass,samp,sarp].
-    #[arg(long, value_name = "LIST", value_parser = sw_flags::parse_sw_mechanisms)]
+    #[arg(long, value_name = "LIST", value_parser = policy_flags::parse_sw_mechanisms)]
     pub sw_mechanisms: Option<SwMechanisms>,
     /// ShuffleWatcher's NWSaturationThreshold: a rack's network is saturated above this
     /// fraction of its uplink, in (0, 1] [default: 0.8, §4.2's 400 of 500 Mbit/s].
-    #[arg(long, value_name = "X", value_parser = sw_flags::parse_saturation_threshold)]
+    #[arg(long, value_name = "X", value_parser = policy_flags::knob("saturation_threshold"))]
     pub saturation_threshold: Option<f64>,
     /// ShuffleWatcher's MapCompletionThreshold: above this fraction of a job's maps done, SARP
     /// places reduces by the actual intermediate data, in [0, 1] [default: 0.15, §4.2].
-    #[arg(long, value_name = "X", value_parser = sw_flags::parse_map_completion_threshold)]
+    #[arg(long, value_name = "X", value_parser = policy_flags::knob("map_completion_threshold"))]
     pub map_completion_threshold: Option<f64>,
     /// ShuffleWatcher's starvation window, s (> 0): a user's jobs of an earlier window go
     /// first [default: 600].
-    #[arg(long, value_name = "X", value_parser = sw_flags::parse_starvation_window_s)]
+    #[arg(long, value_name = "X", value_parser = policy_flags::knob("starvation_window_s"))]
     pub starvation_window_s: Option<f64>,
+    /// Sets a key of the runs' `policy` object, as a snapshot would (repeatable; VALUE is JSON,
+    /// e.g. `--policy-set beta=5 --policy-set aging_s=60`); any knob some policy reads, checked
+    /// by that policy's settings (docs/policies.md lists them).
+    #[arg(long, value_name = "KEY=VALUE", value_parser = policy_flags::parse_policy_set)]
+    pub policy_set: Vec<PolicySet>,
     /// A YARN fair-scheduler allocation file (fair-scheduler.xml): the pools jobs name take its
     /// queues' weights, min shares, modes, limits and timeouts; its users their limits.
     #[arg(long, value_name = "FILE")]
@@ -351,17 +357,22 @@ pub fn apply_flags(args: &RunArgs, base: &mut SimConfig) {
             NetSatMeasureArg::Offered => NetSatMeasure::Offered,
         };
     }
+    // The knob flags set keys of the `policy` object; the policies' settings check them
+    // (`SimConfig::validate`).
     if let Some(m) = args.sw_mechanisms {
-        base.policy.shuffle_watcher = m;
+        base.policy.set("shuffle_watcher", serde_json::to_value(m).unwrap_or_default());
     }
-    if let Some(x) = args.saturation_threshold {
-        base.policy.saturation_threshold = x;
+    for (key, x) in [
+        ("saturation_threshold", args.saturation_threshold),
+        ("map_completion_threshold", args.map_completion_threshold),
+        ("starvation_window_s", args.starvation_window_s),
+    ] {
+        if let Some(x) = x {
+            base.policy.set(key, x);
+        }
     }
-    if let Some(x) = args.map_completion_threshold {
-        base.policy.map_completion_threshold = x;
-    }
-    if let Some(x) = args.starvation_window_s {
-        base.policy.starvation_window_s = x;
+    for PolicySet(key, value) in &args.policy_set {
+        base.policy.set(key, value.clone());
     }
 }
 
@@ -455,9 +466,13 @@ fn base_config(args: &RunArgs, input: &Input, settings: &Settings) -> SimConfig 
             input.workload.topology.as_ref().map_or(0, |t| t.node_count())
         }
     };
-    base.policy.heartbeat_s = args.heartbeat_s.unwrap_or_else(|| hadoop_heartbeat_s(nodes));
-    base.policy.locality_delay_node_s = args.t1_s.or(settings.t1_s);
-    base.policy.locality_delay_rack_s = args.t2_s.or(settings.t2_s);
+    base.policy.set("heartbeat_s", args.heartbeat_s.unwrap_or_else(|| hadoop_heartbeat_s(nodes)));
+    if let Some(t1) = args.t1_s.or(settings.t1_s) {
+        base.policy.set("locality_delay_node_s", t1);
+    }
+    if let Some(t2) = args.t2_s.or(settings.t2_s) {
+        base.policy.set("locality_delay_rack_s", t2);
+    }
     if let Some(f) = settings.slowstart {
         base.slowstart = f;
     }
@@ -472,14 +487,6 @@ fn base_config(args: &RunArgs, input: &Input, settings: &Settings) -> SimConfig 
 /// nodes → 16 s; 100 nodes → 3 s.
 pub fn hadoop_heartbeat_s(nodes: usize) -> f64 {
     ((nodes / 100 + 1) as f64).max(3.0)
-}
-
-/// `--heartbeat-s S`: seconds, finite and > 0.
-fn parse_heartbeat_s(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
-        _ => Err(format!("must be a number of seconds > 0, got {s}")),
-    }
 }
 
 /// Runs the what-if.
@@ -786,12 +793,15 @@ mod tests {
         // max(3 s, ⌊N / 100⌋ + 1 s): the Mumak trace's 1,545 TaskTrackers heartbeat every 16 s.
         let h: Vec<f64> = [1, 100, 199, 200, 299, 300, 600, 1545].map(hadoop_heartbeat_s).to_vec();
         assert_eq!(h, [3.0, 3.0, 3.0, 3.0, 3.0, 4.0, 7.0, 16.0]);
-        assert!(parse_heartbeat_s("0").is_err() && parse_heartbeat_s("inf").is_err());
-        assert_eq!(parse_heartbeat_s("16"), Ok(16.0));
+        let heartbeat = policy_flags::knob("heartbeat_s");
+        assert!(heartbeat("0").is_err() && heartbeat("inf").is_err());
+        assert_eq!(heartbeat("16"), Ok(16.0));
     }
 
     use super::*;
     use clap::Parser;
+    use placer_solver::delay_scheduling::DelayWaits;
+    use placer_solver::shuffle::ShuffleKnobs;
 
     #[derive(Parser)]
     struct Cli {
@@ -808,17 +818,19 @@ mod tests {
     #[test]
     fn flags_given_override_the_workloads_settings() {
         // fair-small-jobs sets T1 = T2 = 15 s and 1,000 Mbit/s across racks.
+        let waits = |c: &SimConfig| -> DelayWaits { placer_solver::settings::read(&c.policy) };
+        let sw_knobs = |c: &SimConfig| -> ShuffleKnobs { placer_solver::settings::read(&c.policy) };
         let preset = base("x --workload fair-small-jobs:jobs=5");
-        assert_eq!(preset.policy.locality_delay_node_s, Some(15.0));
-        assert_eq!(preset.policy.locality_delay_rack_s, Some(15.0));
+        assert_eq!(waits(&preset).locality_delay_node_s, Some(15.0));
+        assert_eq!(waits(&preset).locality_delay_rack_s, Some(15.0));
         assert_eq!((preset.rack_mbps, preset.cross_rack_mbps), (1000.0, 1000.0));
         assert_eq!(preset.cluster, ClusterSource::Workload { map_slots: 6, reduce_slots: 4 });
         let given = base(
             "x --workload fair-small-jobs:jobs=5 --t1-s 5 --cross-rack-mbps 100 --map-slots 2 \
              --slowstart 1 --heartbeat node-multiple",
         );
-        assert_eq!(given.policy.locality_delay_node_s, Some(5.0));
-        assert_eq!(given.policy.locality_delay_rack_s, Some(15.0));
+        assert_eq!(waits(&given).locality_delay_node_s, Some(5.0));
+        assert_eq!(waits(&given).locality_delay_rack_s, Some(15.0));
         assert_eq!((given.rack_mbps, given.cross_rack_mbps), (1000.0, 100.0));
         assert_eq!(given.cluster, ClusterSource::Workload { map_slots: 2, reduce_slots: 4 });
         assert_eq!(given.slowstart, 1.0);
@@ -842,25 +854,32 @@ mod tests {
         assert_eq!(base(&format!("{sw} --uplink-mbps 80")).uplink_mbps, Some(80.0));
         // ShuffleWatcher's knobs reach every snapshot's policy; the paper's by default.
         let sw_base = base(sw);
-        assert_eq!(sw_base.policy.saturation_threshold, 0.8);
-        assert_eq!(sw_base.policy.map_completion_threshold, 0.15);
-        assert_eq!(sw_base.policy.shuffle_watcher, SwMechanisms::default());
+        assert_eq!(sw_knobs(&sw_base), ShuffleKnobs::default());
+        assert_eq!(sw_knobs(&sw_base).saturation_threshold, 0.8);
         let knobs = base(&format!(
             "{sw} --sw-mechanisms nass,sarp --saturation-threshold 0.75 \
              --map-completion-threshold 0.3 --starvation-window-s 120"
         ));
+        let k = sw_knobs(&knobs);
         assert_eq!(
-            knobs.policy.shuffle_watcher,
+            k.shuffle_watcher,
             SwMechanisms { nass: true, samp: false, sarp: true, ..SwMechanisms::default() }
         );
-        assert_eq!(knobs.policy.saturation_threshold, 0.75);
-        assert_eq!(knobs.policy.map_completion_threshold, 0.3);
-        assert_eq!(knobs.policy.starvation_window_s, 120.0);
+        assert_eq!(
+            (k.saturation_threshold, k.map_completion_threshold, k.starvation_window_s),
+            (0.75, 0.3, 120.0)
+        );
+        // Any knob through --policy-set, checked by its policy's settings at run time.
+        let set = base(&format!("{sw} --policy-set aging_s=60 --policy-set beta=2.5"));
+        let fc: placer_solver::policy::lsap_fair::FairnessCost =
+            placer_solver::settings::read(&set.policy);
+        assert_eq!((fc.beta, fc.aging_s), (2.5, 60.0));
+        assert!(Cli::try_parse_from(["x", "--policy-set", "betta=1"]).is_err());
         // Without flags every setting is SimConfig's default but the workload's.
         let plain = base("x --workload ras");
         assert_eq!(plain.slowstart, SimConfig::default().slowstart);
         assert_eq!(plain.offers, Offers::Auto);
-        assert_eq!(plain.policy.locality_delay_node_s, None);
+        assert_eq!(waits(&plain).locality_delay_node_s, None);
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! beta = [10]               # policy.beta (lsap-fair-sched's fairness weight)
 //! t1_s = [0, 4.5]           # policy.locality_delay_node_s (FAIR Alg. 1's T1)
 //! t2_s = [4.5]              # policy.locality_delay_rack_s (T2)
+//! aging_s = [60, 300]       # any other numeric knob of a policy, by its `policy` key
 //! replication = [1, 3]      # replicas redrawn HDFS-style with this many per block
 //! epoch_s = [3]             # the simulator's epoch (heartbeat) length
 //! rack_mbps = [1000]
@@ -32,20 +33,19 @@
 //!   the flag `--heartbeat epoch|node|node-multiple`. Without it (flag or key) the policy
 //!   decides (`Offers::Auto`).
 //!
-//! Unknown keys and values out of a key's domain are errors (a typo must not silently sweep
+//! The policy keys are those the policies declare (`placer_solver::settings`): every numeric
+//! knob some policy reads is sweepable under its `policy` name, and its values are checked by
+//! that policy's settings. Unknown keys and values out of a key's domain are errors (a typo must not silently sweep
 //! nothing). Keys vary in the order above, the last fastest; each run's partition path is
 //! `policy=P/key=value/...` in that order.
 
 use crate::error::CliError;
 use placer_sim::{ClusterSource, Offers, ReplicaSource, SimConfig};
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
-/// The sweepable parameters, in partition order.
-pub const KEYS: [&str; 13] = [
-    "alpha",
-    "beta",
-    "t1_s",
-    "t2_s",
+/// The simulator's own sweepable parameters, in partition order.
+const SIM_KEYS: [&str; 9] = [
     "replication",
     "epoch_s",
     "rack_mbps",
@@ -57,16 +57,58 @@ pub const KEYS: [&str; 13] = [
     "heartbeat",
 ];
 
-/// Why `v` is not a value of `key`, if it is not (every value is already finite).
-fn out_of_domain(key: &str, v: f64) -> Option<&'static str> {
+/// The short names of two policy knobs, kept from the sweep files written before every knob
+/// was sweepable: FAIR Alg. 1's T1 and T2.
+const ALIASES: [(&str, &str); 2] =
+    [("t1_s", "locality_delay_node_s"), ("t2_s", "locality_delay_rack_s")];
+
+/// The sweepable parameters, in partition order: `alpha`, `beta`, `t1_s`, `t2_s`, then every
+/// other numeric knob some policy of this build reads (`placer_solver::registry::settings`,
+/// in registry order), then the simulator's own.
+pub fn keys() -> &'static [&'static str] {
+    static KEYS: OnceLock<Vec<&'static str>> = OnceLock::new();
+    KEYS.get_or_init(|| {
+        let mut keys: Vec<&'static str> = vec!["alpha", "beta", "t1_s", "t2_s"];
+        for group in placer_solver::registry::settings() {
+            for (key, default) in group.defaults() {
+                let numeric = default.is_number() || default.is_null();
+                let taken =
+                    keys.contains(&key.as_str()) || ALIASES.iter().any(|&(_, long)| long == key);
+                if numeric && !taken {
+                    keys.push(Box::leak(key.into_boxed_str()));
+                }
+            }
+        }
+        keys.extend(SIM_KEYS);
+        keys
+    })
+}
+
+/// The `policy` key a sweep key sets, if it is a policy knob.
+fn policy_key(key: &str) -> Option<&str> {
+    if SIM_KEYS.contains(&key) {
+        return None;
+    }
+    Some(ALIASES.iter().find(|&&(short, _)| short == key).map_or(key, |&(_, long)| long))
+}
+
+/// Why `v` is not a value of `key`, if it is not (every value is already finite). A policy
+/// knob is checked by the settings of the policies that read it.
+fn out_of_domain(key: &str, v: f64) -> Option<String> {
+    if let Some(knob) = policy_key(key) {
+        let mut policy = placer_models::Policy::default();
+        policy.set(knob, v);
+        return placer_solver::registry::check_settings(&policy).err().map(|e| e.to_string());
+    }
     match key {
         "map_slots" | "reduce_slots" if v < 0.0 || v.fract() != 0.0 || v > f64::from(u32::MAX) => {
-            Some("must be a non-negative integer")
+            Some("must be a non-negative integer".to_owned())
         }
-        "slowstart" if !(0.0..=1.0).contains(&v) => Some("must be in [0, 1]"),
-        "heartbeat" if ![0.0, 1.0, 2.0].contains(&v) => {
-            Some("must be 0 (epochs), 1 (node heartbeats) or 2 (node heartbeats, assign multiple)")
-        }
+        "slowstart" if !(0.0..=1.0).contains(&v) => Some("must be in [0, 1]".to_owned()),
+        "heartbeat" if ![0.0, 1.0, 2.0].contains(&v) => Some(
+            "must be 0 (epochs), 1 (node heartbeats) or 2 (node heartbeats, assign multiple)"
+                .to_owned(),
+        ),
         _ => None,
     }
 }
@@ -82,14 +124,14 @@ pub fn offers_of(heartbeat: f64) -> Offers {
     }
 }
 
-/// A parsed sweep: per key (in [`KEYS`] order) its values.
+/// A parsed sweep: per key (in [`keys`] order) its values.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Sweep {
-    /// (key, values), keys in [`KEYS`] order, only the swept ones.
+    /// (key, values), keys in [`keys`] order, only the swept ones.
     pub axes: Vec<(&'static str, Vec<f64>)>,
 }
 
-/// One point of a sweep: (key, value) pairs in [`KEYS`] order.
+/// One point of a sweep: (key, value) pairs in [`keys`] order.
 pub type Point = Vec<(&'static str, f64)>;
 
 impl Sweep {
@@ -99,12 +141,12 @@ impl Sweep {
         let table: BTreeMap<String, toml::Value> =
             toml::from_str(text).map_err(|e| bad(e.to_string()))?;
         for key in table.keys() {
-            if !KEYS.contains(&key.as_str()) {
-                return Err(bad(format!("unknown key `{key}` (known: {})", KEYS.join(", "))));
+            if !keys().contains(&key.as_str()) {
+                return Err(bad(format!("unknown key `{key}` (known: {})", keys().join(", "))));
             }
         }
         let mut axes = Vec::new();
-        for key in KEYS {
+        for &key in keys() {
             let Some(value) = table.get(key) else { continue };
             let list = value
                 .as_array()
@@ -151,11 +193,11 @@ impl Sweep {
 /// Applies a sweep point to a run's config (values checked by [`Sweep::parse`]).
 pub fn apply(config: &mut SimConfig, point: &Point) {
     for &(key, v) in point {
+        if let Some(knob) = policy_key(key) {
+            config.policy.set(knob, v);
+            continue;
+        }
         match key {
-            "alpha" => config.policy.alpha = v,
-            "beta" => config.policy.beta = v,
-            "t1_s" => config.policy.locality_delay_node_s = Some(v),
-            "t2_s" => config.policy.locality_delay_rack_s = Some(v),
             "replication" => {
                 config.replicas = ReplicaSource::Synthesize { replication: v.max(0.0) as usize }
             }

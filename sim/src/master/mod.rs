@@ -28,6 +28,8 @@ pub(crate) struct Master<'a> {
     pub snapshot: Snapshot,
     /// The state the last answers handed back, echoed into the next snapshot.
     pub echo: Echo,
+    /// The per-job keys policies echo (`placer_solver::registry::job_fields`).
+    pub echoed: Vec<&'static str>,
     /// The structured flow's labels kept from epoch to epoch (`SimConfig::warm_start`).
     pub warm: Option<placer_solver::WarmStart>,
     /// Called with every snapshot before it is solved (the crate's tests read them); never
@@ -41,6 +43,11 @@ impl Master<'_> {
         Self {
             snapshot: Snapshot::new(world),
             echo: Echo::new(world.ix.pools.len(), world.jobs.len()),
+            echoed: placer_solver::registry::job_fields()
+                .iter()
+                .filter(|f| f.echoed())
+                .map(|f| f.key())
+                .collect(),
             warm: world.cfg.warm_start.then(placer_solver::WarmStart::new),
             on_snapshot: None,
         }
@@ -132,8 +139,13 @@ impl Master<'_> {
         }
         for report in &answer.jobs {
             if let Some(j) = ids::read_job(report.id.as_str(), w.jobs.len()) {
-                self.echo.delay[j] = report.delay;
-                self.echo.shuffle_watcher[j].clone_from(&report.shuffle_watcher);
+                let state = &mut self.echo.state[j];
+                for &key in &self.echoed {
+                    match report.state.get(key) {
+                        Some(v) => state.set(key, v),
+                        None => state.remove(key),
+                    }
+                }
             }
         }
         for report in &answer.pools {

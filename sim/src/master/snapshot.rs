@@ -69,9 +69,8 @@ use crate::workload_index::WorkloadIndex;
 use crate::world::World;
 use placer_datasets::Workload;
 use placer_models::{
-    Amounts, Cluster, DelayState, Job, Network, Node, NodeId, PendingTask, PlaceRequest, Pool,
-    Rack, Resources, RunningTask, ShuffleSource, ShuffleWatcherState, StarvationState, TaskKind,
-    User, UserId,
+    Amounts, Cluster, Job, JobState, Network, Node, NodeId, PendingTask, PlaceRequest, Pool, Rack,
+    Resources, RunningTask, ShuffleSource, StarvationState, TaskKind, User, UserId,
 };
 use placer_solver::PolicyOf;
 use rand::seq::SliceRandom;
@@ -221,18 +220,14 @@ pub(crate) fn base_request(
 #[derive(Clone, Debug)]
 pub(crate) struct Echo {
     pub starvation: Vec<Option<StarvationState>>,
-    pub delay: Vec<Option<DelayState>>,
-    pub shuffle_watcher: Vec<Option<ShuffleWatcherState>>,
+    /// Per job, the fields its policy echoes (`jobs[].delay`, `jobs[].shuffle_watcher`, …).
+    pub state: Vec<JobState>,
 }
 
 impl Echo {
     /// Nothing echoed yet, for `pools` pools and `jobs` jobs.
     pub fn new(pools: usize, jobs: usize) -> Self {
-        Self {
-            starvation: vec![None; pools],
-            delay: vec![None; jobs],
-            shuffle_watcher: vec![None; jobs],
-        }
+        Self { starvation: vec![None; pools], state: vec![JobState::default(); jobs] }
     }
 }
 
@@ -340,8 +335,8 @@ impl Snapshot {
         self.heartbeat_bound(w, offer);
         let mut spare = std::mem::take(&mut self.spare);
         let mut parts = ShuffleParts::default();
-        let plans = w.cfg.policy.shuffle_watcher.samp
-            && w.cfg.policy.algorithm.policy().is_some_and(|p| p.plans_from_all_maps());
+        let plans =
+            w.cfg.policy.algorithm.policy().and_then(|p| p.plans_from_all_maps(&w.cfg.policy));
         let (mut nj, mut np) = (0, 0);
         for &j in &w.active_jobs {
             let slot = reuse(&mut req.jobs, nj, &mut spare.jobs);
@@ -349,7 +344,8 @@ impl Snapshot {
             nj += 1;
             for kind in [TaskKind::Map, TaskKind::Reduce] {
                 // A job SAMP has not planned yet shows SAMP all of its input.
-                let all = kind == TaskKind::Map && plans && echo.shuffle_watcher[j].is_none();
+                let all = kind == TaskKind::Map
+                    && plans.is_some_and(|key| echo.state[j].get(key).is_none());
                 self.choose(w, j, kind, offer, all, &mut chosen, &mut quotas);
                 for &t in &chosen {
                     let slot = reuse(&mut req.pending, np, &mut spare.pending);
@@ -545,12 +541,11 @@ fn fill_job(w: &World<'_>, echo: &Echo, j: usize, slot: &mut Job) {
         pool,
         submit_s: spec.submit_s,
         user,
-        delay: echo.delay[j],
         shuffle_input_ratio: Some(shuffle_input_ratio(input, output)),
         maps_total: Some(count(spec.maps)),
         maps_done: Some(count(run.maps_done.min(spec.maps))),
         reduces_total: Some(count(spec.reduces)),
-        shuffle_watcher: echo.shuffle_watcher[j].clone(),
+        state: echo.state[j].clone(),
         goal_s: spec.goal_s,
         mean_map_s: run.mean_map_s(),
         ..Job::default()
@@ -698,7 +693,9 @@ mod tests {
     use crate::config::Offers;
     use crate::engine::Engine;
     use placer_datasets::Workload;
-    use placer_models::{Algorithm, RackId, RackReduces, ShuffleWatcherState};
+    use placer_models::{Algorithm, RackId};
+    use placer_solver::echo::reported;
+    use placer_solver::shuffle::{RackReduces, ShuffleWatcherState};
     use placer_testkit::workload::{job, map, reduce, topology};
     use std::sync::Mutex;
 
@@ -974,14 +971,19 @@ mod tests {
         fill(&mut engine);
         let options = placer_solver::PlaceOptions::default();
         let mut answer = placer_solver::place(&engine.master.snapshot.req, &options).unwrap();
-        assert_eq!(answer.jobs[0].shuffle_watcher, None);
-        answer.jobs[0].shuffle_watcher = Some(state.clone());
+        assert_eq!(reported::<ShuffleWatcherState>(&answer.jobs[0]), None);
+        let key = "shuffle_watcher".to_owned();
+        answer.jobs[0].state.insert(key.clone(), serde_json::to_value(&state).unwrap());
         engine.master.apply(&mut engine.world, &answer, None).unwrap();
         fill(&mut engine);
-        assert_eq!(engine.master.snapshot.req.jobs[0].shuffle_watcher, Some(state));
-        answer.jobs[0].shuffle_watcher = None;
+        let echoed = |engine: &Engine<'_>| {
+            let raw = engine.master.snapshot.req.jobs[0].state.get("shuffle_watcher")?;
+            serde_json::from_str::<ShuffleWatcherState>(raw.get()).ok()
+        };
+        assert_eq!(echoed(&engine), Some(state));
+        answer.jobs[0].state.remove(&key);
         engine.master.apply(&mut engine.world, &answer, None).unwrap();
         fill(&mut engine);
-        assert_eq!(engine.master.snapshot.req.jobs[0].shuffle_watcher, None);
+        assert_eq!(echoed(&engine), None);
     }
 }

@@ -203,7 +203,9 @@ impl<'a> World<'a> {
         let mut metrics = Metrics::new(ix.jobs.len(), ix.tasks.len(), cluster.nodes_of_rack.len());
         metrics.set_submissions(ix.jobs.iter().map(|j| j.submit_s));
         let beats = cfg.heartbeats().map(|multiple| {
-            offers::Beats::new(cluster.len(), cfg.policy.heartbeat_s, multiple, cfg.seed)
+            let heartbeat: placer_solver::delay_scheduling::Heartbeat =
+                placer_solver::settings::read(&cfg.policy);
+            offers::Beats::new(cluster.len(), heartbeat.heartbeat_s, multiple, cfg.seed)
         });
         let racks = cluster.nodes_of_rack.len();
         let (cluster_len, ix_jobs) = (cluster.len(), ix.jobs.len());

@@ -46,12 +46,12 @@ pub trait Policy: Sync {
     }
 
     /// Whether it plans a job from all of its input the first time it sees the job
-    /// (ShuffleWatcher's SAMP, Fig. 4, at job submission): a master should then list every
-    /// pending map of a job that has no echoed `jobs[].shuffle_watcher` state, whatever bound
-    /// it keeps otherwise, since the plan it gets back is echoed for the job's life. Default
-    /// false.
-    fn plans_from_all_maps(&self) -> bool {
-        false
+    /// (ShuffleWatcher's SAMP, Fig. 4, at job submission), under the snapshot's `policy`: the
+    /// per-job field whose absence marks a job not planned yet. A master should then list every
+    /// pending map of a job that lacks it, whatever bound it keeps otherwise, since the plan it
+    /// gets back is echoed for the job's life. Default `None`.
+    fn plans_from_all_maps(&self, _policy: &placer_models::Policy) -> Option<&'static str> {
+        None
     }
 
     /// Whether it places tasks by the nodes' multi-resource room ([`crate::room`]) rather than
@@ -61,6 +61,23 @@ pub trait Policy: Sync {
     /// false.
     fn multi_resource(&self) -> bool {
         false
+    }
+
+    /// The knob groups it reads from the `policy` object ([`crate::settings`]), beyond α,
+    /// which every policy's answer reads ([`crate::cost::LocalityWeight`]). Default none.
+    fn settings(&self) -> &'static [&'static dyn crate::settings::Declared] {
+        &[]
+    }
+
+    /// The per-job fields it echoes or reports ([`crate::echo`]). Default none.
+    fn job_fields(&self) -> &'static [&'static dyn crate::echo::Declared] {
+        &[]
+    }
+
+    /// The totals it reports in `stats` beyond the common ones, as (wire key, description).
+    /// Default none.
+    fn stats_fields(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
     }
 
     /// The values of `policy.solver` it accepts; by default every engine (a greedy policy

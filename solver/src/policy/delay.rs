@@ -5,7 +5,9 @@
 
 use super::heartbeat::{self, Mode};
 use super::{Epoch, Placement, Policy};
+use crate::echo::Field;
 use crate::error::SolveError;
+use crate::settings::{Declared, Knobs};
 
 /// The Fair Scheduler with delay scheduling.
 #[derive(Clone, Copy, Debug, Default)]
@@ -14,6 +16,17 @@ pub struct Delay;
 impl Policy for Delay {
     fn name(&self) -> &'static str {
         "delay"
+    }
+
+    fn settings(&self) -> &'static [&'static dyn Declared] {
+        &[
+            &Knobs::<crate::delay_scheduling::Heartbeat>::OF,
+            &Knobs::<crate::delay_scheduling::DelayWaits>::OF,
+        ]
+    }
+
+    fn job_fields(&self) -> &'static [&'static dyn crate::echo::Declared] {
+        &[&Field::<crate::delay_scheduling::DelayState>::OF]
     }
 
     fn heartbeat(&self) -> bool {

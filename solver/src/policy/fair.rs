@@ -6,6 +6,7 @@
 use super::heartbeat::{self, Mode};
 use super::{Epoch, Placement, Policy};
 use crate::error::SolveError;
+use crate::settings::{Declared, Knobs};
 
 /// The Fair Scheduler without delay scheduling.
 #[derive(Clone, Copy, Debug, Default)]
@@ -14,6 +15,10 @@ pub struct Fair;
 impl Policy for Fair {
     fn name(&self) -> &'static str {
         "fair"
+    }
+
+    fn settings(&self) -> &'static [&'static dyn Declared] {
+        &[&Knobs::<crate::delay_scheduling::Heartbeat>::OF]
     }
 
     fn heartbeat(&self) -> bool {

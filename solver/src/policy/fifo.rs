@@ -5,6 +5,7 @@
 use super::heartbeat::{self, Mode};
 use super::{Candidates, Epoch, Placement, Policy};
 use crate::error::SolveError;
+use crate::settings::{Declared, Knobs};
 
 /// Hadoop's FIFO scheduler.
 #[derive(Clone, Copy, Debug, Default)]
@@ -13,6 +14,10 @@ pub struct Fifo;
 impl Policy for Fifo {
     fn name(&self) -> &'static str {
         "fifo"
+    }
+
+    fn settings(&self) -> &'static [&'static dyn Declared] {
+        &[&Knobs::<crate::delay_scheduling::Heartbeat>::OF]
     }
 
     fn heartbeat(&self) -> bool {

@@ -10,16 +10,10 @@
 //! - `fifo`/`fair`: the head-of-line job launches its closest map for the node: node-local (or
 //!   without a preference), else rack-local, else its first remaining; `delay`: Alg. 1, below.
 //!
-//! Delay scheduling (FAIR Alg. 1, literally): a job at level 0 launches only node-local maps;
-//! with a rack-local map it launches it if level ≥ 1 or wait ≥ T1 (level := 1); otherwise it
-//! launches any map if level = 2, or level = 1 and wait ≥ T2, or level = 0 and wait ≥ T1 + T2
-//! (level := 2); a launch resets wait to 0 and a node-local launch resets the level to 0 ("a
-//! more local task"). Otherwise the job is skipped and the next job is asked. T1, T2 are the
-//! job's `locality_delay_*_s` (IO-rate biasing), else the policy's, else 1.5 × heartbeat.
-//! placer's reading of the epoch: all heartbeats of one epoch happen at `now_s`, so waits
-//! grow only between epochs: a job skipped in this epoch (and not launching later in it) is
-//! returned with `skipped_at_s = now_s`, and the next snapshot adds `now_s' − skipped_at_s` to
-//! its wait. With one heartbeat per epoch this is Alg. 1 step for step. Jobs of a pool starved
+//! Delay scheduling (FAIR Alg. 1, literally) follows [`crate::delay_scheduling`]: its levels,
+//! waits and echoed state, applied offer by offer; a job not allowed the map it is offered is
+//! skipped and the next job is asked. With one heartbeat per epoch this is Alg. 1 step for
+//! step. Jobs of a pool starved
 //! past a preemption timeout skip the wait (their level becomes that of what they launch); a
 //! map without replicas counts as node-local. Reduces ignore locality (as Hadoop's did) but
 //! obey CPAC ([`crate::cpac`]). A map is offered a slot only while its output fits the node's
@@ -32,13 +26,14 @@
 use super::queue::{heartbeat_rounds, Offer, Queue};
 use super::Placement;
 use crate::cpac::Copies;
+use crate::delay_scheduling::{self, DelayState};
 use crate::disk::Space;
 use crate::fair_order::{fair_cmp, Standing};
 use crate::fair_shares::priority_weight;
 use crate::index::Indexed;
 use crate::job_limits::fifo_cmp;
 use crate::starvation::Starvation;
-use placer_models::{DelayState, PoolMode, Status, TaskKind, WaitReason};
+use placer_models::{PoolMode, Status, TaskKind, WaitReason};
 use std::collections::HashMap;
 
 /// Which heartbeat scheduler (the order in which jobs are asked, and whether they wait for
@@ -122,67 +117,25 @@ impl MapQueues {
 }
 
 /// FAIR Alg. 1's test for job state `d` offered a map of locality `class`: the level it
-/// launches at, or `None` to skip (module docs), with waits T1 = `t1`, T2 = `t2` seconds.
+/// launches at, or `None` to skip ([`crate::delay_scheduling::allowed_level`]).
 pub(super) fn allowed_level(d: &DelayState, class: Class, t1: f64, t2: f64) -> Option<u8> {
-    match class {
-        Class::Node => Some(0),
-        Class::Rack if d.level >= 1 || d.wait_s >= t1 => Some(1),
-        Class::Rack => None,
-        Class::Remote
-            if d.level == 2
-                || (d.level == 1 && d.wait_s >= t2)
-                || (d.level == 0 && d.wait_s >= t1 + t2) =>
-        {
-            Some(2)
-        }
-        Class::Remote => None,
-    }
+    let offered = match class {
+        Class::Node => 0,
+        Class::Rack => 1,
+        Class::Remote => 2,
+    };
+    delay_scheduling::allowed_level(d, offered, t1, t2)
 }
 
-/// The delay state of every job at the start of an epoch (FAIR Alg. 1: the wait accrued since
-/// the last epoch's skip is added first) and each job's T1 and T2.
+/// The delay state of every job at the start of an epoch and each job's T1 and T2
+/// ([`delay_scheduling::start`]).
 pub(super) fn delay_start(ix: &Indexed<'_>) -> (Vec<DelayState>, Vec<f64>, Vec<f64>) {
-    let req = ix.req;
-    let now = req.now_s;
-    let delay = req
-        .jobs
-        .iter()
-        .map(|job| {
-            let mut d = job.delay.unwrap_or_default();
-            if let Some(t) = d.skipped_at_s.take() {
-                d.wait_s += (now - t).max(0.0);
-            }
-            d
-        })
-        .collect();
-    let default_wait = req.policy.default_locality_delay_s();
-    let t1 = req
-        .jobs
-        .iter()
-        .map(|j| {
-            j.locality_delay_node_s.or(req.policy.locality_delay_node_s).unwrap_or(default_wait)
-        })
-        .collect();
-    let t2 = req
-        .jobs
-        .iter()
-        .map(|j| {
-            j.locality_delay_rack_s.or(req.policy.locality_delay_rack_s).unwrap_or(default_wait)
-        })
-        .collect();
-    (delay, t1, t2)
-}
-
-/// The delay state to return after an epoch: `skipped_at_s = now_s` for the jobs skipped.
-pub(super) fn delay_end(now: f64, delay: Vec<DelayState>, skipped: &[bool]) -> Vec<DelayState> {
-    delay
-        .into_iter()
-        .zip(skipped)
-        .map(|(mut d, &s)| {
-            d.skipped_at_s = s.then_some(now);
-            d
-        })
-        .collect()
+    let start = delay_scheduling::start(ix.req);
+    (
+        start.iter().map(|d| d.state).collect(),
+        start.iter().map(|d| d.t1).collect(),
+        start.iter().map(|d| d.t2).collect(),
+    )
 }
 
 /// A heartbeat scheduler's [`Placement`]: jobs it skipped for locality wait with
@@ -201,7 +154,9 @@ pub(super) fn finish(
     }
     let mut placement = Placement::new(node_of_task, Status::Heuristic);
     placement.job_reason = job_reason;
-    placement.delay = delay.map(|(now, d)| delay_end(now, d, skipped));
+    if let Some((now, d)) = delay {
+        placement.set_jobs(&delay_scheduling::end(now, d, skipped));
+    }
     placement
 }
 
@@ -232,14 +187,15 @@ pub(super) fn finish(
 /// let req = placer_models::parse_request(snapshot(100.0, "").as_bytes()).unwrap();
 /// let first = placer_solver::place(&req, &opts).unwrap();
 /// assert!(first.assignments.is_empty());
-/// let state = first.jobs[0].delay.unwrap();
+/// use placer_solver::{delay_scheduling::DelayState, echo::reported};
+/// let state: DelayState = reported(&first.jobs[0]).unwrap();
 /// assert_eq!((state.level, state.wait_s, state.skipped_at_s), (0, 0.0, Some(100.0)));
 /// // The master echoes the state; the next heartbeat comes 10 s later.
 /// let echo = r#", "delay": {"level": 0, "wait_s": 0.0, "skipped_at_s": 100.0}"#;
 /// let req = placer_models::parse_request(snapshot(110.0, echo).as_bytes()).unwrap();
 /// let second = placer_solver::place(&req, &opts).unwrap();
 /// assert_eq!(second.assignments[0].node.as_str(), "n1");
-/// assert_eq!(second.jobs[0].delay.unwrap().level, 2);
+/// assert_eq!(reported::<DelayState>(&second.jobs[0]).unwrap().level, 2);
 /// ```
 pub fn place(ix: &Indexed<'_>, starvation: &Starvation, mode: Mode) -> Placement {
     let req = ix.req;

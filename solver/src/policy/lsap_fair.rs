@@ -25,7 +25,38 @@ use super::{Epoch, Placement, Policy};
 use crate::error::SolveError;
 use crate::exact::{self, Objective};
 use crate::index::Indexed;
-use placer_models::{Status, TaskKind};
+use crate::settings::{Declared, Knobs, Settings};
+use placer_models::{non_negative, positive, ModelError, Status, TaskKind};
+use serde::{Deserialize, Serialize};
+
+/// lsap-fair-sched's knobs: the fairness cost's scale and the ageing horizon.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(default)]
+pub struct FairnessCost {
+    /// Scale β of the fairness cost (lsap-fair-sched §3.3), in the cost's units (seconds of
+    /// transfer, like α · DLC); ≥ 0, default 10: a task beyond its pool's quota then costs as
+    /// much as reading a 128 MiB block across a 100 Mbit/s rack link.
+    pub beta: f64,
+    /// Ageing horizon in seconds (> 0); default 300. A task pending for w seconds gets a cost
+    /// credit of β · w / `aging_s`, so that after long enough it is cheaper than any fresh
+    /// task and cannot starve (lsap-fair-sched §3.3, last paragraph).
+    pub aging_s: f64,
+}
+
+impl Default for FairnessCost {
+    fn default() -> Self {
+        Self { beta: 10.0, aging_s: 300.0 }
+    }
+}
+
+impl Settings for FairnessCost {
+    const NAME: &'static str = "fairness cost";
+    fn check(&self) -> Result<(), ModelError> {
+        non_negative(self.beta, || "policy.beta".to_owned())?;
+        positive(self.aging_s, || "policy.aging_s".to_owned())
+    }
+}
 
 /// The per-pool quantities of one kind (eqs. 4–9).
 #[derive(Clone, Debug, PartialEq)]
@@ -87,7 +118,7 @@ pub struct PoolQuota {
 /// ```
 pub fn fairness_costs(ix: &Indexed<'_>) -> (Vec<f64>, [Vec<PoolQuota>; 2]) {
     let req = ix.req;
-    let beta = req.policy.beta;
+    let beta = crate::settings::read::<FairnessCost>(&req.policy).beta;
     let pools = req.pools.len();
     let mut fc = vec![0.0; req.pending.len()];
     let quotas = TaskKind::ALL.map(|kind| {
@@ -178,6 +209,7 @@ pub fn fairness_costs(ix: &Indexed<'_>) -> (Vec<f64>, [Vec<PoolQuota>; 2]) {
 /// ```
 pub fn aging_credits(ix: &Indexed<'_>) -> Vec<f64> {
     let req = ix.req;
+    let FairnessCost { beta, aging_s } = crate::settings::read(&req.policy);
     req.pending
         .iter()
         .enumerate()
@@ -185,7 +217,7 @@ pub fn aging_credits(ix: &Indexed<'_>) -> Vec<f64> {
             let since = task.pending_since_s.unwrap_or_else(|| {
                 req.jobs.get(ix.pending_job[t] as usize).map_or(0.0, |j| j.submit_s)
             });
-            req.policy.beta * (req.now_s - since).max(0.0) / req.policy.aging_s
+            beta * (req.now_s - since).max(0.0) / aging_s
         })
         .collect()
 }
@@ -230,6 +262,10 @@ pub struct LsapFair;
 impl Policy for LsapFair {
     fn name(&self) -> &'static str {
         "lsap_fair"
+    }
+
+    fn settings(&self) -> &'static [&'static dyn Declared] {
+        &[&Knobs::<FairnessCost>::OF]
     }
 
     fn preempts(&self) -> bool {

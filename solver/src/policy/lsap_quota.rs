@@ -59,14 +59,17 @@
 
 use super::{Epoch, Placement, Policy};
 use crate::cost::LocalityCost;
+use crate::delay_scheduling::{self, DelayState};
 use crate::disk;
+use crate::echo::Field;
 use crate::error::SolveError;
 use crate::exact::{self, Objective, Quotas, FLOW_ONLY};
 use crate::fair_shares::FairShares;
 use crate::fairness::fairness_distance;
 use crate::index::Indexed;
+use crate::settings::{Declared, Knobs};
 use crate::starvation::Starvation;
-use placer_models::{DelayState, Locality, SolverEngine, Status, TaskKind};
+use placer_models::{Locality, SolverEngine, Status, TaskKind};
 
 /// The D-optimal pool counts of one kind.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -222,37 +225,13 @@ pub fn share_box(
 /// FAIR Alg. 1's level of every job at the start of the epoch (2 for jobs of starved pools),
 /// and its state with the wait since the last skip added.
 fn delay_levels(ix: &Indexed<'_>, starvation: &Starvation) -> (Vec<u8>, Vec<DelayState>) {
-    let req = ix.req;
-    let default_wait = req.policy.default_locality_delay_s();
-    req.jobs
-        .iter()
+    delay_scheduling::start(ix.req)
+        .into_iter()
         .enumerate()
-        .map(|(j, job)| {
-            let mut d = job.delay.unwrap_or_default();
-            if let Some(t) = d.skipped_at_s.take() {
-                d.wait_s += (req.now_s - t).max(0.0);
-            }
-            let t1 = job
-                .locality_delay_node_s
-                .or(req.policy.locality_delay_node_s)
-                .unwrap_or(default_wait);
-            let t2 = job
-                .locality_delay_rack_s
-                .or(req.policy.locality_delay_rack_s)
-                .unwrap_or(default_wait);
+        .map(|(j, d)| {
             let starved = starvation.starved_before(0, ix.job_pool[j] as usize);
-            let level = if starved
-                || d.level >= 2
-                || (d.level == 1 && d.wait_s >= t2)
-                || d.wait_s >= t1 + t2
-            {
-                2
-            } else if d.level >= 1 || d.wait_s >= t1 {
-                1
-            } else {
-                0
-            };
-            (level, d)
+            let level = if starved { 2 } else { delay_scheduling::level(&d.state, d.t1, d.t2) };
+            (level, d.state)
         })
         .unzip()
 }
@@ -325,6 +304,17 @@ pub struct LsapQuota;
 impl Policy for LsapQuota {
     fn name(&self) -> &'static str {
         "lsap_quota"
+    }
+
+    fn settings(&self) -> &'static [&'static dyn Declared] {
+        &[
+            &Knobs::<crate::delay_scheduling::Heartbeat>::OF,
+            &Knobs::<crate::delay_scheduling::DelayWaits>::OF,
+        ]
+    }
+
+    fn job_fields(&self) -> &'static [&'static dyn crate::echo::Declared] {
+        &[&Field::<crate::delay_scheduling::DelayState>::OF]
     }
 
     /// The quota network has no dense form.
@@ -450,7 +440,7 @@ fn place(epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
         }
     }
     let mut placement = Placement::new(node_of_task, status);
-    placement.delay = Some(delay);
+    placement.set_jobs(&delay.into_iter().map(Some).collect::<Vec<_>>());
     Ok(placement)
 }
 

@@ -17,6 +17,7 @@
 use super::ras::counts_by_deadline;
 use super::{Epoch, Placement, Policy};
 use crate::cancel::is_cut;
+use crate::echo::Field;
 use crate::error::SolveError;
 use crate::exact::Quantum;
 use crate::flow::structured::{self, Quotas, Slots, TaskArcs};
@@ -31,6 +32,14 @@ pub struct LsapRas;
 impl Policy for LsapRas {
     fn name(&self) -> &'static str {
         "lsap_ras"
+    }
+
+    fn stats_fields(&self) -> &'static [(&'static str, &'static str)] {
+        crate::ras::report::STATS_FIELDS
+    }
+
+    fn job_fields(&self) -> &'static [&'static dyn crate::echo::Declared] {
+        &[&Field::<crate::ras::report::JobUtility>::OF]
     }
 
     fn multi_resource(&self) -> bool {
@@ -48,7 +57,7 @@ impl Policy for LsapRas {
         let status = if cut { Status::TimeLimited } else { status };
         let mut placement = Placement::new(node_of_task, status);
         placement.task_reason = realise::reasons(&problem, &placement.node_of_task);
-        placement.utility = Some(problem.utilities(&counts));
+        crate::ras::report::report(&mut placement, &problem.utilities(&counts));
         Ok(placement)
     }
 }

@@ -33,8 +33,10 @@
 //! preferred racks and tentative reduces stay those of its submission.
 
 use super::{lsap_quota, Epoch, Placement, Policy};
+use crate::echo::Field;
 use crate::error::SolveError;
 use crate::exact::FLOW_ONLY;
+use crate::settings::{Declared, Knobs};
 use crate::shuffle::cost::ShufflePricing;
 use crate::shuffle::ShuffleView;
 use placer_models::SolverEngine;
@@ -48,8 +50,23 @@ impl Policy for LsapShuffle {
         "lsap_shuffle"
     }
 
-    fn plans_from_all_maps(&self) -> bool {
-        true
+    fn settings(&self) -> &'static [&'static dyn Declared] {
+        &[
+            &Knobs::<crate::delay_scheduling::Heartbeat>::OF,
+            &Knobs::<crate::delay_scheduling::DelayWaits>::OF,
+            &Knobs::<crate::shuffle::ShuffleKnobs>::OF,
+        ]
+    }
+
+    fn job_fields(&self) -> &'static [&'static dyn crate::echo::Declared] {
+        &[
+            &Field::<crate::delay_scheduling::DelayState>::OF,
+            &Field::<crate::shuffle::ShuffleWatcherState>::OF,
+        ]
+    }
+
+    fn plans_from_all_maps(&self, policy: &placer_models::Policy) -> Option<&'static str> {
+        crate::shuffle::samp::plans(policy)
     }
 
     /// The pool capacities have no dense form.
@@ -99,7 +116,8 @@ impl Policy for LsapShuffle {
 /// let placed: Vec<(&str, &str)> =
 ///     r.assignments.iter().map(|a| (a.task.as_str(), a.node.as_str())).collect();
 /// assert_eq!(placed, [("j2-m", "b"), ("j1-m", "a")]);
-/// let echo = r.jobs[1].shuffle_watcher.as_ref().unwrap();
+/// use placer_solver::{echo::reported, shuffle::ShuffleWatcherState};
+/// let echo: ShuffleWatcherState = reported(&r.jobs[1]).unwrap();
 /// assert_eq!(echo.preferred_map_racks[0].as_str(), "r2");
 /// assert_eq!(r.stats.status, placer_models::Status::Optimal);
 /// ```
@@ -110,6 +128,6 @@ pub fn place(epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
     let (node_of_task, status) =
         lsap_quota::place_under_quotas(epoch, &pricing.model, None, &pricing.offsets)?;
     let mut placement = Placement::new(node_of_task, status);
-    placement.shuffle_watcher = Some(view.state);
+    placement.set_jobs(&view.state);
     Ok(placement)
 }

@@ -18,6 +18,7 @@ pub mod drf;
 mod epoch;
 pub mod fair;
 pub mod fifo;
+pub mod fifo_per_pool;
 pub mod heartbeat;
 pub mod lsap;
 pub mod lsap_fair;

@@ -302,7 +302,7 @@ pub fn place(ix: &Indexed<'_>, starvation: &Starvation, relaxed: bool) -> Placem
 
     let delay = relaxed.then_some((now, delay));
     let mut placement = finish(node_of_task, job_reason, &skipped, delay);
-    placement.shuffle_watcher = Some(view.state);
+    placement.set_jobs(&view.state);
     placement
 }
 

@@ -2,7 +2,9 @@
 //! each pending task or `None`, with what the policy knows about its choice. A [`Placement`]
 //! is data, not an answer: `answer` turns it into the response (step 6).
 
-use placer_models::{DelayState, ShuffleWatcherState, Status, WaitReason};
+use crate::echo::{values, JobField};
+use placer_models::{Status, WaitReason};
+use serde_json::Value;
 
 /// The node chosen for each pending task (by position in `pending`), or `None` to wait, with
 /// what the policy knows about its choice.
@@ -23,14 +25,12 @@ pub struct Placement {
     /// set by the pipeline's [`crate::disk::settle`]; `drf`'s multi-resource reasons); wins
     /// over `job_reason` and over the cluster's slot count. Empty = none.
     pub task_reason: Vec<Option<WaitReason>>,
-    /// The updated delay-scheduling state per job (`delay` only).
-    pub delay: Option<Vec<DelayState>>,
-    /// SAMP's decision per job (the ShuffleWatcher policies and `lsap_shuffle`): `None` =
-    /// echo each job's `jobs[].shuffle_watcher` unchanged.
-    pub shuffle_watcher: Option<Vec<Option<ShuffleWatcherState>>>,
-    /// RAS's utility per job after this placement (`ras`, `lsap_ras`): `None` = not
-    /// computed; per job `None` = nothing left to run, `Some(-inf)` = −∞.
-    pub utility: Option<Vec<Option<f64>>>,
+    /// The per-job fields the policy decided ([`crate::echo`]), by wire key: under a key
+    /// listed here each job's value is the one given (`None` = the key is omitted for that
+    /// job); a key not listed is echoed from the snapshot.
+    pub job_state: Vec<(&'static str, Vec<Option<Value>>)>,
+    /// Totals the policy reports beyond the common ones (`min_utility`), by wire key.
+    pub stats: Vec<(&'static str, Value)>,
 }
 
 impl Placement {
@@ -43,9 +43,14 @@ impl Placement {
             aging: Vec::new(),
             job_reason: Vec::new(),
             task_reason: Vec::new(),
-            delay: None,
-            shuffle_watcher: None,
-            utility: None,
+            job_state: Vec::new(),
+            stats: Vec::new(),
         }
+    }
+
+    /// Sets every job's value of the field `T` (`None` = omitted for that job).
+    pub fn set_jobs<T: JobField>(&mut self, per_job: &[Option<T>]) {
+        self.job_state.retain(|(k, _)| *k != T::KEY);
+        self.job_state.push((T::KEY, values(per_job)));
     }
 }

@@ -9,6 +9,7 @@
 //! equivalent tasks ([`crate::ras::realise`]); `lsap_ras` optimises it.
 
 use super::{Epoch, Placement, Policy};
+use crate::echo::Field;
 use crate::error::SolveError;
 use crate::ras::{realise, Counts, RasProblem};
 use placer_models::{SolverEngine, Status};
@@ -29,6 +30,14 @@ impl Policy for Ras {
         "ras"
     }
 
+    fn stats_fields(&self) -> &'static [(&'static str, &'static str)] {
+        crate::ras::report::STATS_FIELDS
+    }
+
+    fn job_fields(&self) -> &'static [&'static dyn crate::echo::Declared] {
+        &[&Field::<crate::ras::report::JobUtility>::OF]
+    }
+
     fn multi_resource(&self) -> bool {
         true
     }
@@ -42,7 +51,7 @@ impl Policy for Ras {
         let (counts, status) = counts_by_deadline(&problem, epoch)?;
         let mut placement = Placement::new(realise::tasks_of(epoch.ix, &problem, &counts), status);
         placement.task_reason = realise::reasons(&problem, &placement.node_of_task);
-        placement.utility = Some(problem.utilities(&counts));
+        crate::ras::report::report(&mut placement, &problem.utilities(&counts));
         Ok(placement)
     }
 }

@@ -4,7 +4,9 @@
 //! `fair`.
 
 use super::{nass, Epoch, Placement, Policy};
+use crate::echo::Field;
 use crate::error::SolveError;
+use crate::settings::{Declared, Knobs};
 
 /// SW-fair.
 #[derive(Clone, Copy, Debug, Default)]
@@ -15,8 +17,23 @@ impl Policy for ShuffleWatcher {
         "shuffle_watcher"
     }
 
-    fn plans_from_all_maps(&self) -> bool {
-        true
+    fn settings(&self) -> &'static [&'static dyn Declared] {
+        &[
+            &Knobs::<crate::delay_scheduling::Heartbeat>::OF,
+            &Knobs::<crate::delay_scheduling::DelayWaits>::OF,
+            &Knobs::<crate::shuffle::ShuffleKnobs>::OF,
+        ]
+    }
+
+    fn job_fields(&self) -> &'static [&'static dyn crate::echo::Declared] {
+        &[
+            &Field::<crate::delay_scheduling::DelayState>::OF,
+            &Field::<crate::shuffle::ShuffleWatcherState>::OF,
+        ]
+    }
+
+    fn plans_from_all_maps(&self, policy: &placer_models::Policy) -> Option<&'static str> {
+        crate::shuffle::samp::plans(policy)
     }
 
     fn heartbeat(&self) -> bool {

@@ -6,6 +6,7 @@ pub mod algorithm;
 pub mod plan;
 pub mod problem;
 pub mod realise;
+pub mod report;
 pub mod utility;
 
 pub use problem::{Counts, RasProblem, TaskClass};

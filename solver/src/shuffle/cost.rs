@@ -235,7 +235,7 @@ impl<'i, 'a> ShufflePricing<'i, 'a> {
         let req = ix.req;
         let racks = ix.racks();
         let jobs = req.jobs.len();
-        let alpha = req.policy.alpha;
+        let alpha = crate::settings::read::<crate::cost::LocalityWeight>(&req.policy).alpha;
         let bw = &ix.bandwidths;
         let uniform = bw.uniform();
         let net = &req.cluster.network;
@@ -243,7 +243,7 @@ impl<'i, 'a> ShufflePricing<'i, 'a> {
         let saturation: Vec<f64> = (0..racks)
             .map(|q| match view.netsat.utilisation.get(q) {
                 Some(&u) if view.mechanisms.nass => {
-                    saturation_price(u, req.policy.saturation_threshold)
+                    saturation_price(u, view.knobs.saturation_threshold)
                 }
                 _ => 1.0,
             })

@@ -16,13 +16,17 @@ pub mod cost;
 pub mod netsat;
 pub mod samp;
 pub mod sarp;
+pub mod settings;
+pub mod state;
 
 pub use class::ShuffleClass;
 pub use netsat::NetSat;
+pub use settings::{ShuffleKnobs, SwMechanisms};
+pub use state::{RackReduces, ShuffleWatcherState};
 
 use crate::error::SolveError;
 use crate::index::Indexed;
-use placer_models::{RackId, RackReduces, ShuffleWatcherState, SwMechanisms, TaskKind};
+use placer_models::{RackId, TaskKind};
 use samp::{estimate, samp, MapInput, SampPlan};
 use std::collections::HashMap;
 
@@ -36,6 +40,8 @@ pub const MAX_SHUFFLE_WORK: u64 = 1 << 22;
 pub struct ShuffleView {
     /// Which mechanisms run (`policy.shuffle_watcher`).
     pub mechanisms: SwMechanisms,
+    /// The snapshot's ShuffleWatcher knobs.
+    pub knobs: ShuffleKnobs,
     /// NetSat.
     pub netsat: NetSat,
     /// Shuffle class per job.
@@ -87,7 +93,10 @@ impl ShuffleView {
             .enumerate()
             .filter(|(t, task)| {
                 task.kind == TaskKind::Map
-                    && req.jobs[ix.pending_job[*t] as usize].shuffle_watcher.is_none()
+                    && req.jobs[ix.pending_job[*t] as usize]
+                        .state
+                        .get(<ShuffleWatcherState as crate::echo::JobField>::KEY)
+                        .is_none()
             })
             .map(|(t, _)| ix.replicas[t].len() as u64)
             .sum();
@@ -135,8 +144,9 @@ impl ShuffleView {
     /// ```
     pub fn new(ix: &Indexed<'_>) -> Self {
         let req = ix.req;
-        let policy = &req.policy;
-        let mechanisms = policy.shuffle_watcher;
+        let knobs: ShuffleKnobs = crate::settings::read(&req.policy);
+        let policy = &knobs;
+        let mechanisms = knobs.shuffle_watcher;
         let jobs = req.jobs.len();
         let racks = ix.racks();
         let rack_index: HashMap<&str, u32> =
@@ -234,8 +244,9 @@ impl ShuffleView {
         let echoed: Vec<Option<(Vec<u32>, Vec<u32>)>> = req
             .jobs
             .iter()
-            .map(|job| {
-                let sw = job.shuffle_watcher.as_ref()?;
+            .enumerate()
+            .map(|(j, _)| {
+                let sw: ShuffleWatcherState = crate::echo::read(req, j)?;
                 let pref: Vec<u32> = sw
                     .preferred_map_racks
                     .iter()
@@ -339,6 +350,7 @@ impl ShuffleView {
             .collect();
         Self {
             mechanisms,
+            knobs,
             netsat: NetSat::new(ix),
             class: class.collect(),
             ratio,

@@ -65,7 +65,8 @@ impl NetSat {
             }
         }
         let per_node = req.cluster.network.cross_rack_mbps;
-        let threshold = req.policy.saturation_threshold;
+        let threshold =
+            crate::settings::read::<super::ShuffleKnobs>(&req.policy).saturation_threshold;
         let utilisation: Vec<f64> = req
             .cluster
             .racks

@@ -216,6 +216,13 @@ pub fn apportion(total: u32, shares: &[f64]) -> Vec<u32> {
     counts
 }
 
+/// The per-job field whose absence marks a job SAMP has not planned yet
+/// (`jobs[].shuffle_watcher`), or `None` when SAMP is off in `policy`.
+pub fn plans(policy: &placer_models::Policy) -> Option<&'static str> {
+    let knobs: super::ShuffleKnobs = crate::settings::read(policy);
+    knobs.shuffle_watcher.samp.then_some(<super::ShuffleWatcherState as crate::echo::JobField>::KEY)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,41 +1,51 @@
-//! ShuffleWatcher's knobs on the `placer whatif` command line (Ahmad et al.: §3.1's
-//! NWSaturationThreshold, §3.3's MapCompletionThreshold, §3.4's starvation window, §5.3's
-//! ablation of NASS, SAMP and SARP): the parsers of `--saturation-threshold`,
-//! `--map-completion-threshold`, `--starvation-window-s` and `--sw-mechanisms`. A value out of
-//! its domain is clap's usage error (exit 2), which names the flag; the domains are the wire
-//! schema's (`policy.*`, models `policy.rs`).
+//! Policy knobs on the `placer whatif` command line: `--policy-set KEY=VALUE` sets any key of
+//! the `policy` object, and `--sw-mechanisms LIST` is the short form of ShuffleWatcher's
+//! `policy.shuffle_watcher` (Ahmad et al. §5.3's ablation of NASS, SAMP and SARP). The values
+//! are checked by the settings of the policies that read them (`placer_solver::settings`), as
+//! a snapshot's are: a bad one is the run's configuration error, naming `policy.KEY`.
 
-use placer_models::SwMechanisms;
+use placer_solver::shuffle::SwMechanisms;
+use serde_json::Value;
 
-/// `--saturation-threshold X`: a fraction of the rack uplink, in (0, 1] (§4.2: 400 of 500
-/// Mbit/s = 0.8).
-pub fn parse_saturation_threshold(s: &str) -> Result<f64, String> {
-    let x = number(s)?;
-    if x > 0.0 && x <= 1.0 {
+/// One `--policy-set KEY=VALUE`: VALUE is JSON (`0.5`, `true`, `{"nass": false}`), else a
+/// string.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicySet(pub String, pub Value);
+
+/// The parser of a flag that sets the numeric knob `key` of the `policy` object: a number
+/// the settings of the policies that read it accept, else clap's usage error (exit 2) with
+/// their message. The domain is the one those settings declare, checked by them.
+pub fn knob(key: &'static str) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync {
+    move |s: &str| {
+        let x: f64 = s.trim().parse().map_err(|e| format!("{s:?} is not a number: {e}"))?;
+        if !x.is_finite() {
+            // JSON has no infinities: no knob takes one.
+            return Err(format!("policy.{key}: must be a finite number, got {s}"));
+        }
+        let mut policy = placer_models::Policy::default();
+        policy.set(key, x);
+        placer_solver::registry::check_settings(&policy).map_err(|e| e.to_string())?;
         Ok(x)
-    } else {
-        Err(format!("must be a fraction of the uplink in (0, 1], got {s}"))
     }
 }
 
-/// `--map-completion-threshold X`: a fraction of a job's maps, in [0, 1] (§4.2: 0.15).
-pub fn parse_map_completion_threshold(s: &str) -> Result<f64, String> {
-    let x = number(s)?;
-    if (0.0..=1.0).contains(&x) {
-        Ok(x)
-    } else {
-        Err(format!("must be a fraction of the maps in [0, 1], got {s}"))
+/// Parses `KEY=VALUE` ([`PolicySet`]). The key must be one some policy of this build reads
+/// (`placer_solver::registry::settings`).
+pub fn parse_policy_set(s: &str) -> Result<PolicySet, String> {
+    let (key, value) = s.split_once('=').ok_or_else(|| format!("expected KEY=VALUE, got {s:?}"))?;
+    let key = key.trim();
+    let known: Vec<String> = placer_solver::registry::settings()
+        .iter()
+        .flat_map(|g| g.defaults().into_iter().map(|(k, _)| k))
+        .collect();
+    if !known.iter().any(|k| k == key) {
+        return Err(format!("unknown policy key {key:?} (known: {})", known.join(", ")));
     }
-}
-
-/// `--starvation-window-s X`: seconds, finite and > 0.
-pub fn parse_starvation_window_s(s: &str) -> Result<f64, String> {
-    let x = number(s)?;
-    if x.is_finite() && x > 0.0 {
-        Ok(x)
-    } else {
-        Err(format!("must be a number of seconds > 0, got {s}"))
-    }
+    let value = serde_json::from_str(value.trim()).unwrap_or_else(|_| Value::from(value.trim()));
+    let mut policy = placer_models::Policy::default();
+    policy.set(key, value.clone());
+    placer_solver::registry::check_settings(&policy).map_err(|e| e.to_string())?;
+    Ok(PolicySet(key.to_owned(), value))
 }
 
 /// `--sw-mechanisms LIST`: a comma list of `nass`, `samp`, `sarp` (each at most once, any
@@ -79,31 +89,24 @@ pub fn parse_sw_mechanisms(s: &str) -> Result<SwMechanisms, String> {
     Ok(on)
 }
 
-fn number(s: &str) -> Result<f64, String> {
-    s.trim().parse::<f64>().map_err(|e| format!("{s:?} is not a number: {e}"))
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
     #[test]
-    fn sw_4_2_thresholds_take_the_papers_values_and_reject_the_rest() {
-        assert_eq!(parse_saturation_threshold("0.8"), Ok(0.8));
-        assert_eq!(parse_saturation_threshold("1"), Ok(1.0));
-        for bad in ["0", "1.01", "-0.5", "NaN", "x", ""] {
-            assert!(parse_saturation_threshold(bad).is_err(), "{bad}");
-        }
-        assert_eq!(parse_map_completion_threshold("0.15"), Ok(0.15));
-        assert_eq!(parse_map_completion_threshold("0"), Ok(0.0));
-        for bad in ["1.5", "-0.1", "NaN", "inf"] {
-            assert!(parse_map_completion_threshold(bad).is_err(), "{bad}");
-        }
-        assert_eq!(parse_starvation_window_s("600"), Ok(600.0));
-        for bad in ["0", "-1", "inf", "NaN", "ten"] {
-            assert!(parse_starvation_window_s(bad).is_err(), "{bad}");
-        }
+    fn policy_set_takes_json_and_known_keys_only() {
+        assert_eq!(parse_policy_set("beta=5"), Ok(PolicySet("beta".into(), Value::from(5))));
+        assert_eq!(
+            parse_policy_set("shuffle_watcher={\"nass\":false}").unwrap().1["nass"],
+            Value::Bool(false)
+        );
+        assert!(parse_policy_set("betta=5").unwrap_err().contains("unknown policy key"));
+        assert!(parse_policy_set("beta").is_err());
+        assert!(parse_policy_set("beta=-1").unwrap_err().contains("policy.beta"));
+        assert_eq!(knob("saturation_threshold")("0.5"), Ok(0.5));
+        assert!(knob("saturation_threshold")("1.5").unwrap_err().contains("(0, 1]"));
+        assert!(knob("starvation_window_s")("often").unwrap_err().contains("not a number"));
     }
 
     #[test]
