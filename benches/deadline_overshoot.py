@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""How far past its deadline `POST /place` answers, idle and under load (README §Operations,
-"Deadlines and the anytime answer").
+"""How far past its deadline `POST /place` answers, idle and under load (docs/operations/
+serving.md, "Deadlines and the anytime answer").
 
 Starts `BIN serve` on a free loopback port, generates a 12,500-node snapshot (racks of 20, 25%
 idle, 20,000 pending maps, seed 1), then posts it `--probes` times with `?deadline_ms=D`: first

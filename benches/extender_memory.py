@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Peak memory of one scheduler-extender call against the extender's memory model (README
-§Operations, "Limits per route").
+"""Peak memory of one scheduler-extender call against the extender's memory model
+(docs/operations/serving.md, "Limits per route").
 
 For each body shape, starts a fresh `BIN serve` on a free loopback port, posts the body once to
 `/k8s/v1/filter` and `/k8s/v1/prioritize`, and reads the server's peak resident memory

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Scheduler-extender calls at cluster scale (README "Kubernetes scheduler extender"): the
+"""Scheduler-extender calls at cluster scale (docs/operations/kubernetes-extender.md): the
 `Nodes`-mode body size per node against the images each node lists (the body-limit formula),
 and the wall time of `prioritize` and `filter` in `NodeNames` mode with a node -> rack map
 file (`--k8s-rack-map`) and in `Nodes` mode.

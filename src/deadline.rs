@@ -1,7 +1,7 @@
-//! The deadline of `placer place` (README "Deadlines and the anytime answer"): the snapshot's
-//! `policy.deadline_ms`, honoured offline as `POST /place` honours it. The clock starts once
-//! the file is read; at the deadline a timer thread calls [`Cancel::cancel`] on the token the
-//! solver polls, and the answer is the best valid placement found, `stats.status:
+//! The deadline of `placer place` (docs/operations/serving.md, "Deadlines and the anytime
+//! answer"): the snapshot's `policy.deadline_ms`, honoured offline as `POST /place` honours it. The
+//! clock starts once the file is read; at the deadline a timer thread calls [`Cancel::cancel`] on
+//! the token the solver polls, and the answer is the best valid placement found, `stats.status:
 //! time_limited`. A solve that ends first stops the timer.
 
 use placer_solver::Cancel;

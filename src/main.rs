@@ -32,7 +32,8 @@ struct Cli {
     command: Command,
 }
 
-/// The flags of `placer serve` (README "Admission and limits", "Lifecycle").
+/// The flags of `placer serve` (docs/operations/serving.md, "Admission and limits",
+/// "Lifecycle").
 #[derive(clap::Args, Debug)]
 struct ServeArgs {
     /// Address to listen on.
@@ -109,7 +110,7 @@ struct ServeArgs {
     #[arg(long, value_name = "FILE")]
     k8s_rack_map: Option<PathBuf>,
     /// Serve HTTPS with this PEM certificate chain (needs --tls-key). Re-read on SIGHUP or
-    /// change (README "TLS and tokens").
+    /// change (docs/operations/configuration.md, "TLS and tokens").
     #[arg(long, value_name = "FILE")]
     tls_cert: Option<PathBuf>,
     /// The PEM private key of --tls-cert.
@@ -362,7 +363,8 @@ fn run(command: Command, given: std::collections::BTreeSet<String>) -> Result<()
             // The body is dropped once parsed: only the request is held during the solve.
             let body = read_input(&file)?;
             // `policy.deadline_ms`'s clock starts once the file is read, as the service's does
-            // once the body is (README "Deadlines and the anytime answer").
+            // once the body is (docs/operations/serving.md, "Deadlines and the anytime
+            // answer").
             let read_at = Instant::now();
             let mut req = placer_models::parse_request(&body)?;
             drop(body);

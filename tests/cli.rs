@@ -174,11 +174,11 @@ fn place_rejects_bad_snapshots_with_the_json_error() {
     assert_eq!(err["error"]["path"], "cluster.nodes[0].rack");
 }
 
-/// `placer place` honours `policy.deadline_ms` as `POST /place` does (README "Deadlines and
-/// the anytime answer"): with 1 ms from the moment the file is read, parsing alone outlasts the
-/// deadline, so the answer is the greedy completion, `time_limited`, still placing every task a
-/// free slot can take; without a deadline the same snapshot answers `optimal`, at no greater
-/// cost.
+/// `placer place` honours `policy.deadline_ms` as `POST /place` does (docs/operations/
+/// serving.md, "Deadlines and the anytime answer"): with 1 ms from the moment the file is read,
+/// parsing alone outlasts the deadline, so the answer is the greedy completion, `time_limited`,
+/// still placing every task a free slot can take; without a deadline the same snapshot answers
+/// `optimal`, at no greater cost.
 #[test]
 fn place_honours_policy_deadline_ms() {
     let (free, cut) = (scratch("deadline_none.json"), scratch("deadline_1ms.json"));

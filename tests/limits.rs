@@ -1,4 +1,5 @@
-//! `placer serve` as a process under hostile load (README §Operations, "Limits per route"):
+//! `placer serve` as a process under hostile load (docs/operations/serving.md, "Limits per
+//! route"):
 //! every route that does work is refused with 503 and `Retry-After` past the memory budget,
 //! and the process's peak memory stays within that budget; gzip bodies count as they inflate;
 //! a second SIGTERM ends the process at once; a config path that is a named pipe does not hold

@@ -1,5 +1,6 @@
 //! `placer serve` with TLS, client certificates and bearer tokens, driven by real TLS clients
-//! (RFC 8446 TLS 1.3, RFC 6750 bearer tokens; README "TLS and tokens"): `curl` and Python's
+//! (RFC 8446 TLS 1.3, RFC 6750 bearer tokens; docs/operations/configuration.md, "TLS and
+//! tokens"): `curl` and Python's
 //! `ssl` module as subprocesses against the built binary, with the test certificates of
 //! `tests/fixtures/tls` (made by its `generate.sh`). Checks the handshake against the right and a
 //! wrong CA, mutual TLS with and without a client certificate, 401/403/200 by token and scope,
@@ -18,7 +19,7 @@ const PLACE: &str = "place-token-for-tests-0001";
 const READ: &str = "read-token-for-tests-00001";
 const SNAPSHOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/snapshot.json");
 
-/// The README's extender example: one pod whose block is on n1.
+/// The extender example of docs/operations/kubernetes-extender.md: one pod whose block is on n1.
 const EXTENDER_ARGS: &str = r#"{"Pod": {"metadata": {"name": "m-0", "namespace": "etl",
   "annotations": {"placer.io/replicas": "n1", "placer.io/input-bytes": "128Mi"}}},
   "Nodes": {"items": [{"metadata": {"name": "n1", "labels": {"topology.kubernetes.io/rack": "r1"}}},

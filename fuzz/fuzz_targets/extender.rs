@@ -1,4 +1,4 @@
-//! Fuzz target `extender` (README "Kubernetes scheduler extender"; `ExtenderArgs`,
+//! Fuzz target `extender` (docs/operations/kubernetes-extender.md; `ExtenderArgs`,
 //! `ExtenderFilterResult` and `HostPriorityList` of `k8s.io/kube-scheduler/extender/v1`
 //! types.go; quantities per the Kubernetes `resource.Quantity` docs): bytes → the extender's
 //! body decoding → both verbs' answers, through `placer_server::fuzzing`, which runs what the
@@ -234,7 +234,7 @@ fn check_filter(call: &Call<'_>, answer: &[u8], knows_epoch: bool) {
         assert!(why.as_str().is_some_and(|w| !w.is_empty()), "{name:?} fails without a reason");
     }
     // A failing candidate may go without a reason once the reasons fill their budget (the
-    // body's size, at least 64 KiB; README §Kubernetes scheduler extender).
+    // body's size, at least 64 KiB; docs/operations/kubernetes-extender.md).
     let reasons_bytes: usize = failed.iter().map(|(n, w)| n.len() + w.to_string().len() + 4).sum();
     for name in &candidates {
         assert!(

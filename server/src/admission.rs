@@ -1,4 +1,5 @@
-//! Admission control for every route that does work (README §Operations, "Limits per route";
+//! Admission control for every route that does work (docs/operations/serving.md, "Limits per
+//! route";
 //! 503 with Retry-After): a request's memory is counted against one process-wide budget from its
 //! first body byte to its last answer byte, and its work takes one of `max_in_flight` permits.
 //!
@@ -33,8 +34,8 @@ pub fn estimate_solve_bytes(body_len: usize) -> u64 {
 }
 
 /// A route's measured memory model: the peak bytes one request holds, as a function of its
-/// decoded body (README §Operations, "Limits per route", gives each route's figures and how
-/// they were measured).
+/// decoded body (docs/operations/serving.md, "Limits per route", gives each route's figures
+/// and how they were measured).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum MemoryModel {
     /// `POST /place`: [`estimate_solve_bytes`].

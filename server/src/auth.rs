@@ -1,6 +1,6 @@
 //! Bearer tokens (RFC 6750 "The OAuth 2.0 Authorization Framework: Bearer Token Usage", §2.1
 //! the `Authorization: Bearer` header, §3 the `WWW-Authenticate` challenge and its error codes;
-//! README "TLS and tokens"): who may ask what of `placer serve`.
+//! docs/operations/configuration.md, "TLS and tokens"): who may ask what of `placer serve`.
 //!
 //! The token file (`--tokens FILE`, config key `tokens`) holds one token per line as
 //! `SCOPES TOKEN`, SCOPES a comma-separated list of `place` and `read`; `#` starts a comment

@@ -1,10 +1,10 @@
 //! Reading a request body under the size limit, the body timeout and the memory budget (RFC
-//! 9110 §15.5.14 413, §8.4.1.3 gzip; README §Operations, "Limits per route"). Refuse early from
-//! `Content-Length`, then stream the payload and stop at the first chunk that would cross the
-//! limit, so an oversized body is never buffered whole. A `Content-Encoding: gzip` body is
-//! inflated with the same limit on the decoded size, so a gzip bomb stops at `limit + 1`
-//! decoded bytes. Every buffer's capacity is held against the memory budget before it is
-//! allocated, raw and decoded alike ([`crate::admission::Hold`]).
+//! 9110 §15.5.14 413, §8.4.1.3 gzip; docs/operations/serving.md, "Limits per route"). Refuse
+//! early from `Content-Length`, then stream the payload and stop at the first chunk that would
+//! cross the limit, so an oversized body is never buffered whole. A `Content-Encoding: gzip` body
+//! is inflated with the same limit on the decoded size, so a gzip bomb stops at `limit + 1` decoded
+//! bytes. Every buffer's capacity is held against the memory budget before it is allocated, raw and
+//! decoded alike ([`crate::admission::Hold`]).
 
 use crate::admission::{Hold, MemoryModel};
 use crate::error::ServerError;

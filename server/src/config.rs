@@ -103,8 +103,9 @@ pub struct ServerConfig {
     /// The file at `k8s_rack_map` as read with this config (`None` until loaded, or with no
     /// file).
     pub k8s_rack_file: Option<crate::k8s::RackFile>,
-    /// PEM certificate chain to serve TLS with (`--tls-cert`; README "TLS and tokens"); with
-    /// `tls_key`, or neither for plaintext. Re-read on SIGHUP or change, like the config.
+    /// PEM certificate chain to serve TLS with (`--tls-cert`; docs/operations/configuration.md,
+    /// "TLS and tokens"); with `tls_key`, or neither for plaintext. Re-read on SIGHUP or change,
+    /// like the config.
     pub tls_cert: Option<PathBuf>,
     /// PEM private key of `tls_cert` (`--tls-key`).
     pub tls_key: Option<PathBuf>,

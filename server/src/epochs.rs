@@ -1,9 +1,10 @@
 //! The last answers, kept for the dashboard and `GET /v1/epochs` (HFS design doc §3.8: a web
-//! page of pools and jobs; README §Operations, "Limits per route"): a bounded in-memory ring of
-//! epoch records, newest last, numbered in the order they enter. Bounded by count (`--epochs`)
-//! and by bytes (`--epochs-max-bytes`, each record counted at its JSON size); the newest record
-//! is always kept, so the extender's fair-share rule reads the latest answer whatever its size.
-//! Each record is a bounded digest of one answer, not the answer ([`crate::epoch_record`]).
+//! page of pools and jobs; docs/operations/serving.md, "Limits per route"): a bounded
+//! in-memory ring of epoch records, newest last, numbered in the order they enter. Bounded by count
+//! (`--epochs`) and by bytes (`--epochs-max-bytes`, each record counted at its JSON size); the
+//! newest record is always kept, so the extender's fair-share rule reads the latest answer whatever
+//! its size. Each record is a bounded digest of one answer, not the answer
+//! ([`crate::epoch_record`]).
 
 pub use crate::epoch_record::EpochRecord;
 use std::collections::VecDeque;

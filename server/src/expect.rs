@@ -1,4 +1,5 @@
-//! Refusing before the body (RFC 9110 §10.1.1 `Expect: 100-continue`; README §Operations): the
+//! Refusing before the body (RFC 9110 §10.1.1 `Expect: 100-continue`; docs/operations/
+//! serving.md, "Admission and limits"): the
 //! checks that need only the request head — an unknown `Content-Encoding`, a `Content-Length`
 //! over the body limit or whose route estimate exceeds the memory budget, and (for `Expect`
 //! only) a draining server or a closed or full admission queue. Every route that takes a body

@@ -1,4 +1,4 @@
-//! A narrow entry point for fuzzing the Kubernetes scheduler extender's input (README
+//! A narrow entry point for fuzzing the Kubernetes scheduler extender's input (docs/testing.md,
 //! "Fuzzing"; the body is `ExtenderArgs` of `k8s.io/kube-scheduler/extender/v1`, its
 //! quantities those of the Kubernetes `resource.Quantity` docs). Not part of the service's API:
 //! `fuzz/fuzz_targets/extender.rs` calls it. It adds no logic: a call is what the extender's

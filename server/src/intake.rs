@@ -1,8 +1,8 @@
-//! The one way a request that does work gets in (README §Operations, "Limits per route"; RFC
-//! 9110 §15.6.4 503 with Retry-After): the head checks, the body under the size limit, the body
-//! timeout and the memory budget, then a permit weighted by the route's measured memory model.
-//! `POST /place`, both scheduler-extender verbs and `GET /v1/epochs` come through here, and so
-//! must any later route that parses, solves or serializes more than a few bytes.
+//! The one way a request that does work gets in (docs/operations/serving.md, "Limits per
+//! route"; RFC 9110 §15.6.4 503 with Retry-After): the head checks, the body under the size limit,
+//! the body timeout and the memory budget, then a permit weighted by the route's measured memory
+//! model. `POST /place`, both scheduler-extender verbs and `GET /v1/epochs` come through here, and
+//! so must any later route that parses, solves or serializes more than a few bytes.
 
 use crate::admission::{Hold, MemoryModel, Permit};
 use crate::body::{read_body, BodyLimits};
@@ -16,7 +16,7 @@ use actix_web::HttpRequest;
 use placer_solver::Cancel;
 use std::time::{Duration, Instant};
 
-/// The extender's memory model (README §Operations, "Limits per route", gives the release
+/// The extender's memory model (docs/operations/serving.md, "Limits per route", gives the release
 /// build's measured peaks it covers): 24 bytes per body byte (a `NodeNames` body of short
 /// names, whose candidates each carry a few vectors, a hash entry and a score, peaked at 18.3
 /// times its body in `prioritize`), 800 bytes per object (a `serde_json` map is a B-tree node
@@ -101,7 +101,7 @@ pub(crate) async fn admit_fixed(
 /// Cancels a request's work when its handler is dropped before the answer is ready (actix
 /// drops the handler's future when it tears the connection down), so the solve or the
 /// extender call stops at its next poll of the token and gives its permit back. A client that
-/// only closes its socket is not seen until the answer is written (README §Operations,
+/// only closes its socket is not seen until the answer is written (docs/operations/serving.md,
 /// "Admission and limits").
 #[derive(Debug)]
 pub(crate) struct CancelOnDrop(Option<Cancel>);

@@ -22,7 +22,7 @@
 //! | `placer_config_last_reload_timestamp_seconds` | gauge | — |
 //! | `placer_config_generation` | gauge | — |
 //! | `placer_event_log_errors_total` | counter | — (event log writes that failed) |
-//! | `placer_auth_failures_total` | counter | `reason` (missing/invalid/scope; README "TLS and tokens") |
+//! | `placer_auth_failures_total` | counter | `reason` (missing/invalid/scope; docs/operations/configuration.md) |
 
 use metrics::{counter, describe_counter, describe_gauge, describe_histogram, gauge, histogram};
 use metrics::{SetRecorderError, Unit};

@@ -1,10 +1,10 @@
 //! Reading the files an operator points the server at (the config file, the fair-scheduler
-//! allocation file; README §Operations, "Reloading"): only a regular file, at most a given size,
-//! within a time limit. A named pipe, a device or a directory is refused before it is opened
-//! (opening a pipe blocks until a writer comes), a file past the size limit is refused after
-//! reading one byte more than the limit, and a read slower than the limit (a stalled network
-//! file system) stops between chunks. Reloads run on their own thread ([`crate::reload`]), so
-//! even a read that blocks inside the kernel never delays a signal's handling.
+//! allocation file; docs/operations/configuration.md, "Config file"): only a regular file, at
+//! most a given size, within a time limit. A named pipe, a device or a directory is refused before
+//! it is opened (opening a pipe blocks until a writer comes), a file past the size limit is refused
+//! after reading one byte more than the limit, and a read slower than the limit (a stalled network
+//! file system) stops between chunks. Reloads run on their own thread ([`crate::reload`]), so even
+//! a read that blocks inside the kernel never delays a signal's handling.
 
 use std::io::Read;
 use std::path::Path;

@@ -1,8 +1,9 @@
-//! Config reload (README §Operations, "Reloading": on SIGHUP or file change; an invalid reload
-//! keeps the old config and logs why; visible in `/metrics`): re-read the file, check it as at
-//! start, and swap the whole [`ServerConfig`] in the [`LiveConfig`] that requests read. Settings
-//! fixed when the server starts are kept and logged as "restart needed". Files are read under a
-//! size and time limit, regular files only ([`crate::operator_file`]), on a thread of their own.
+//! Config reload (docs/operations/configuration.md, "Config file": on SIGHUP or file change;
+//! an invalid reload keeps the old config and logs why; visible in `/metrics`): re-read the file,
+//! check it as at start, and swap the whole [`ServerConfig`] in the [`LiveConfig`] that requests
+//! read. Settings fixed when the server starts are kept and logged as "restart needed". Files are
+//! read under a size and time limit, regular files only ([`crate::operator_file`]), on a thread of
+//! their own.
 //!
 //! The fair-scheduler allocation file (`--allocations`, issue 17 item 3) is part of the config:
 //! a change of either file reloads both, and an invalid allocation file is rejected (logged,
@@ -11,10 +12,10 @@
 //!
 //! So is the scheduler extender's node → rack map (`--k8s-rack-map`, [`crate::k8s::RackFile`]).
 //!
-//! So are the TLS certificate, key and client CA and the bearer token file (README "TLS and
-//! tokens"; [`crate::tls`], [`crate::auth`]): a change of any of them reloads all, an unusable
-//! one is rejected the same way, and new connections use the new certificate. Turning TLS on or
-//! off needs a restart.
+//! So are the TLS certificate, key and client CA and the bearer token file
+//! (docs/operations/configuration.md, "TLS and tokens"; [`crate::tls`], [`crate::auth`]): a change
+//! of any of them reloads all, an unusable one is rejected the same way, and new connections use
+//! the new certificate. Turning TLS on or off needs a restart.
 
 use crate::config::ServerConfig;
 use crate::config_file::{self, CommandLine};

@@ -1,5 +1,6 @@
 //! TLS for `placer serve` (RFC 8446 TLS 1.3 and RFC 5246 TLS 1.2, with rustls and its `ring`
-//! provider; README "TLS and tokens"): the server certificate chain and key from PEM files
+//! provider; docs/operations/configuration.md, "TLS and tokens"): the server certificate
+//! chain and key from PEM files
 //! (`--tls-cert`, `--tls-key`), and optional client certificates signed by one CA
 //! (`--tls-client-ca`, mutual TLS: rustls' `WebPkiClientVerifier`, RFC 5280 path validation).
 //!

@@ -472,7 +472,8 @@ async fn answers_validate_against_the_openapi_document() {
     }
 }
 
-/// The README's curl example, byte for byte: n1 holds the block, n2 shares its rack.
+/// The curl example of docs/operations/kubernetes-extender.md, byte for byte: n1 holds the block,
+/// n2 shares its rack.
 #[actix_web::test]
 async fn the_readme_example() {
     let body = r#"{
