@@ -9,7 +9,7 @@ use super::fair_properties::{check_valid, snapshot};
 use placer_models::{PlaceRequest, PlaceResponse, SolverEngine, Status, TaskKind};
 use placer_solver::exact::engines::check_engine;
 use placer_solver::index::Indexed;
-use placer_solver::{fair_shares, place, registry, Cancel, PlaceOptions, SolveError};
+use placer_solver::{fair::fair_shares, place, registry, Cancel, PlaceOptions, SolveError};
 use proptest::prelude::*;
 
 /// The exact algorithms and every engine each accepts (besides `mip`, which has its own node

@@ -19,7 +19,7 @@ use placer_solver::lsap::brute;
 use placer_solver::policy::lsap_quota::quotas;
 use placer_solver::shuffle::cost::ShufflePricing;
 use placer_solver::shuffle::ShuffleView;
-use placer_solver::{fair_shares, place, PlaceOptions};
+use placer_solver::{fair::fair_shares, place, PlaceOptions};
 use placer_testkit::{Job, Map, Node, Pool, Reduce, Running, Snapshot};
 use proptest::prelude::*;
 use serde_json::json;

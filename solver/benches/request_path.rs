@@ -11,10 +11,12 @@
 
 use placer_models::{PlaceRequest, Status};
 use placer_solver::cost::LocalityCost;
+use placer_solver::fair::starvation::Starvation;
 use placer_solver::index::Indexed;
 use placer_solver::policy::{registry, Epoch};
-use placer_solver::starvation::Starvation;
-use placer_solver::{answer, disk, fair_shares, finite, preemption, PlaceOptions};
+use placer_solver::{
+    answer, fair::disk, fair::fair_shares, fair::preemption, finite, PlaceOptions,
+};
 use std::time::Instant;
 
 #[global_allocator]

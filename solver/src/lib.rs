@@ -12,27 +12,29 @@
 //! engines    flow/ (structured min-cost flow), lsap/ (dense JV, Kuhn–Munkres, brute force),
 //!            mip/ (RAS's epoch problem exactly, HiGHS; the cargo feature `mip`, on by default)
 //! ```
-//! beside the epoch's shared inputs: `index`, `cost`, `matrix`, `network`, `fair_shares`,
-//! `water_filling`, `schedulable`, `fair_order`, `starvation`, `job_limits`, `cpac`, `disk`,
-//! `preemption`, `fairness`, and ShuffleWatcher's `shuffle` (NetSat, classes, SAMP, SARP);
-//! `csr` (flat lists), `memory` (a request's peak-memory estimate, for admission) and `warm`
-//! (labels kept across epochs for the structured flow's warm starts).
+//! beside the epoch's shared inputs, one folder per paper where a paper has several pieces:
+//! `fair/` (FAIR and the Hadoop Fair Scheduler design doc: water-filling fair shares, the
+//! pools' order, job limits, starvation, preemption, CPAC, intermediate space, the heartbeat
+//! loop), `shuffle/` (ShuffleWatcher: NetSat, classes, SAMP, SARP, NASS), `ras/` (RAS's
+//! utility and Algorithm 1); lsap-sched's `cost`, `matrix`, `network` and lsap-fair-sched's
+//! `fairness`; `index`, `room` (multi-resource fit), `csr` (flat lists), `memory` (a request's
+//! peak-memory estimate, for admission) and `warm` (labels kept across epochs for the
+//! structured flow's warm starts). The policies' contract — the `Policy` trait, the `Epoch`
+//! they read and the `Placement` they return — is three top-level files (`policy_trait`,
+//! `epoch`, `placement`) re-exported by `policy` and here.
 
 pub mod answer;
 pub mod cancel;
 pub mod cost;
-pub mod cpac;
 pub mod csr;
-pub mod disk;
+mod epoch;
 mod error;
 pub mod exact;
-pub mod fair_order;
-pub mod fair_shares;
+pub mod fair;
 pub mod fairness;
 pub mod finite;
 pub mod flow;
 pub mod index;
-pub mod job_limits;
 pub mod lsap;
 pub mod matrix;
 pub mod memory;
@@ -40,15 +42,13 @@ pub mod memory;
 pub mod mip;
 pub mod network;
 mod pipeline;
+mod placement;
 pub mod policy;
-pub mod preemption;
+mod policy_trait;
 pub mod ras;
 pub mod room;
-pub mod schedulable;
 pub mod shuffle;
-pub mod starvation;
 pub mod warm;
-pub mod water_filling;
 
 pub use answer::PlaceOptions;
 pub use cancel::Cancel;

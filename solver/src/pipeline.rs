@@ -5,16 +5,16 @@
 
 use crate::answer::{self, Outcome, PlaceOptions};
 use crate::cost::LocalityCost;
-use crate::disk;
 use crate::error::SolveError;
 use crate::exact::engines::check_engine;
-use crate::fair_shares;
+use crate::fair::disk;
+use crate::fair::fair_shares;
+use crate::fair::preemption;
+use crate::fair::starvation::Starvation;
 use crate::finite;
 use crate::index::Indexed;
 use crate::matrix::CostMatrix;
 use crate::policy::{registry, Epoch, Placement};
-use crate::preemption;
-use crate::starvation::Starvation;
 use ndarray::Array2;
 use placer_models::{PlaceRequest, PlaceResponse, Status, TaskKind, WaitReason};
 

@@ -5,7 +5,7 @@
 //! an engine: the integer cost [`quantum`] and the offsets' shift, the dense matrix for the
 //! dense engines ([`dense`]), the structured network's arcs ([`structured`]), and the
 //! copy-compute capped reduces ([`capped`], FAIR §5.2); it also keeps out the (task, node)
-//! pairs a node's intermediate space refuses (FAIR §5.4, [`crate::disk`]: no arc in
+//! pairs a node's intermediate space refuses (FAIR §5.4, [`crate::fair::disk`]: no arc in
 //! [`structured`], a penalty in [`dense`]; capped reduces write no map output). Engines ([`crate::flow`],
 //! [`crate::lsap`]) never see a snapshot or a policy.
 

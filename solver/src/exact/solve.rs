@@ -41,10 +41,10 @@ pub enum Objective<'q> {
 /// Places `kind`'s runnable pending tasks optimally under `objective` with `engine`, writing
 /// the chosen node of each placed task (by pending position) into `node_of_task`.
 ///
-/// Maps are admitted pairwise by intermediate space (FAIR §5.4, [`crate::disk`]): a map is
+/// Maps are admitted pairwise by intermediate space (FAIR §5.4, [`crate::fair::disk`]): a map is
 /// never placed on a free node whose `disk` is below its `output_bytes`, and the answer is
 /// the most placements, then the least cost, over the admitted pairs, on every engine (the
-/// cumulative part, several maps on one node, is the pipeline's [`crate::disk::settle`]).
+/// cumulative part, several maps on one node, is the pipeline's [`crate::fair::disk::settle`]).
 ///
 /// Reduces under copy-compute caps (FAIR §5.2) go to [`capped::solve`] whatever the engine
 /// (their per-(job, node) caps have no dense form; a quota objective keeps its locality part,

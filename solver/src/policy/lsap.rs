@@ -3,7 +3,7 @@
 //! matrix as it is (no padding). Maps cost their input read (eq. 1), reduces their shuffle.
 //! When tasks outnumber slots every slot is filled with the cheapest set of tasks; when slots
 //! outnumber tasks every task is placed. Only tasks of runnable jobs take part
-//! ([`crate::job_limits`]); reduces under copy-compute caps are solved as a capped flow
+//! ([`crate::fair::job_limits`]); reduces under copy-compute caps are solved as a capped flow
 //! ([`crate::exact::capped`]). Every engine is accepted: the problem has a dense form.
 
 use super::{Candidates, Epoch, Placement, Policy};

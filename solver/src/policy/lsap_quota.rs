@@ -20,7 +20,7 @@
 //!    cost, in the same integer units as `lsap`).
 //! 3. **Jobs and delay levels**, among answers of equal locality cost (cluster matrices are
 //!    full of such ties: every node-local slot costs 0). Inside a pool a job's units within
-//!    ⌈its fair share⌉ − running (the design doc's water-filling, [`crate::fair_shares`]) are
+//!    ⌈its fair share⌉ − running (the design doc's water-filling, [`crate::fair::fair_shares`]) are
 //!    free and each unit beyond costs one surcharge; a placement more remote than the job's
 //!    delay level (0 node-local, 1 rack-local, 2 any: FAIR Alg. 1's level at the start of the
 //!    epoch from the echoed `jobs[].delay` and the wait since its last skip, against T1 and
@@ -52,20 +52,20 @@
 //! a victim would lower a pool's running count after the answer, so D's promise would depend
 //! on the victims. Starved pools still skip the delay wait. Reduces under copy-compute
 //! splitting caps keep `lsap`'s capped flow (no quotas). Intermediate space (FAIR §5.4,
-//! [`crate::disk`]): a map that no node with a free slot could hold is not placeable (no
+//! [`crate::fair::disk`]): a map that no node with a free slot could hold is not placeable (no
 //! unit of its pool's counts), refused (task, node) pairs are left out of the network, and
 //! the pipeline then holds the answer to each node's space; only the pairwise part is exact.
 //! Cost: O(pools log pools · |feasible totals|) for the counts, plus the structured solve.
 
 use super::{Epoch, Placement, Policy};
 use crate::cost::LocalityCost;
-use crate::disk;
 use crate::error::SolveError;
 use crate::exact::{self, Objective, Quotas, FLOW_ONLY};
-use crate::fair_shares::FairShares;
+use crate::fair::disk;
+use crate::fair::fair_shares::FairShares;
+use crate::fair::starvation::Starvation;
 use crate::fairness::fairness_distance;
 use crate::index::Indexed;
-use crate::starvation::Starvation;
 use placer_models::{DelayState, Locality, SolverEngine, Status, TaskKind};
 
 /// The D-optimal pool counts of one kind.
@@ -272,7 +272,7 @@ fn delay_levels(ix: &Indexed<'_>, starvation: &Starvation) -> (Vec<u8>, Vec<Dela
 /// each pool's share is 1, so each must receive exactly one unit and nothing is left to choose.
 /// ```
 /// use placer_models::TaskKind;
-/// use placer_solver::{fair_shares, index::Indexed, policy::lsap_quota::quotas};
+/// use placer_solver::{fair::fair_shares, index::Indexed, policy::lsap_quota::quotas};
 /// let req = placer_models::parse_request(br#"{"schema_version": 1,
 ///   "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "n", "rack": "r", "map_slots": 2}]},
 ///   "pools": [{"id": "a"}, {"id": "b"}],
@@ -361,8 +361,8 @@ impl Policy for LsapQuota {
 /// the local map wins; an offset of −20 s on the remote one (a credit larger than its 10.7 s
 /// transfer) gives it the slot.
 /// ```
-/// use placer_solver::{cost::LocalityCost, fair_shares, index::Indexed, policy::Epoch};
-/// use placer_solver::{policy::lsap_quota::place_under_quotas, starvation::Starvation};
+/// use placer_solver::{cost::LocalityCost, fair::fair_shares, index::Indexed, policy::Epoch};
+/// use placer_solver::{policy::lsap_quota::place_under_quotas, fair::starvation::Starvation};
 /// let req = placer_models::parse_request(br#"{"schema_version": 1,
 ///   "cluster": {"racks": [{"id": "r1"}, {"id": "r2"}],
 ///     "nodes": [{"id": "n1", "rack": "r1", "map_slots": 1}, {"id": "n2", "rack": "r2"}]},

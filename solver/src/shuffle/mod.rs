@@ -13,6 +13,7 @@
 
 pub mod class;
 pub mod cost;
+pub mod nass;
 pub mod netsat;
 pub mod samp;
 pub mod sarp;

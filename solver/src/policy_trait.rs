@@ -3,9 +3,10 @@
 //! place(&Epoch) -> Placement)"). The pipeline, the simulator, the server's errors, the tests
 //! and the benches ask a policy these questions instead of matching on algorithm names.
 
-use super::{Epoch, Placement};
+use crate::epoch::Epoch;
 use crate::error::SolveError;
 use crate::exact::ANY_ENGINE;
+use crate::placement::Placement;
 use placer_models::SolverEngine;
 
 /// How many pending tasks per job and kind a snapshot must carry for a policy's answer to be

@@ -22,22 +22,22 @@
 //! its wait. With one heartbeat per epoch this is Alg. 1 step for step. Jobs of a pool starved
 //! past a preemption timeout skip the wait (their level becomes that of what they launch); a
 //! map without replicas counts as node-local. Reduces ignore locality (as Hadoop's did) but
-//! obey CPAC ([`crate::cpac`]). A map is offered a slot only while its output fits the node's
-//! intermediate space left ([`crate::disk`], FAIR §5.4): the classes above are over the maps
+//! obey CPAC ([`crate::fair::cpac`]). A map is offered a slot only while its output fits the node's
+//! intermediate space left ([`crate::fair::disk`], FAIR §5.4): the classes above are over the maps
 //! that fit, and a job none of whose maps fit is not asked.
 //!
 //! Complexity: O(offers · (pools log pools + jobs log jobs)) for the orders plus amortised
 //! O(Σ replicas) for the task queues.
 
 use super::queue::{heartbeat_rounds, Offer, Queue};
-use super::Placement;
-use crate::cpac::Copies;
-use crate::disk::Space;
-use crate::fair_order::{fair_cmp, Standing};
-use crate::fair_shares::priority_weight;
+use crate::fair::cpac::Copies;
+use crate::fair::disk::Space;
+use crate::fair::fair_order::{fair_cmp, Standing};
+use crate::fair::fair_shares::priority_weight;
+use crate::fair::job_limits::fifo_cmp;
+use crate::fair::starvation::Starvation;
 use crate::index::Indexed;
-use crate::job_limits::fifo_cmp;
-use crate::starvation::Starvation;
+use crate::placement::Placement;
 use placer_models::{DelayState, PoolMode, Status, TaskKind, WaitReason};
 use std::collections::HashMap;
 
@@ -55,14 +55,14 @@ pub enum Mode {
 
 /// A map's locality class for one offer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Class {
+pub(crate) enum Class {
     Node,
     Rack,
     Remote,
 }
 
 /// Per-job map queues for one epoch.
-pub(super) struct MapQueues {
+pub(crate) struct MapQueues {
     by_node: HashMap<(u32, u32), Queue>,
     by_rack: HashMap<(u32, u32), Queue>,
     anywhere: Vec<Queue>,
@@ -70,7 +70,7 @@ pub(super) struct MapQueues {
 }
 
 impl MapQueues {
-    pub(super) fn new(ix: &Indexed<'_>, tasks: &[usize]) -> Self {
+    pub(crate) fn new(ix: &Indexed<'_>, tasks: &[usize]) -> Self {
         let jobs = ix.req.jobs.len();
         let mut q = Self {
             by_node: HashMap::new(),
@@ -99,7 +99,7 @@ impl MapQueues {
 
     /// Job `j`'s closest unplaced map for node `n` of rack `rack` among those that `fit` the
     /// node's intermediate space, with its class.
-    pub(super) fn closest(
+    pub(crate) fn closest(
         &mut self,
         j: u32,
         n: u32,
@@ -123,7 +123,7 @@ impl MapQueues {
 
 /// FAIR Alg. 1's test for job state `d` offered a map of locality `class`: the level it
 /// launches at, or `None` to skip (module docs), with waits T1 = `t1`, T2 = `t2` seconds.
-pub(super) fn allowed_level(d: &DelayState, class: Class, t1: f64, t2: f64) -> Option<u8> {
+pub(crate) fn allowed_level(d: &DelayState, class: Class, t1: f64, t2: f64) -> Option<u8> {
     match class {
         Class::Node => Some(0),
         Class::Rack if d.level >= 1 || d.wait_s >= t1 => Some(1),
@@ -141,7 +141,7 @@ pub(super) fn allowed_level(d: &DelayState, class: Class, t1: f64, t2: f64) -> O
 
 /// The delay state of every job at the start of an epoch (FAIR Alg. 1: the wait accrued since
 /// the last epoch's skip is added first) and each job's T1 and T2.
-pub(super) fn delay_start(ix: &Indexed<'_>) -> (Vec<DelayState>, Vec<f64>, Vec<f64>) {
+pub(crate) fn delay_start(ix: &Indexed<'_>) -> (Vec<DelayState>, Vec<f64>, Vec<f64>) {
     let req = ix.req;
     let now = req.now_s;
     let delay = req
@@ -174,7 +174,7 @@ pub(super) fn delay_start(ix: &Indexed<'_>) -> (Vec<DelayState>, Vec<f64>, Vec<f
 }
 
 /// The delay state to return after an epoch: `skipped_at_s = now_s` for the jobs skipped.
-pub(super) fn delay_end(now: f64, delay: Vec<DelayState>, skipped: &[bool]) -> Vec<DelayState> {
+pub(crate) fn delay_end(now: f64, delay: Vec<DelayState>, skipped: &[bool]) -> Vec<DelayState> {
     delay
         .into_iter()
         .zip(skipped)
@@ -188,7 +188,7 @@ pub(super) fn delay_end(now: f64, delay: Vec<DelayState>, skipped: &[bool]) -> V
 /// A heartbeat scheduler's [`Placement`]: jobs it skipped for locality wait with
 /// `waiting_for_locality`; with `delay = Some((now_s, state))` the delay state is returned
 /// (`skipped_at_s = now_s` for the skipped jobs).
-pub(super) fn finish(
+pub(crate) fn finish(
     node_of_task: Vec<Option<u32>>,
     mut job_reason: Vec<[Option<WaitReason>; 2]>,
     skipped: &[bool],
