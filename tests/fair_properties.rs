@@ -10,10 +10,10 @@
 
 use ndarray::Array2;
 use placer_models::{PlaceRequest, PlaceResponse, Resources, TaskKind, WaitReason};
-use placer_solver::cost::LocalityCost;
-use placer_solver::index::Indexed;
 use placer_solver::lsap::brute;
-use placer_solver::policy::lsap_fair::{aging_credits, fairness_costs};
+use placer_solver::policy::{aging_credits, fairness_costs};
+use placer_solver::Indexed;
+use placer_solver::LocalityCost;
 use placer_solver::{place, PlaceOptions};
 use placer_testkit::{Job, Map, Node, Pool, Reduce, Running, Snapshot};
 use proptest::prelude::*;

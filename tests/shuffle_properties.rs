@@ -14,11 +14,11 @@
 use ndarray::Array2;
 use placer_models::{PlaceRequest, SolverEngine, TaskKind};
 use placer_solver::exact::{self, Objective};
-use placer_solver::index::Indexed;
 use placer_solver::lsap::brute;
-use placer_solver::policy::lsap_quota::quotas;
+use placer_solver::policy::quotas;
 use placer_solver::shuffle::cost::ShufflePricing;
 use placer_solver::shuffle::ShuffleView;
+use placer_solver::Indexed;
 use placer_solver::{fair::fair_shares, place, PlaceOptions};
 use placer_testkit::{Job, Map, Node, Pool, Reduce, Running, Snapshot};
 use proptest::prelude::*;

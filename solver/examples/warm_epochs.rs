@@ -14,7 +14,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 use placer_models::{SolverEngine, TaskKind};
 use placer_solver::exact::{self, Control, Objective};
-use placer_solver::{cost::LocalityCost, index::Indexed, WarmStart};
+use placer_solver::{Indexed, LocalityCost, WarmStart};
 use std::time::Instant;
 
 fn main() {

@@ -33,7 +33,7 @@ pub struct Indexed<'a> {
     /// bytes (`resources.disk`), or `None` when unlimited.
     pub disk: Vec<Option<u64>>,
     /// Replica node indices per pending task (empty for reduces), in snapshot order: one flat
-    /// array for all tasks ([`Lists`]; `replicas[t]` is task t's slice).
+    /// array for all tasks (`Lists`; `replicas[t]` is task t's slice).
     pub replicas: Lists<u32>,
     /// Shuffle sources per pending task as (node index, bytes), merged per node and sorted by
     /// node (empty for maps).

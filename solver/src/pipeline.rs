@@ -32,7 +32,7 @@ use placer_models::{PlaceRequest, PlaceResponse, Status, TaskKind, WaitReason};
 /// [`SolveError::UnsupportedEngine`] for a `policy.solver` the policy does not accept (or
 /// `mip` in a build without the `mip` feature),
 /// [`SolveError::CostOverflow`] when a cost any placement could make, or a total of the
-/// answer, or the pools' weight sum, is beyond f64 ([`finite`]; the same under every
+/// answer, or the pools' weight sum, is beyond f64 (`finite`; the same under every
 /// algorithm), or from the exact
 /// engines; [`SolveError::ProblemTooLarge`] from the exact engines.
 ///
@@ -129,7 +129,7 @@ fn admit_disk(ix: &Indexed<'_>, model: &LocalityCost<'_, '_>, placement: &mut Pl
 ///
 /// # Errors
 /// [`SolveError::Invalid`] for a snapshot that fails validation,
-/// [`SolveError::ProblemTooLarge`] beyond [`crate::matrix::MAX_DENSE_CELLS`] entries,
+/// [`SolveError::ProblemTooLarge`] beyond `crate::matrix::MAX_DENSE_CELLS` entries,
 /// [`SolveError::CostOverflow`] for costs beyond f64 ([`finite::check_costs`]).
 pub fn cost_matrix(req: &PlaceRequest, kind: TaskKind) -> Result<Array2<f64>, SolveError> {
     let resolved = placer_models::validate_resolved(req)?;

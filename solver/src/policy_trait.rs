@@ -55,7 +55,7 @@ pub trait Policy: Sync {
         false
     }
 
-    /// Whether it places tasks by the nodes' multi-resource room ([`crate::room`]) rather than
+    /// Whether it places tasks by the nodes' multi-resource room (`crate::room`) rather than
     /// by slots: RAS's job slots made of resources (Polo et al. §3.1), DRF's demand vectors.
     /// A master (the what-if simulator) then sends nodes with capacities and
     /// `map_slots = reduce_slots = 0` (no slot cap), and tasks with their demands. Default

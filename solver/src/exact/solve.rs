@@ -46,10 +46,10 @@ pub enum Objective<'q> {
 /// the most placements, then the least cost, over the admitted pairs, on every engine (the
 /// cumulative part, several maps on one node, is the pipeline's [`crate::fair::disk::settle`]).
 ///
-/// Reduces under copy-compute caps (FAIR §5.2) go to [`capped::solve`] whatever the engine
+/// Reduces under copy-compute caps (FAIR §5.2) go to `capped::solve` whatever the engine
 /// (their per-(job, node) caps have no dense form; a quota objective keeps its locality part,
 /// its offsets and its pool capacities there, not its soft job-share and level surcharges). Otherwise `auto`/`flow` run the structured network
-/// ([`structured::solve`]) and `jv`/`hungarian` the dense matrix ([`dense::solve`]).
+/// (`structured::solve`) and `jv`/`hungarian` the dense matrix (`dense::solve`).
 ///
 /// # Complexity
 /// That of the engine: the structured flow O(F · E log V) worst case on a network linear in
@@ -65,7 +65,7 @@ pub enum Objective<'q> {
 /// each. dl-sched's greedy T1 → A forces T2 to read remotely; the exact answer is T1 → B,
 /// T2 → A, both node-local.
 /// ```
-/// use placer_solver::{cost::LocalityCost, exact, index::Indexed};
+/// use placer_solver::{LocalityCost, exact, Indexed};
 /// use placer_models::{SolverEngine, Status, TaskKind};
 /// let req = placer_models::parse_request(br#"{"schema_version": 1, "cluster": {"racks": [{"id": "r"}],
 ///   "nodes": [{"id": "A", "rack": "r", "map_slots": 1}, {"id": "B", "rack": "r", "map_slots": 1}]},
@@ -113,7 +113,7 @@ pub fn solve_kind(
 /// T1 (first in the queue) its replica A and T2 the other slot, `time_limited`; without a
 /// cut the answer is the optimum, T1 → B, T2 → A.
 /// ```
-/// use placer_solver::{cost::LocalityCost, exact, index::Indexed, Cancel};
+/// use placer_solver::{LocalityCost, exact, Indexed, Cancel};
 /// use placer_models::{SolverEngine, Status, TaskKind};
 /// let req = placer_models::parse_request(br#"{"schema_version": 1, "cluster": {"racks": [{"id": "r"}],
 ///   "nodes": [{"id": "A", "rack": "r", "map_slots": 1}, {"id": "B", "rack": "r", "map_slots": 1}]},
@@ -172,8 +172,8 @@ pub struct Control<'c> {
 /// lsap-sched's Fig. 1 twice from one store: both solves place T1 → B and T2 → A.
 /// ```
 /// use placer_models::{SolverEngine, Status, TaskKind};
-/// use placer_solver::exact::{self, solve::Control, Objective};
-/// use placer_solver::{cost::LocalityCost, index::Indexed, WarmStart};
+/// use placer_solver::exact::{self, Control, Objective};
+/// use placer_solver::{LocalityCost, Indexed, WarmStart};
 /// let req = placer_models::parse_request(br#"{"schema_version": 1,
 ///   "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "A", "rack": "r", "map_slots": 1},
 ///                                              {"id": "B", "rack": "r", "map_slots": 1}]},
@@ -188,7 +188,7 @@ pub struct Control<'c> {
 /// for _ in 0..2 {
 ///     let mut node_of_task = vec![None; 2];
 ///     let control = Control { cancel: None, warm: Some(&warm) };
-///     let status = exact::solve::solve_kind_under(&ix, &model, TaskKind::Map,
+///     let status = exact::solve_kind_under(&ix, &model, TaskKind::Map,
 ///         SolverEngine::Auto, Objective::Locality, &mut node_of_task, control).unwrap();
 ///     assert_eq!((node_of_task, status), (vec![Some(1), Some(0)], Status::Optimal));
 /// }

@@ -61,7 +61,7 @@ impl Space {
     /// FAIR §5.4: node a has 100 bytes free for map outputs, node b has no `disk` (unlimited).
     /// Two maps of 80 bytes: the first fits a, the second no longer does; b takes both.
     /// ```
-    /// use placer_solver::{fair::disk::Space, index::Indexed};
+    /// use placer_solver::{fair::disk::Space, Indexed};
     /// let req = placer_models::parse_request(br#"{"schema_version": 1,
     ///   "cluster": {"racks": [{"id": "r"}], "nodes": [
     ///     {"id": "a", "rack": "r", "map_slots": 2, "resources": {"disk": 100}},
@@ -123,7 +123,7 @@ impl Space {
 /// 80 bytes fits somewhere, one of 120 bytes nowhere.
 /// ```
 /// use placer_models::TaskKind;
-/// use placer_solver::{fair::disk, index::Indexed};
+/// use placer_solver::{fair::disk, Indexed};
 /// let req = placer_models::parse_request(br#"{"schema_version": 1,
 ///   "cluster": {"racks": [{"id": "r"}], "nodes": [
 ///     {"id": "a", "rack": "r", "map_slots": 1, "resources": {"disk": 100}},
@@ -178,7 +178,7 @@ impl Settled {
 /// free, 80 each). t1 stays, t2 does not fit any more and b (0 bytes) cannot hold it: it
 /// waits for space.
 /// ```
-/// use placer_solver::{cost::LocalityCost, fair::disk, index::Indexed};
+/// use placer_solver::{LocalityCost, fair::disk, Indexed};
 /// let req = placer_models::parse_request(br#"{"schema_version": 1,
 ///   "cluster": {"racks": [{"id": "r"}], "nodes": [
 ///     {"id": "a", "rack": "r", "map_slots": 2, "resources": {"disk": 100}},

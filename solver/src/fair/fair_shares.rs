@@ -54,7 +54,7 @@ pub fn priority_weight(p: Priority) -> f64 {
 /// min(4, 3 · 1) = 3, all 4 slots. Inside q: r = 1 gives b min(2, 1) = 1, c min(2, 2) = 2.
 /// No reduce slots: every reduce share is 0.
 /// ```
-/// use placer_solver::{fair::fair_shares, index::Indexed};
+/// use placer_solver::{fair::fair_shares, Indexed};
 /// let req = placer_models::parse_request(br#"{"schema_version": 1,
 ///   "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "n", "rack": "r", "map_slots": 4}]},
 ///   "pools": [{"id": "p"}, {"id": "q", "weight": 3}],

@@ -4,17 +4,17 @@
 //! limits ([`job_limits`], design doc §3.4 and §4.7); [`starvation`] and min-share / fair-share
 //! [`preemption`] (design doc §3.3 and §4.5); copy-compute splitting's reducer admission
 //! ([`cpac`], FAIR §5.2) and intermediate-space admission ([`disk`], FAIR §5.4); and Hadoop's
-//! heartbeat loop ([`heartbeat`], FAIR Alg. 1) over its forward-only task [`queue`], which the
+//! heartbeat loop (`heartbeat`, FAIR Alg. 1) over its forward-only task `queue`, which the
 //! `fifo`, `fair`, `delay` and `dl_sched` policies and ShuffleWatcher's NASS drive.
 
 pub mod cpac;
 pub mod disk;
 pub mod fair_order;
 pub mod fair_shares;
-pub mod heartbeat;
+pub(crate) mod heartbeat;
 pub mod job_limits;
 pub mod preemption;
-pub mod queue;
+pub(crate) mod queue;
 pub mod schedulable;
 pub mod starvation;
 pub mod water_filling;

@@ -62,7 +62,7 @@ pub struct PoolQuota {
 /// data-local task and then its first other one, β · (1 − ¾) = 2.5 beyond. Within quota is
 /// cheaper than beyond, and an underserved pool cheaper than a served one.
 /// ```
-/// use placer_solver::{index::Indexed, policy::lsap_fair::fairness_costs};
+/// use placer_solver::{Indexed, policy::fairness_costs};
 /// let req = placer_models::parse_request(br#"{"schema_version": 1,
 ///   "cluster": {"racks": [{"id": "r"}],
 ///     "nodes": [{"id": "n", "rack": "r", "map_slots": 4}]},
@@ -166,7 +166,7 @@ pub fn fairness_costs(ix: &Indexed<'_>) -> (Vec<f64>, [Vec<PoolQuota>; 2]) {
 /// 60 s: 10 · 60 / 300 = 2; one without `pending_since_s` counts from its job's submit at
 /// 70 s: 10 · 30 / 300 = 1.
 /// ```
-/// use placer_solver::{index::Indexed, policy::lsap_fair::aging_credits};
+/// use placer_solver::{Indexed, policy::aging_credits};
 /// let req = placer_models::parse_request(br#"{"schema_version": 1, "now_s": 100,
 ///   "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "n", "rack": "r", "map_slots": 1}]},
 ///   "pools": [{"id": "p"}], "jobs": [{"id": "j", "pool": "p", "submit_s": 70}],

@@ -175,7 +175,7 @@ fn box_for(
 /// adds +1/6 to D · |A|), pool 1 is 4 below (each unit −1/6). D = 0 only with all 4 to
 /// pool 1, so it must take them all and nothing is left to choose.
 /// ```
-/// use placer_solver::policy::lsap_quota::share_box;
+/// use placer_solver::policy::share_box;
 /// let b = share_box(&[1.0, 1.0], &[6, 2], &[10, 10], &[true, true], 4);
 /// assert_eq!(b.must, vec![0, 4]);
 /// assert_eq!(b.flex, vec![0, 0]);
@@ -272,7 +272,7 @@ fn delay_levels(ix: &Indexed<'_>, starvation: &Starvation) -> (Vec<u8>, Vec<Dela
 /// each pool's share is 1, so each must receive exactly one unit and nothing is left to choose.
 /// ```
 /// use placer_models::TaskKind;
-/// use placer_solver::{fair::fair_shares, index::Indexed, policy::lsap_quota::quotas};
+/// use placer_solver::{fair::fair_shares, Indexed, policy::quotas};
 /// let req = placer_models::parse_request(br#"{"schema_version": 1,
 ///   "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "n", "rack": "r", "map_slots": 2}]},
 ///   "pools": [{"id": "a"}, {"id": "b"}],
@@ -340,7 +340,7 @@ impl Policy for LsapQuota {
 /// Places every kind of `epoch` under lsap_quota's capacities (module docs, steps 1–4) with
 /// the cost model `model` instead of the epoch's: per kind, the pools receive the D-optimal
 /// counts of [`quotas`] (hard), and among those answers the flow minimises Σ over placed
-/// tasks t of (`model`.cost(t, node) + `offsets`[t]) in seconds × α (`offsets` by pending
+/// tasks t of (`model`.cost(t, node) + `offsets`\[t\]) in seconds × α (`offsets` by pending
 /// position, any sign; empty = none), then the job-share and delay-level surcharges (maps
 /// more remote than their job's `levels` entry, 0 node-local, 1 rack-local, 2 any; `None` =
 /// no delay levels). `lsap_quota` passes the epoch's locality model, its delay levels and no
@@ -361,8 +361,8 @@ impl Policy for LsapQuota {
 /// the local map wins; an offset of −20 s on the remote one (a credit larger than its 10.7 s
 /// transfer) gives it the slot.
 /// ```
-/// use placer_solver::{cost::LocalityCost, fair::fair_shares, index::Indexed, policy::Epoch};
-/// use placer_solver::{policy::lsap_quota::place_under_quotas, fair::starvation::Starvation};
+/// use placer_solver::{LocalityCost, fair::fair_shares, Indexed, policy::Epoch};
+/// use placer_solver::{policy::place_under_quotas, fair::starvation::Starvation};
 /// let req = placer_models::parse_request(br#"{"schema_version": 1,
 ///   "cluster": {"racks": [{"id": "r1"}, {"id": "r2"}],
 ///     "nodes": [{"id": "n1", "rack": "r1", "map_slots": 1}, {"id": "n2", "rack": "r2"}]},
