@@ -325,7 +325,11 @@ proptest! {
             for engine in [SolverEngine::Flow, SolverEngine::Jv, SolverEngine::Hungarian] {
                 let mut node_of_task = vec![None; req.pending.len()];
                 let objective = Objective::Offset(&pricing.offsets);
-                exact::solve_kind(&ix, &pricing.model, kind, engine, objective, &mut node_of_task)
+                exact::solve(
+                    exact::Problem { ix: &ix, model: &pricing.model, kind, engine, objective },
+                    exact::Control::NONE,
+                    &mut node_of_task,
+                )
                     .unwrap();
                 let mut used = vec![0u32; req.cluster.nodes.len()];
                 let mut got = 0.0;

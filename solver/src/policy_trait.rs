@@ -73,7 +73,7 @@ pub trait Policy: Sync {
     /// Places one epoch.
     ///
     /// # Errors
-    /// What the exact front door refuses ([`crate::exact::solve_kind`]): a problem too large
+    /// What the exact front door refuses ([`crate::exact::solve()`]): a problem too large
     /// for a dense engine, costs beyond the exact integer range.
     fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError>;
 }

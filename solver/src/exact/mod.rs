@@ -20,4 +20,4 @@ pub(crate) mod structured;
 pub use crate::flow::structured::Quotas;
 pub use engines::{check_engine, engine_list, EngineChoice, ANY_ENGINE, FLOW_ONLY, MIP_AVAILABLE};
 pub use quantum::Quantum;
-pub use solve::{solve_kind, solve_kind_cancellable, solve_kind_under, Control, Objective};
+pub use solve::{solve, Control, Objective, Problem};

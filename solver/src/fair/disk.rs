@@ -10,7 +10,7 @@
 //! - **Pairwise**: map t is never a candidate on node n when `output(t) > disk(n)`
 //!   ([`crate::index::Indexed::disk_admits`]). The heartbeat policies (`fifo`, `fair`,
 //!   `delay`, `dl_sched`) skip such tasks when a slot is offered; the exact front door
-//!   ([`crate::exact::solve_kind`]) leaves the pair out of the problem: the structured flow
+//!   ([`crate::exact::solve()`]) leaves the pair out of the problem: the structured flow
 //!   gives a map that some free node refuses explicit arcs to the nodes that admit it instead
 //!   of its rack and cluster arcs, and the dense engines see a penalty on refused pairs larger
 //!   than any assignment of admitted ones, so that they maximise the admitted placements and

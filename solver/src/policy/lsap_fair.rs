@@ -23,7 +23,7 @@
 
 use super::{Epoch, Placement, Policy};
 use crate::error::SolveError;
-use crate::exact::{self, Objective};
+use crate::exact::{self, Objective, Problem};
 use crate::index::Indexed;
 use placer_models::{Status, TaskKind};
 
@@ -247,14 +247,16 @@ impl Policy for LsapFair {
         let mut node_of_task = vec![None; ix.req.pending.len()];
         let mut status = Status::Optimal;
         for kind in TaskKind::ALL {
-            let solved = exact::solve_kind_under(
-                ix,
-                epoch.model,
-                kind,
-                epoch.engine,
-                Objective::Offset(&offsets),
-                &mut node_of_task,
+            let solved = exact::solve(
+                Problem {
+                    ix,
+                    model: epoch.model,
+                    kind,
+                    engine: epoch.engine,
+                    objective: Objective::Offset(&offsets),
+                },
                 epoch.control(),
+                &mut node_of_task,
             )?;
             if solved == Status::TimeLimited {
                 status = solved;

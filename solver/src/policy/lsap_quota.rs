@@ -60,7 +60,7 @@
 use super::{Epoch, Placement, Policy};
 use crate::cost::LocalityCost;
 use crate::error::SolveError;
-use crate::exact::{self, Objective, Quotas, FLOW_ONLY};
+use crate::exact::{self, Objective, Problem, Quotas, FLOW_ONLY};
 use crate::fair::disk;
 use crate::fair::fair_shares::FairShares;
 use crate::fair::starvation::Starvation;
@@ -346,14 +346,14 @@ impl Policy for LsapQuota {
 /// no delay levels). `lsap_quota` passes the epoch's locality model, its delay levels and no
 /// offsets; `lsap_shuffle` its shuffle-aware model and credits. Returns the node of each
 /// pending task (by position) or `None`, and `optimal`, or `time_limited` when
-/// `epoch.cancel` cut a solve ([`exact::solve_kind_cancellable`]: the flow's partial answer
+/// `epoch.cancel` cut a solve ([`exact::solve()`] under [`exact::Control::cancel`]: the flow's partial answer
 /// completed greedily within the same capacities).
 ///
 /// # Complexity
-/// Per kind, [`quotas`] plus [`exact::solve_kind`] on the structured flow.
+/// Per kind, [`quotas`] plus [`exact::solve()`] on the structured flow.
 ///
 /// # Errors
-/// What [`exact::solve_kind`] refuses: a dense engine ([`SolveError::UnsupportedEngine`]),
+/// What [`exact::solve()`] refuses: a dense engine ([`SolveError::UnsupportedEngine`]),
 /// costs beyond the exact integer range ([`SolveError::CostOverflow`]).
 ///
 /// # Examples
@@ -404,14 +404,10 @@ pub fn place_under_quotas(
             })
             .collect();
         let objective = Objective::Quota { quotas: &q, levels: &task_levels, offsets };
-        let solved = exact::solve_kind_under(
-            ix,
-            model,
-            kind,
-            epoch.engine,
-            objective,
-            &mut node_of_task,
+        let solved = exact::solve(
+            Problem { ix, model, kind, engine: epoch.engine, objective },
             epoch.control(),
+            &mut node_of_task,
         )?;
         if solved == Status::TimeLimited {
             status = solved;
