@@ -8,7 +8,7 @@
 
 use placer_datasets::{fig9_snapshot, multi_pool_snapshot, Fig9Spec, MultiPoolSpec};
 use placer_models::{Algorithm, PlaceRequest, PlaceResponse};
-use placer_solver::fairness::fairness_distance;
+use placer_solver::fairness_distance;
 use placer_solver::{place, registry, PlaceOptions};
 use serde_json::json;
 use std::collections::BTreeMap;

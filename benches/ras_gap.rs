@@ -14,9 +14,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use placer_models::{parse_request, validate};
-use placer_solver::index::Indexed;
 use placer_solver::mip::{self, MipLimits};
 use placer_solver::ras::{algorithm, RasProblem};
+use placer_solver::Indexed;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};

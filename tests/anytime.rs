@@ -7,9 +7,9 @@
 
 use super::fair_properties::{check_valid, snapshot};
 use placer_models::{PlaceRequest, PlaceResponse, SolverEngine, Status, TaskKind};
-use placer_solver::exact::engines::check_engine;
-use placer_solver::index::Indexed;
-use placer_solver::{fair_shares, place, registry, Cancel, PlaceOptions, SolveError};
+use placer_solver::exact::check_engine;
+use placer_solver::Indexed;
+use placer_solver::{fair::fair_shares, place, registry, Cancel, PlaceOptions, SolveError};
 use proptest::prelude::*;
 
 /// The exact algorithms and every engine each accepts (besides `mip`, which has its own node
@@ -47,7 +47,7 @@ fn check_quotas(req: &PlaceRequest, r: &PlaceResponse) -> Result<(), TestCaseErr
     let ix = Indexed::new(req);
     let shares = fair_shares::compute(&ix);
     for kind in TaskKind::ALL {
-        let q = placer_solver::policy::lsap_quota::quotas(&ix, &shares, kind);
+        let q = placer_solver::policy::quotas(&ix, &shares, kind);
         let mut used = vec![0u64; q.must.len()];
         for a in &r.assignments {
             let t = req.pending.iter().position(|t| t.id == a.task).unwrap();

@@ -632,8 +632,8 @@ fn lsap_fair_trades_locality_for_fairness_with_alpha() {
 /// rest in snapshot order.
 #[test]
 fn lsap_fair_sto_gives_gfc_to_data_local_candidates_first() {
-    use placer_solver::index::Indexed;
-    use placer_solver::policy::lsap_fair::fairness_costs;
+    use placer_solver::policy::fairness_costs;
+    use placer_solver::Indexed;
     let s = Snapshot::new()
         .rack("r1")
         .nodes((1..=8).map(|i| Node::new(&format!("n{i}")).rack("r1").map_slots(1)))

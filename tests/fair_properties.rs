@@ -10,10 +10,10 @@
 
 use ndarray::Array2;
 use placer_models::{PlaceRequest, PlaceResponse, Resources, TaskKind, WaitReason};
-use placer_solver::cost::LocalityCost;
-use placer_solver::index::Indexed;
 use placer_solver::lsap::brute;
-use placer_solver::policy::lsap_fair::{aging_credits, fairness_costs};
+use placer_solver::policy::{aging_credits, fairness_costs};
+use placer_solver::Indexed;
+use placer_solver::LocalityCost;
 use placer_solver::{place, PlaceOptions};
 use placer_testkit::{Job, Map, Node, Pool, Reduce, Running, Snapshot};
 use proptest::prelude::*;
@@ -480,8 +480,8 @@ proptest! {
     fn no_answer_overflows_a_nodes_disk(req in disk_snapshot()) {
         let ix = Indexed::new(&req);
         let model = LocalityCost::new(&ix);
-        let shares = placer_solver::fair_shares::compute(&ix);
-        let starvation = placer_solver::starvation::Starvation::new(&ix, &shares);
+        let shares = placer_solver::fair::fair_shares::compute(&ix);
+        let starvation = placer_solver::fair::starvation::Starvation::new(&ix, &shares);
         for (_, policy) in placer_solver::registry::REGISTRY {
             if policy.heartbeat() {
                 let epoch = placer_solver::policy::Epoch {
@@ -494,7 +494,7 @@ proptest! {
                     warm: None,
                 };
                 let mut placement = policy.place(&epoch).unwrap();
-                let settled = placer_solver::disk::settle(&ix, &model, &mut placement.node_of_task);
+                let settled = placer_solver::fair::disk::settle(&ix, &model, &mut placement.node_of_task);
                 prop_assert!(!settled.changed(), "{} overflows before the pass", policy.name());
             }
             for engine in policy.engines() {

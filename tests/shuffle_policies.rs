@@ -9,9 +9,9 @@
 
 use approx::assert_relative_eq;
 use placer_models::{PlaceRequest, PlaceResponse};
-use placer_solver::index::Indexed;
 use placer_solver::shuffle::cost::ShufflePricing;
 use placer_solver::shuffle::ShuffleView;
+use placer_solver::Indexed;
 use placer_solver::{place, PlaceOptions};
 use placer_testkit::{Job, Map, Node, Pool, Reduce, Running, Snapshot, BLOCK};
 use serde_json::json;

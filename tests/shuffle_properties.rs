@@ -14,12 +14,12 @@
 use ndarray::Array2;
 use placer_models::{PlaceRequest, SolverEngine, TaskKind};
 use placer_solver::exact::{self, Objective};
-use placer_solver::index::Indexed;
 use placer_solver::lsap::brute;
-use placer_solver::policy::lsap_quota::quotas;
+use placer_solver::policy::quotas;
 use placer_solver::shuffle::cost::ShufflePricing;
 use placer_solver::shuffle::ShuffleView;
-use placer_solver::{fair_shares, place, PlaceOptions};
+use placer_solver::Indexed;
+use placer_solver::{fair::fair_shares, place, PlaceOptions};
 use placer_testkit::{Job, Map, Node, Pool, Reduce, Running, Snapshot};
 use proptest::prelude::*;
 use serde_json::json;
@@ -325,7 +325,11 @@ proptest! {
             for engine in [SolverEngine::Flow, SolverEngine::Jv, SolverEngine::Hungarian] {
                 let mut node_of_task = vec![None; req.pending.len()];
                 let objective = Objective::Offset(&pricing.offsets);
-                exact::solve_kind(&ix, &pricing.model, kind, engine, objective, &mut node_of_task)
+                exact::solve(
+                    exact::Problem { ix: &ix, model: &pricing.model, kind, engine, objective },
+                    exact::Control::NONE,
+                    &mut node_of_task,
+                )
                     .unwrap();
                 let mut used = vec![0u32; req.cluster.nodes.len()];
                 let mut got = 0.0;

@@ -24,13 +24,13 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 
 /// Estimated peak memory, in bytes, of solving a snapshot whose (decoded) body is `body_len`
-/// bytes: the solver's measured bound, [`placer_solver::memory::peak_estimate_bytes`]
+/// bytes: the solver's measured bound, [`placer_solver::peak_estimate_bytes`]
 /// (`PEAK_BYTES_PER_BODY_BYTE` × body, the body included).
 ///
 /// # Complexity
 /// O(1).
 pub fn estimate_solve_bytes(body_len: usize) -> u64 {
-    u64::try_from(placer_solver::memory::peak_estimate_bytes(body_len)).unwrap_or(u64::MAX)
+    u64::try_from(placer_solver::peak_estimate_bytes(body_len)).unwrap_or(u64::MAX)
 }
 
 /// A route's measured memory model: the peak bytes one request holds, as a function of its
@@ -97,7 +97,7 @@ impl MemoryModel {
     /// The factor quoted in messages: peak bytes per body byte (0 for a fixed model).
     pub(crate) fn per_body_byte(self) -> u64 {
         match self {
-            MemoryModel::Solve => placer_solver::memory::PEAK_BYTES_PER_BODY_BYTE as u64,
+            MemoryModel::Solve => placer_solver::PEAK_BYTES_PER_BODY_BYTE as u64,
             MemoryModel::JsonTree { per_body_byte, .. } => per_body_byte,
             MemoryModel::Fixed(_) => 0,
         }
@@ -580,7 +580,7 @@ mod tests {
 
     #[test]
     fn the_estimate_is_the_solvers_measured_bound() {
-        let factor = placer_solver::memory::PEAK_BYTES_PER_BODY_BYTE as u64;
+        let factor = placer_solver::PEAK_BYTES_PER_BODY_BYTE as u64;
         assert_eq!(estimate_solve_bytes(1000), 1000 * factor);
         assert_eq!(estimate_solve_bytes(usize::MAX), u64::MAX);
     }

@@ -325,7 +325,7 @@ mod tests {
     /// estimate used 12 ×).
     #[test]
     fn the_over_budget_message_quotes_the_estimates_factor() {
-        let factor = placer_solver::memory::PEAK_BYTES_PER_BODY_BYTE as u64;
+        let factor = placer_solver::PEAK_BYTES_PER_BODY_BYTE as u64;
         let body = 1000;
         let estimate = crate::admission::estimate_solve_bytes(body as usize);
         let e = ServerError::OverMemoryBudget { estimate, per_body_byte: factor, budget: 1 };

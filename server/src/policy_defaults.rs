@@ -50,7 +50,7 @@ mod tests {
                 "shuffle_watcher": {"nass": true, "samp": false}}));
         apply(&mut req, &d).unwrap();
         assert_eq!(req.policy.algorithm, Algorithm::DlSched);
-        let alpha: placer_solver::cost::LocalityWeight = read(&req.policy);
+        let alpha: placer_solver::LocalityWeight = read(&req.policy);
         assert_eq!(alpha.alpha, 2.0);
         let sw = read::<ShuffleKnobs>(&req.policy).shuffle_watcher;
         assert!(!sw.nass);

@@ -10,11 +10,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use placer_models::{PlaceRequest, Status};
-use placer_solver::cost::LocalityCost;
-use placer_solver::index::Indexed;
+use placer_solver::fair::starvation::Starvation;
 use placer_solver::policy::{registry, Epoch};
-use placer_solver::starvation::Starvation;
-use placer_solver::{answer, disk, fair_shares, finite, preemption, PlaceOptions};
+use placer_solver::Indexed;
+use placer_solver::LocalityCost;
+use placer_solver::{fair::disk, fair::fair_shares, fair::preemption, stages, PlaceOptions};
 use std::time::Instant;
 
 #[global_allocator]
@@ -61,7 +61,7 @@ fn main() {
         let policy = registry::lookup(req.policy.algorithm).unwrap();
         let ix = Indexed::with_resolved(&req, resolved);
         let model = LocalityCost::new(&ix);
-        finite::check_costs(&ix, &model).unwrap();
+        stages::check_costs(&ix, &model).unwrap();
         let shares = fair_shares::compute(&ix);
         let starvation = Starvation::new(&ix, &shares);
         lap(2);
@@ -88,21 +88,21 @@ fn main() {
         if settled.changed() && placed.status == Status::Optimal {
             placed.status = Status::Heuristic;
         }
-        let running_after = answer::running_after_placement(&ix, &placed);
+        let running_after = stages::running_after_placement(&ix, &placed);
         let victims = if policy.preempts() {
             preemption::plan(&ix, &shares, &starvation, &running_after)
         } else {
             Vec::new()
         };
-        let outcome = answer::Outcome {
+        let outcome = stages::Outcome {
             placement: &placed,
             victims: &victims,
             shares: &shares,
             clocks: starvation.clocks_after(&running_after),
             running_after: &running_after,
         };
-        let response = answer::build(&ix, &model, &outcome, &PlaceOptions::default());
-        finite::check_answer(&req, &response).unwrap();
+        let response = stages::build(&ix, &model, &outcome, &PlaceOptions::default());
+        stages::check_answer(&req, &response).unwrap();
         lap(4);
         let out = serde_json::to_vec(&response).unwrap();
         lap(5);

@@ -13,8 +13,8 @@
 //! [EPOCHS] [SLOTS] [SEED] [IDLE]`
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 use placer_models::{SolverEngine, TaskKind};
-use placer_solver::exact::{self, Control, Objective};
-use placer_solver::{cost::LocalityCost, index::Indexed, WarmStart};
+use placer_solver::exact::{self, Control, Objective, Problem};
+use placer_solver::{Indexed, LocalityCost, WarmStart};
 use std::time::Instant;
 
 fn main() {
@@ -52,14 +52,16 @@ fn main() {
             let mut node_of_task = vec![None; req.pending.len()];
             let control = Control { cancel: None, warm: store };
             let start = Instant::now();
-            exact::solve_kind_under(
-                &ix,
-                &model,
-                TaskKind::Map,
-                SolverEngine::Auto,
-                Objective::Locality,
-                &mut node_of_task,
+            exact::solve(
+                Problem {
+                    ix: &ix,
+                    model: &model,
+                    kind: TaskKind::Map,
+                    engine: SolverEngine::Auto,
+                    objective: Objective::Locality,
+                },
                 control,
+                &mut node_of_task,
             )
             .expect("solve");
             let ms = start.elapsed().as_secs_f64() * 1e3;

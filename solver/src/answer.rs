@@ -5,11 +5,11 @@
 //! (lsap-fair-sched eqs. 10–11). O(pending + running + pools + jobs).
 
 use crate::cost::LocalityCost;
-use crate::fair_shares::FairShares;
+use crate::fair::fair_shares::FairShares;
+use crate::fair::preemption::Victim;
 use crate::fairness::fairness_distance;
 use crate::index::Indexed;
 use crate::policy::Placement;
-use crate::preemption::Victim;
 use placer_models::{
     Assignment, CostBreakdown, JobReport, Locality, PlaceResponse, PoolReport, Preemption,
     SlotCounts, StarvationState, Stats, TaskKind, WaitReason, Waiting, SCHEMA_VERSION,

@@ -119,7 +119,7 @@ impl RackTerms {
     ///
     /// # Examples
     /// ```
-    /// use placer_solver::cost::RackTerms;
+    /// use placer_solver::RackTerms;
     /// let terms = RackTerms { default: 1.5, racks: vec![(2, 0.25), (7, 4.0)] };
     /// assert_eq!((terms.at(2), terms.at(7), terms.at(3)), (0.25, 4.0, 1.5));
     /// ```
@@ -168,7 +168,7 @@ impl<'i, 'a> LocalityCost<'i, 'a> {
     /// rack r1) and 10.737 s on n3 (rack r2). A term of 20 s on r1 and 1 s elsewhere moves
     /// its cheapest node to n3: 0 + 20 on n1, 1.074 + 20 on n2, 10.737 + 1 on n3.
     /// ```
-    /// use placer_solver::{cost::{LocalityCost, RackTerms}, index::Indexed};
+    /// use placer_solver::{LocalityCost, RackTerms, Indexed};
     /// # let req = placer_models::parse_request(br#"{"schema_version": 1,
     /// #   "cluster": {"racks": [{"id": "r1"}, {"id": "r2"}],
     /// #     "nodes": [{"id": "n1", "rack": "r1"}, {"id": "n2", "rack": "r1"},
@@ -230,7 +230,7 @@ impl<'i, 'a> LocalityCost<'i, 'a> {
     ///
     /// # Examples
     /// ```
-    /// use placer_solver::{cost::{LocalityCost, RackTerms}, index::Indexed};
+    /// use placer_solver::{LocalityCost, RackTerms, Indexed};
     /// let req = placer_models::parse_request(br#"{"schema_version": 1,
     ///   "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "n", "rack": "r"}]},
     ///   "pools": [{"id": "p"}], "jobs": [{"id": "j", "pool": "p"}],
@@ -268,7 +268,7 @@ impl<'i, 'a> LocalityCost<'i, 'a> {
     /// n1 (rack r1) and 100 MB from n3 (rack r2): 100 · 8 / 1,000 + 100 · 8 / 100 = 0.8 + 8 =
     /// 8.8 s on any node of either rack without a source, 8.8 − 0.8 = 8 s on n1 and n3.
     /// ```
-    /// # use placer_solver::{cost::LocalityCost, index::Indexed};
+    /// # use placer_solver::{LocalityCost, Indexed};
     /// # let req = placer_models::parse_request(br#"{"schema_version": 1,
     /// #   "cluster": {"racks": [{"id": "r1"}, {"id": "r2"}],
     /// #     "nodes": [{"id": "n1", "rack": "r1"}, {"id": "n2", "rack": "r1"},
@@ -343,7 +343,7 @@ impl<'i, 'a> LocalityCost<'i, 'a> {
     ///
     /// # Complexity
     /// A map when bandwidths are
-    /// [`Bandwidths::uniform`](crate::network::Bandwidths::uniform): O(replicas log replicas)
+    /// `Bandwidths::uniform`: O(replicas log replicas)
     /// time and space. Otherwise [`LocalityCost::row`]'s cost plus O(racks).
     ///
     /// # Errors
@@ -353,7 +353,7 @@ impl<'i, 'a> LocalityCost<'i, 'a> {
     /// The snapshot of [`LocalityCost::cost`]'s example: the 128 MiB map costs 0 on n1, 1.074 s
     /// in rack r1 (listed: cheaper than the base) and the base 10.737 s on every other rack.
     /// ```
-    /// # use placer_solver::{cost::LocalityCost, index::Indexed};
+    /// # use placer_solver::{LocalityCost, Indexed};
     /// # let req = placer_models::parse_request(br#"{"schema_version": 1,
     /// #   "cluster": {"racks": [{"id": "r1"}, {"id": "r2"}],
     /// #     "nodes": [{"id": "n1", "rack": "r1"}, {"id": "n2", "rack": "r1"},
@@ -498,7 +498,7 @@ impl<'i, 'a> LocalityCost<'i, 'a> {
     /// 134,217,728 · 8 / (10⁶ · 100) = 10.737 s on n3 across racks (the default bandwidths,
     /// α = 1). A reduce pulling 100 MB from n1 and 100 MB from n3 costs 0.8 + 8 = 8.8 s on n2.
     /// ```
-    /// use placer_solver::{cost::LocalityCost, index::Indexed};
+    /// use placer_solver::{LocalityCost, Indexed};
     /// let req = placer_models::parse_request(br#"{"schema_version": 1,
     ///   "cluster": {"racks": [{"id": "r1"}, {"id": "r2"}],
     ///     "nodes": [{"id": "n1", "rack": "r1"}, {"id": "n2", "rack": "r1"},
@@ -568,7 +568,7 @@ impl<'i, 'a> LocalityCost<'i, 'a> {
     /// With a term of 5 s on every rack, the cost of the reduce of [`LocalityCost::cost`]'s
     /// example on n2 is 8.8 + 5 s, its DLC still 8.8 s.
     /// ```
-    /// use placer_solver::{cost::{LocalityCost, RackTerms}, index::Indexed};
+    /// use placer_solver::{LocalityCost, RackTerms, Indexed};
     /// # let req = placer_models::parse_request(br#"{"schema_version": 1,
     /// #   "cluster": {"racks": [{"id": "r1"}, {"id": "r2"}],
     /// #     "nodes": [{"id": "n1", "rack": "r1"}, {"id": "n2", "rack": "r1"},
@@ -657,7 +657,7 @@ impl<'i, 'a> LocalityCost<'i, 'a> {
     /// everywhere (no node shares a rack with both).
     /// ```
     /// use placer_models::Locality;
-    /// # use placer_solver::{cost::LocalityCost, index::Indexed};
+    /// # use placer_solver::{LocalityCost, Indexed};
     /// # let req = placer_models::parse_request(br#"{"schema_version": 1,
     /// #   "cluster": {"racks": [{"id": "r1"}, {"id": "r2"}],
     /// #     "nodes": [{"id": "n1", "rack": "r1"}, {"id": "n2", "rack": "r1"},

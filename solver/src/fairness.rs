@@ -22,7 +22,7 @@
 /// s = (½, ½) and w = (¼, ¾): D = (|½ − ¼| / ¼ + |½ − ¾| / ¾) / 2 = (1 + ⅓) / 2 = ⅔.
 /// Running 1 and 3 instead is proportional: D = 0.
 /// ```
-/// use placer_solver::fairness::fairness_distance;
+/// use placer_solver::fairness_distance;
 /// let d = fairness_distance(&[1.0, 3.0], &[2.0, 2.0], &[true, true]);
 /// assert!((d - 2.0 / 3.0).abs() < 1e-12);
 /// assert_eq!(fairness_distance(&[1.0, 3.0], &[1.0, 3.0], &[true, true]), 0.0);

@@ -104,7 +104,7 @@ pub fn check_costs(ix: &Indexed<'_>, model: &LocalityCost<'_, '_>) -> Result<(),
 /// let req = placer_models::parse_request(br#"{"schema_version": 1,
 ///   "cluster": {"racks": [], "nodes": []},
 ///   "pools": [{"id": "p", "weight": 1e308}, {"id": "q", "weight": 1e308}]}"#).unwrap();
-/// let err = placer_solver::finite::check_weights(&req).unwrap_err();
+/// let err = placer_solver::stages::check_weights(&req).unwrap_err();
 /// assert_eq!((err.code(), err.path()), ("cost_overflow", "pools[1].weight"));
 /// ```
 pub fn check_weights(req: &PlaceRequest) -> Result<(), SolveError> {
@@ -247,7 +247,7 @@ pub fn aging_field(req: &PlaceRequest) -> &'static str {
 ///
 /// # Errors
 /// [`SolveError::CostOverflow`] naming `policy.beta` (fairness), `policy.beta` or
-/// `policy.aging_s` (ageing, [`aging_field`]), `cluster.network` (locality), or `pending`
+/// `policy.aging_s` (ageing, `aging_field`), `cluster.network` (locality), or `pending`
 /// (a sum beyond f64).
 pub fn check_answer(req: &PlaceRequest, resp: &PlaceResponse) -> Result<(), SolveError> {
     for a in &resp.assignments {

@@ -3,7 +3,7 @@
 //! §3.2: the idle slot set IS), and the bandwidth lookup. O(size of the snapshot).
 
 use crate::csr::{Lists, SharedLists};
-use crate::job_limits;
+use crate::fair::job_limits;
 use crate::network::Bandwidths;
 use placer_models::{PlaceRequest, ReducePhase, Resolved, ShuffleSource, TaskKind};
 use std::collections::HashMap;
@@ -22,7 +22,7 @@ pub struct Indexed<'a> {
     /// Pending task positions of each kind whose job is runnable (the tasks a policy may
     /// place), in snapshot order.
     pub eligible_of_kind: [Vec<usize>; 2],
-    /// Whether each job is within its running-job limits ([`crate::job_limits`]).
+    /// Whether each job is within its running-job limits ([`crate::fair::job_limits`]).
     pub runnable: Vec<bool>,
     /// Copy-compute splitting (FAIR §5.2): per node, how many copy-phase reducers one job may
     /// have there (`max_computing`), or `None` when the node has no CPAC.
@@ -33,7 +33,7 @@ pub struct Indexed<'a> {
     /// bytes (`resources.disk`), or `None` when unlimited.
     pub disk: Vec<Option<u64>>,
     /// Replica node indices per pending task (empty for reduces), in snapshot order: one flat
-    /// array for all tasks ([`Lists`]; `replicas[t]` is task t's slice).
+    /// array for all tasks (`Lists`; `replicas[t]` is task t's slice).
     pub replicas: Lists<u32>,
     /// Shuffle sources per pending task as (node index, bytes), merged per node and sorted by
     /// node (empty for maps).
@@ -258,7 +258,7 @@ impl<'a> Indexed<'a> {
     }
 
     /// Whether `node`'s free intermediate space could hold pending task `t`'s output at all
-    /// (the pairwise part of [`crate::disk`]): always for a reduce or a node without `disk`.
+    /// (the pairwise part of [`crate::fair::disk`]): always for a reduce or a node without `disk`.
     #[inline]
     pub fn disk_admits(&self, t: usize, node: u32) -> bool {
         self.disk[node as usize].is_none_or(|d| self.output(t) <= d)

@@ -28,7 +28,7 @@ pub const PEAK_BYTES_PER_BODY_BYTE: usize = 12;
 /// A 66.6 MB snapshot (issue 16's 10⁵ pending maps × 100 replicas) is budgeted at 799 MB, so
 /// a 4 GiB budget admits five of them at once; a 200 KB 500-node snapshot takes 2.4 MB.
 /// ```
-/// use placer_solver::memory::peak_estimate_bytes;
+/// use placer_solver::peak_estimate_bytes;
 /// assert_eq!(peak_estimate_bytes(66_600_000), 799_200_000);
 /// assert_eq!(4 * (1usize << 30) / peak_estimate_bytes(66_600_000), 5);
 /// assert_eq!(peak_estimate_bytes(200_000), 2_400_000);

@@ -5,16 +5,16 @@
 
 use crate::answer::{self, Outcome, PlaceOptions};
 use crate::cost::LocalityCost;
-use crate::disk;
 use crate::error::SolveError;
 use crate::exact::engines::check_engine;
-use crate::fair_shares;
+use crate::fair::disk;
+use crate::fair::fair_shares;
+use crate::fair::preemption;
+use crate::fair::starvation::Starvation;
 use crate::finite;
 use crate::index::Indexed;
 use crate::matrix::CostMatrix;
 use crate::policy::{registry, Epoch, Placement};
-use crate::preemption;
-use crate::starvation::Starvation;
 use ndarray::Array2;
 use placer_models::{PlaceRequest, PlaceResponse, Status, TaskKind, WaitReason};
 
@@ -32,7 +32,7 @@ use placer_models::{PlaceRequest, PlaceResponse, Status, TaskKind, WaitReason};
 /// [`SolveError::UnsupportedEngine`] for a `policy.solver` the policy does not accept (or
 /// `mip` in a build without the `mip` feature),
 /// [`SolveError::CostOverflow`] when a cost any placement could make, or a total of the
-/// answer, or the pools' weight sum, is beyond f64 ([`finite`]; the same under every
+/// answer, or the pools' weight sum, is beyond f64 (`finite`; the same under every
 /// algorithm), or from the exact
 /// engines; [`SolveError::ProblemTooLarge`] from the exact engines.
 ///
@@ -131,7 +131,7 @@ fn admit_disk(ix: &Indexed<'_>, model: &LocalityCost<'_, '_>, placement: &mut Pl
 ///
 /// # Errors
 /// [`SolveError::Invalid`] for a snapshot that fails validation,
-/// [`SolveError::ProblemTooLarge`] beyond [`crate::matrix::MAX_DENSE_CELLS`] entries,
+/// [`SolveError::ProblemTooLarge`] beyond `crate::matrix::MAX_DENSE_CELLS` entries,
 /// [`SolveError::CostOverflow`] for costs beyond f64 ([`finite::check_costs`]).
 pub fn cost_matrix(req: &PlaceRequest, kind: TaskKind) -> Result<Array2<f64>, SolveError> {
     registry::check_settings(&req.policy)?;

@@ -46,7 +46,7 @@ pub trait Settings: Serialize + DeserializeOwned + Default + Documented + 'stati
 /// ```
 /// use placer_models::Policy;
 /// use placer_solver::settings::parse;
-/// use placer_solver::cost::LocalityWeight;
+/// use placer_solver::LocalityWeight;
 /// let mut policy = Policy::default();
 /// assert_eq!(parse::<LocalityWeight>(&policy).unwrap().alpha, 1.0);
 /// policy.set("alpha", -1.0);

@@ -4,7 +4,7 @@
 //! Cases derived by hand; a property test over extreme values for the rest.
 
 use placer_models::{parse_request, validate, PlaceRequest, SolverEngine};
-use placer_solver::exact::engines::check_engine;
+use placer_solver::exact::check_engine;
 use placer_solver::{place, registry, PlaceOptions, SolveError};
 use proptest::prelude::*;
 use serde_json::{json, Value};

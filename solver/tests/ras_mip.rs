@@ -3,9 +3,9 @@
 //! enumerates every count per (task class, node) of tiny instances.
 
 use placer_models::{parse_request, validate, Status};
-use placer_solver::index::Indexed;
 use placer_solver::mip::{self, MipLimits, MAX_VARIABLES};
 use placer_solver::ras::{Counts, RasProblem};
+use placer_solver::Indexed;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 

@@ -2,7 +2,7 @@
 //! bandwidth-aware locality cost, best = 10.
 //!
 //! The pod is one map task reading `input_bytes` from its replica nodes; its cost on node n
-//! is `placer_solver::cost::LocalityCost::cost` of a one-task snapshot built from the call
+//! is `placer_solver::LocalityCost::cost` of a one-task snapshot built from the call
 //! (lsap-sched eq. 1, DESIGN.md §Costs): 0 on a replica node, `input_bytes · 8 / (10⁶ ·
 //! 1000 Mbit/s)` seconds when a replica is in n's rack, `input_bytes · 8 / (10⁶ · 100 Mbit/s)`
 //! across racks (the snapshot defaults of `cluster.network`, α = 1). Racks come from the rack
@@ -12,7 +12,7 @@
 //!
 //! Mapping: score(n) = round(10 · (1 − cost(n) / worst)), half away from zero, where `worst`
 //! is the pod's cost on a node of a rack holding none of its replicas (the largest cost of its
-//! row, [`placer_solver::cost::CostRow::max`], with such a rack always in the snapshot); every
+//! row, [`placer_solver::CostRow::max`], with such a rack always in the snapshot); every
 //! node scores 10 when `worst` is 0 (no replicas, or no input bytes). The score is affine in
 //! the seconds of transfer a node saves, the same for every call: with the default bandwidths
 //! a replica node scores 10, a node in a replica's rack round(10 · (1 − 1.074 / 10.737)) = 9,
@@ -24,8 +24,8 @@ use super::args::{Args, Candidates};
 use super::racks::RackMap;
 use super::wire::HostPriority;
 use crate::error::ServerError;
-use placer_solver::cost::LocalityCost;
-use placer_solver::index::Indexed;
+use placer_solver::Indexed;
+use placer_solver::LocalityCost;
 use serde_json::json;
 use std::collections::{HashMap, HashSet};
 

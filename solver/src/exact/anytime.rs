@@ -201,7 +201,7 @@ fn place_one(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exact::solve_kind_cancellable;
+    use crate::exact::{solve, Control, Problem};
     use crate::Cancel;
     use placer_models::{SolverEngine, Status};
 
@@ -255,14 +255,10 @@ mod tests {
             let mut optimum = vec![None; req.pending.len()];
             let solve = |placed: &mut [Option<u32>], cancel: Option<&Cancel>| {
                 let objective = Objective::Locality;
-                solve_kind_cancellable(
-                    &ix,
-                    &model,
-                    TaskKind::Map,
-                    engine,
-                    objective,
+                solve(
+                    Problem { ix: &ix, model: &model, kind: TaskKind::Map, engine, objective },
+                    Control { cancel, warm: None },
                     placed,
-                    cancel,
                 )
                 .unwrap()
             };

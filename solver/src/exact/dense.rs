@@ -2,7 +2,7 @@
 //! ([`CostMatrix`], each node's columns capped at the number of rows), scaled to integer units
 //! by the [`Quantum`], with per-task offsets added row by row, solved by a dense engine
 //! ([`crate::lsap`]). The rectangular matrix is solved as it is: no padding. Pairs refused by
-//! a node's intermediate space (FAIR §5.4, [`crate::disk`]) carry a penalty larger than any
+//! a node's intermediate space (FAIR §5.4, [`crate::fair::disk`]) carry a penalty larger than any
 //! assignment of admitted pairs and are dropped from the answer.
 
 use super::quantum::{shifted, Quantum};
@@ -69,7 +69,7 @@ pub fn solve(
     Ok(solution.status == Status::TimeLimited)
 }
 
-/// Intermediate-space admission, pairwise ([`crate::disk`], FAIR §5.4), for the dense engines:
+/// Intermediate-space admission, pairwise ([`crate::fair::disk`], FAIR §5.4), for the dense engines:
 /// every pair `admits` refuses costs P = min(rows, cols) · (largest admitted entry) + 1, more
 /// than any assignment of admitted pairs. A dense engine matches the whole smaller side, so
 /// its optimum uses as few penalised pairs as possible, i.e. as many admitted pairs as any

@@ -56,7 +56,7 @@ impl EngineChoice {
 /// # Examples
 /// ```
 /// use placer_models::SolverEngine;
-/// use placer_solver::exact::engines::{check_engine, MIP_AVAILABLE, FLOW_ONLY};
+/// use placer_solver::exact::{check_engine, MIP_AVAILABLE, FLOW_ONLY};
 /// assert!(check_engine(FLOW_ONLY, SolverEngine::Flow).is_ok());
 /// let err = check_engine(FLOW_ONLY, SolverEngine::Jv).unwrap_err();
 /// assert_eq!((err.code(), err.path()), ("unsupported_solver", "policy.solver"));

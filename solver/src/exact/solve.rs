@@ -38,34 +38,81 @@ pub enum Objective<'q> {
     },
 }
 
-/// Places `kind`'s runnable pending tasks optimally under `objective` with `engine`, writing
-/// the chosen node of each placed task (by pending position) into `node_of_task`.
+/// One exact assignment: `kind`'s runnable pending tasks of the indexed snapshot `ix` on that
+/// kind's free slots, minimising `objective` over `model`'s locality costs with `engine`.
+#[derive(Clone, Copy, Debug)]
+pub struct Problem<'p> {
+    /// The validated snapshot with every reference resolved.
+    pub ix: &'p Indexed<'p>,
+    /// The locality cost of every pending task on every node (lsap-sched eq. 1).
+    pub model: &'p LocalityCost<'p, 'p>,
+    /// The slot kind placed.
+    pub kind: TaskKind,
+    /// `policy.solver`.
+    pub engine: SolverEngine,
+    /// What the assignment minimises.
+    pub objective: Objective<'p>,
+}
+
+/// What a caller hands the exact layer besides the problem: the deadline's token and the
+/// store of labels kept across epochs. No `Default`: a caller states both, so that neither is
+/// dropped by accident (a policy passes its epoch's, [`crate::Epoch::control`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Control<'c> {
+    /// The deadline (issue 16, DESIGN.md §Service endpoints): the engines poll it at bounded
+    /// intervals (the structured flow once per augmenting path, phase or blocking-flow push,
+    /// dense JV once per augmenting row, the capped reduces' flow once per augmenting path;
+    /// Kuhn–Munkres, a reference engine, does not poll), and a token already cancelled skips
+    /// the engine. When cut, the engine's partial placement (valid: every capacity respected)
+    /// is completed greedily under the same hard constraints (the exact layer's `anytime`
+    /// module): the answer is `time_limited`; otherwise `optimal`. `None`: run to the end.
+    pub cancel: Option<&'c Cancel>,
+    /// Labels kept across epochs (issue 18 item 3): the structured flow starts from the labels
+    /// its previous solve of the kind left and leaves its own
+    /// ([`crate::flow::structured::solve_warm`]); the placement is still a least-cost one. The
+    /// dense and capped engines ignore it. `None`: a cold start.
+    pub warm: Option<&'c WarmStart>,
+}
+
+impl Control<'_> {
+    /// No deadline and no warm start: a solve run to the end from scratch.
+    pub const NONE: Control<'static> = Control { cancel: None, warm: None };
+}
+
+/// The exact front door: places `problem`'s tasks optimally under its objective with its
+/// engine, under `control`'s deadline and warm start, writing the chosen node of each placed
+/// task (by pending position) into `node_of_task`; answers `optimal`, or `time_limited` when
+/// `control.cancel` cut the engine (see [`Control::cancel`]).
 ///
-/// Maps are admitted pairwise by intermediate space (FAIR §5.4, [`crate::disk`]): a map is
+/// Maps are admitted pairwise by intermediate space (FAIR §5.4, [`crate::fair::disk`]): a map is
 /// never placed on a free node whose `disk` is below its `output_bytes`, and the answer is
 /// the most placements, then the least cost, over the admitted pairs, on every engine (the
-/// cumulative part, several maps on one node, is the pipeline's [`crate::disk::settle`]).
+/// cumulative part, several maps on one node, is the pipeline's [`crate::fair::disk::settle`]).
 ///
-/// Reduces under copy-compute caps (FAIR §5.2) go to [`capped::solve`] whatever the engine
+/// Reduces under copy-compute caps (FAIR §5.2) go to `capped::solve` whatever the engine
 /// (their per-(job, node) caps have no dense form; a quota objective keeps its locality part,
 /// its offsets and its pool capacities there, not its soft job-share and level surcharges). Otherwise `auto`/`flow` run the structured network
-/// ([`structured::solve`]) and `jv`/`hungarian` the dense matrix ([`dense::solve`]).
+/// (`structured::solve`) and `jv`/`hungarian` the dense matrix (`dense::solve`).
 ///
 /// # Complexity
 /// That of the engine: the structured flow O(F · E log V) worst case on a network linear in
-/// the snapshot; the dense engines O(T · S) memory and O(T² · S) time for T tasks, S slots.
+/// the snapshot; the dense engines O(T · S) memory and O(T² · S) time for T tasks, S slots;
+/// plus O(1) per poll and, after a cut, the greedy completion's
+/// O(tasks · (replicas + listed racks) + nodes).
 ///
 /// # Errors
 /// [`SolveError::UnsupportedEngine`] for a dense engine with a quota objective,
 /// [`SolveError::ProblemTooLarge`] for a dense problem over the size limit,
-/// [`SolveError::CostOverflow`] for costs beyond the exact integer range.
+/// [`SolveError::CostOverflow`] for costs beyond the exact integer range; when
+/// `control.cancel` is already cancelled, only the engine/objective mismatch: the greedy
+/// completion needs no quantum nor matrix.
 ///
 /// # Examples
 /// lsap-sched's Fig. 1: T1's block is on nodes A and B, T2's only on A, one idle map slot on
 /// each. dl-sched's greedy T1 → A forces T2 to read remotely; the exact answer is T1 → B,
 /// T2 → A, both node-local.
 /// ```
-/// use placer_solver::{cost::LocalityCost, exact, index::Indexed};
+/// use placer_solver::{LocalityCost, exact, Indexed};
 /// use placer_models::{SolverEngine, Status, TaskKind};
 /// let req = placer_models::parse_request(br#"{"schema_version": 1, "cluster": {"racks": [{"id": "r"}],
 ///   "nodes": [{"id": "A", "rack": "r", "map_slots": 1}, {"id": "B", "rack": "r", "map_slots": 1}]},
@@ -76,44 +123,18 @@ pub enum Objective<'q> {
 /// let model = LocalityCost::new(&ix);
 /// let mut node_of_task = vec![None; 2];
 /// for engine in [SolverEngine::Flow, SolverEngine::Jv, SolverEngine::Hungarian] {
-///     exact::solve_kind(&ix, &model, TaskKind::Map, engine, exact::Objective::Locality,
-///                       &mut node_of_task).unwrap();
+///     let problem = exact::Problem { ix: &ix, model: &model, kind: TaskKind::Map, engine,
+///                                    objective: exact::Objective::Locality };
+///     let status = exact::solve(problem, exact::Control::NONE, &mut node_of_task).unwrap();
+///     assert_eq!(status, Status::Optimal);
 ///     assert_eq!(node_of_task, vec![Some(1), Some(0)]); // T1 → B, T2 → A
 /// }
 /// ```
-pub fn solve_kind(
-    ix: &Indexed<'_>,
-    model: &LocalityCost<'_, '_>,
-    kind: TaskKind,
-    engine: SolverEngine,
-    objective: Objective<'_>,
-    node_of_task: &mut [Option<u32>],
-) -> Result<(), SolveError> {
-    solve_kind_cancellable(ix, model, kind, engine, objective, node_of_task, None).map(|_| ())
-}
-
-/// [`solve_kind`] with a deadline (issue 16, DESIGN.md §Service endpoints): the engines poll
-/// `cancel` at bounded intervals (the structured flow once per augmenting path, phase or
-/// blocking-flow push, dense JV once per augmenting row, the capped reduces' flow once per
-/// augmenting path; Kuhn–Munkres, a reference engine, does not poll), and a token already
-/// cancelled skips the engine. When cut, the engine's partial placement (valid: every
-/// capacity respected) is completed greedily under the same hard constraints (the exact
-/// layer's `anytime` module): the answer is `time_limited`; otherwise `optimal`.
-///
-/// # Complexity
-/// That of [`solve_kind`], plus O(1) per poll; after a cut, the greedy completion's
-/// O(tasks · (replicas + listed racks) + nodes).
-///
-/// # Errors
-/// As [`solve_kind`]; when `cancel` is already cancelled, only the engine/objective mismatch
-/// ([`SolveError::UnsupportedEngine`]): the greedy completion needs no quantum nor matrix.
-///
-/// # Examples
-/// lsap-sched's Fig. 1 with a token cancelled before the start: the greedy completion gives
-/// T1 (first in the queue) its replica A and T2 the other slot, `time_limited`; without a
-/// cut the answer is the optimum, T1 → B, T2 → A.
+/// The same with a token cancelled before the start: the greedy completion gives T1 (first
+/// in the queue) its replica A and T2 the other slot, `time_limited`; without a cut the
+/// answer is the optimum, T1 → B, T2 → A.
 /// ```
-/// use placer_solver::{cost::LocalityCost, exact, index::Indexed, Cancel};
+/// use placer_solver::{LocalityCost, exact, Indexed, Cancel};
 /// use placer_models::{SolverEngine, Status, TaskKind};
 /// let req = placer_models::parse_request(br#"{"schema_version": 1, "cluster": {"racks": [{"id": "r"}],
 ///   "nodes": [{"id": "A", "rack": "r", "map_slots": 1}, {"id": "B", "rack": "r", "map_slots": 1}]},
@@ -123,57 +144,26 @@ pub fn solve_kind(
 /// let ix = Indexed::new(&req);
 /// let model = LocalityCost::new(&ix);
 /// for engine in [SolverEngine::Flow, SolverEngine::Jv] {
+///     let problem = exact::Problem { ix: &ix, model: &model, kind: TaskKind::Map, engine,
+///                                    objective: exact::Objective::Locality };
 ///     let mut node_of_task = vec![None; 2];
-///     let status = exact::solve_kind_cancellable(&ix, &model, TaskKind::Map, engine,
-///         exact::Objective::Locality, &mut node_of_task, Some(&Cancel::after_polls(0))).unwrap();
+///     let cut = Cancel::after_polls(0);
+///     let control = exact::Control { cancel: Some(&cut), warm: None };
+///     let status = exact::solve(problem, control, &mut node_of_task).unwrap();
 ///     assert_eq!(status, Status::TimeLimited);
 ///     assert_eq!(node_of_task, vec![Some(0), Some(1)]); // greedy: T1 → A, T2 → B
 ///     let mut node_of_task = vec![None; 2];
-///     let status = exact::solve_kind_cancellable(&ix, &model, TaskKind::Map, engine,
-///         exact::Objective::Locality, &mut node_of_task, Some(&Cancel::new())).unwrap();
+///     let running = Cancel::new();
+///     let control = exact::Control { cancel: Some(&running), warm: None };
+///     let status = exact::solve(problem, control, &mut node_of_task).unwrap();
 ///     assert_eq!((status, node_of_task), (Status::Optimal, vec![Some(1), Some(0)]));
 /// }
 /// ```
-pub fn solve_kind_cancellable(
-    ix: &Indexed<'_>,
-    model: &LocalityCost<'_, '_>,
-    kind: TaskKind,
-    engine: SolverEngine,
-    objective: Objective<'_>,
-    node_of_task: &mut [Option<u32>],
-    cancel: Option<&Cancel>,
-) -> Result<Status, SolveError> {
-    let control = Control { cancel, warm: None };
-    solve_kind_under(ix, model, kind, engine, objective, node_of_task, control)
-}
-
-/// What a caller hands the exact layer besides the problem: the deadline's token and the
-/// store of labels kept across epochs.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Control<'c> {
-    /// As in [`solve_kind_cancellable`].
-    pub cancel: Option<&'c Cancel>,
-    /// Labels kept across epochs (issue 18 item 3): the structured flow starts from them and
-    /// leaves its own; the dense and capped engines ignore it.
-    pub warm: Option<&'c WarmStart>,
-}
-
-/// [`solve_kind_cancellable`] under `control`: with a [`WarmStart`] the structured flow
-/// starts from the labels its previous solve of `kind` left
-/// ([`crate::flow::structured::solve_warm`]); the placement is still a least-cost one.
-///
-/// # Complexity
-/// As [`solve_kind_cancellable`].
-///
-/// # Errors
-/// As [`solve_kind_cancellable`].
-///
-/// # Examples
-/// lsap-sched's Fig. 1 twice from one store: both solves place T1 → B and T2 → A.
+/// And twice from one store of labels: both solves place T1 → B and T2 → A.
 /// ```
 /// use placer_models::{SolverEngine, Status, TaskKind};
-/// use placer_solver::exact::{self, solve::Control, Objective};
-/// use placer_solver::{cost::LocalityCost, index::Indexed, WarmStart};
+/// use placer_solver::exact::{self, Control, Objective, Problem};
+/// use placer_solver::{LocalityCost, Indexed, WarmStart};
 /// let req = placer_models::parse_request(br#"{"schema_version": 1,
 ///   "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "A", "rack": "r", "map_slots": 1},
 ///                                              {"id": "B", "rack": "r", "map_slots": 1}]},
@@ -187,21 +177,19 @@ pub struct Control<'c> {
 /// let warm = WarmStart::new();
 /// for _ in 0..2 {
 ///     let mut node_of_task = vec![None; 2];
+///     let problem = Problem { ix: &ix, model: &model, kind: TaskKind::Map,
+///                             engine: SolverEngine::Auto, objective: Objective::Locality };
 ///     let control = Control { cancel: None, warm: Some(&warm) };
-///     let status = exact::solve::solve_kind_under(&ix, &model, TaskKind::Map,
-///         SolverEngine::Auto, Objective::Locality, &mut node_of_task, control).unwrap();
+///     let status = exact::solve(problem, control, &mut node_of_task).unwrap();
 ///     assert_eq!((node_of_task, status), (vec![Some(1), Some(0)], Status::Optimal));
 /// }
 /// ```
-pub fn solve_kind_under(
-    ix: &Indexed<'_>,
-    model: &LocalityCost<'_, '_>,
-    kind: TaskKind,
-    engine: SolverEngine,
-    objective: Objective<'_>,
-    node_of_task: &mut [Option<u32>],
+pub fn solve(
+    problem: Problem<'_>,
     control: Control<'_>,
+    node_of_task: &mut [Option<u32>],
 ) -> Result<Status, SolveError> {
+    let Problem { ix, model, kind, engine, objective } = problem;
     let cancel = control.cancel;
     let choice = EngineChoice::of(engine);
     let capped = kind == TaskKind::Reduce && ix.has_cpac();

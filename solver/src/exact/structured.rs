@@ -4,7 +4,7 @@
 //! shifted offset, and under `lsap_quota` the delay-level surcharges, then
 //! [`crate::flow::structured::solve`].
 //!
-//! Maps that some free node's intermediate space refuses (FAIR §5.4, [`crate::disk`]) get
+//! Maps that some free node's intermediate space refuses (FAIR §5.4, [`crate::fair::disk`]) get
 //! explicit arcs to the nodes that admit them instead of rack and cluster arcs.
 //!
 //! Units: seconds × the [`Quantum`]; under `lsap_quota` also × (2 · tasks + 1), so that the
@@ -150,7 +150,7 @@ impl Rows<'_, '_, '_> {
     }
 }
 
-/// Intermediate-space admission, pairwise ([`crate::disk`], FAIR §5.4): a map that some node
+/// Intermediate-space admission, pairwise ([`crate::fair::disk`], FAIR §5.4): a map that some node
 /// with a free slot refuses (its output exceeds the node's `disk`) gets, instead of its rack
 /// and cluster arcs, one explicit arc to every node with a free slot that admits it, at the
 /// cost of its cheapest path there in the aggregated arcs (so every admitted pair costs what

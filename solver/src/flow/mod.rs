@@ -5,4 +5,4 @@
 pub mod dense_adapter;
 pub mod ssp;
 pub mod structured;
-pub mod zero_matching;
+pub(crate) mod zero_matching;

@@ -493,7 +493,7 @@ impl LaidFlow {
 
     /// [`LaidFlow::solve_fixed_sink`] warm-started from `potential` (one label per vertex,
     /// e.g. from an earlier solve of a similar network; issue 18 item 3): the labels are first
-    /// lowered until every residual arc has a reduced cost ≥ 0 ([`Csr::repair`], about 8 · E
+    /// lowered until every residual arc has a reduced cost ≥ 0 (`Csr::repair`, about 8 · E
     /// arc scans at most; beyond that the solve starts from zero labels, as a cold one does). On
     /// return `potential` holds the final labels. The answer is a minimum-cost flow whatever
     /// the labels given: only the searches' reduced costs change.

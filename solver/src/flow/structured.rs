@@ -22,7 +22,7 @@
 //!
 //! Solve: a maximum matching over zero-cost node-local pairs and the no-preference tasks are
 //! pushed first (a flow of cost 0 is optimal for its value), then
-//! [`MinCostFlow::solve_fixed_sink`] fills what is left one deficit at a time (every slot —
+//! [`MinCostFlow::solve_fixed_sink`](super::ssp::MinCostFlow::solve_fixed_sink) fills what is left one deficit at a time (every slot —
 //! or, reversed, every task — that the fuller side must fill: a shortest path from it back to
 //! the source, which stays near it; primal–dual phases where ties make them cheaper, as on
 //! dense reduce rows), falling back to plain successive shortest paths if a deficit cannot be
@@ -412,7 +412,7 @@ pub fn vertex_count(slots: Slots<'_>, tasks: usize, quotas: Option<&Quotas>) -> 
 ///
 /// # Complexity
 /// Time O(F · E log V) in the worst case for the F units left after the zero-cost seed (each
-/// search stays near its deficit in practice, see [`MinCostFlow::solve_fixed_sink`]); memory
+/// search stays near its deficit in practice, see [`MinCostFlow::solve_fixed_sink`](super::ssp::MinCostFlow::solve_fixed_sink)); memory
 /// O(V + E) with V = [`vertex_count`] and E = Σ (listed nodes + listed racks + 2) + nodes +
 /// racks, summed over task classes (a run of identical tasks counts once), plus O(tasks) to
 /// find the classes.
@@ -441,7 +441,7 @@ pub fn solve(slots: Slots<'_>, tasks: &[TaskArcs], quotas: Option<&Quotas>) -> S
 }
 
 /// [`solve`], polling `cancel` once per augmentation, phase or blocking-flow push
-/// ([`MinCostFlow::set_cancel`]):
+/// ([`MinCostFlow::set_cancel`](super::ssp::MinCostFlow::set_cancel)):
 /// when it reports cancelled the answer is the flow so far (the zero-cost seeds plus the
 /// augmentations done, every capacity and quota respected), `status: time_limited`.
 ///

@@ -29,11 +29,9 @@ use crate::csr::Lists;
 /// lsap-sched's Fig. 1: T1's block is on nodes A (0) and B (1), T2's only on A, one idle
 /// slot on each. The greedy pass gives T1 A (dl-sched's choice); the search from B (room
 /// left) finds T1, then A's other task T2, unmatched: T1 moves to B and T2 takes A, so both
-/// tasks are node-local.
-/// ```
-/// use placer_solver::{csr::Lists, flow::zero_matching::max_matching};
-/// let pairs: Lists<u32> = [vec![0, 1], vec![0]].into_iter().collect();
-/// assert_eq!(max_matching(&pairs, |_| 1), vec![Some(1), Some(0)]);
+/// tasks are node-local (the unit test `lsap_sched_fig1_moves_t1_to_b`):
+/// ```text
+/// pairs = [[0, 1], [0]], capacity 1 each  →  [Some(1), Some(0)]
 /// ```
 pub fn max_matching(pairs: &Lists<u32>, capacity: impl Fn(u32) -> u32) -> Vec<Option<u32>> {
     let nodes = pairs.iter().flatten().map(|&n| n as usize + 1).max().unwrap_or(0);
@@ -233,6 +231,12 @@ impl Search {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lsap_sched_fig1_moves_t1_to_b() {
+        let pairs: Lists<u32> = [vec![0, 1], vec![0]].into_iter().collect();
+        assert_eq!(max_matching(&pairs, |_| 1), vec![Some(1), Some(0)]);
+    }
 
     fn lists(pairs: &[&[u32]]) -> Lists<u32> {
         pairs.iter().map(|p| p.iter().copied()).collect()

@@ -13,7 +13,7 @@
 //! Phases (JV 1987 §3):
 //! 1. Column reduction, square only: `v[j] = min_i c[i][j]`; then, where JV offers each column
 //!    to its first cheapest row (a row keeping one), a maximum matching of the equality graph
-//!    (row i, column j where `c[i][j] = v[j]`; Hopcroft–Karp, [`super::equality`]), which on
+//!    (row i, column j where `c[i][j] = v[j]`; Hopcroft–Karp, `super::equality`), which on
 //!    ties matches many more rows; then reduction transfer: a matched row at the minimum of
 //!    exactly one column moves its slack to that column's potential
 //!    (`v[j] −= min_{k≠j} c[i][k] − v[k]`). Rectangular problems skip all three (a column

@@ -45,7 +45,7 @@ impl Ladders {
     /// use placer_solver::mip::ladder::Ladders;
     /// use placer_solver::ras::utility::Need;
     /// use placer_solver::ras::RasProblem;
-    /// # use placer_solver::room::Room;
+    /// # use placer_solver::Room;
     /// # let room = Room { names: vec![], capacity: vec![], used: vec![], slots_left: vec![],
     /// #     demand: vec![], running: vec![] };
     /// let problem = RasProblem { room, classes: vec![],

@@ -7,7 +7,7 @@
 //! Sets: task classes c (pending tasks of one job, kind and demand; [`RasProblem::classes`]),
 //! nodes n, resources r, active jobs j. Data (each in the nodes' own units per resource):
 //! d_{c,r} the demand of one task of c, Ω_{n,r} the capacity, h_{n,r} = Ω_{n,r} − used_{n,r}
-//! (plus the room's 1e-9 relative tolerance, [`crate::room::Room::headroom`]) the room left
+//! (plus the room's 1e-9 relative tolerance, `crate::room::Room::headroom`) the room left
 //! after the running tasks, σ_{n,kind} the free slots when they cap the node.
 //!
 //! Variables:
@@ -22,7 +22,7 @@
 //! - supply: Σ_n x_{c,n} ≤ |c|;
 //! - room (eq. 6): Σ_c x_{c,n} · d_{c,r} ≤ h_{n,r} for every n, r, over c with d_{c,r} > 0;
 //! - slots: Σ_{c of kind} x_{c,n} ≤ σ_{n,kind} unless the node is uncapped
-//!   ([`crate::room::UNCAPPED`]);
+//!   (`crate::room::UNCAPPED`);
 //! - the limits every policy keeps: Σ_c x_{c,n} · o_c ≤ D_n on a node with intermediate
 //!   space D_n (bytes; o_c a map's output, FAIR §5.4), and Σ_{c: reduces of j} x_{c,n} ≤ the
 //!   job's copy room on a CPAC node (FAIR §5.2); ub_{c,n} also respects both;
@@ -124,7 +124,7 @@ pub struct MipSolution {
 /// memory 25, so two of three fit (I/O 90); with no goal s_req = 1 and s_pend = 3, so
 /// u = (2 − 1) / (3 − 1) = 0.5, and the packing is 0.6 + 0.9 + 0.5 = 2.
 /// ```
-/// use placer_solver::{index::Indexed, mip, ras::RasProblem};
+/// use placer_solver::{Indexed, mip, ras::RasProblem};
 /// let req = placer_models::parse_request(br#"{"schema_version": 1,
 ///   "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "tt", "rack": "r",
 ///     "resources": {"cpu": 100, "io": 100, "mem": 100}}]},

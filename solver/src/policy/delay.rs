@@ -1,12 +1,12 @@
 //! `delay`: fair sharing with delay scheduling (Zaharia et al., FAIR Alg. 1): the Fair
 //! Scheduler's order, but a job at locality level 0 launches only node-local maps and waits
-//! T1 (then T2) before it may launch rack-local (then any) ones ([`super::heartbeat`]);
+//! T1 (then T2) before it may launch rack-local (then any) ones (`crate::fair::heartbeat`);
 //! preemption as `fair`.
 
-use super::heartbeat::{self, Mode};
 use super::{Epoch, Placement, Policy};
 use crate::echo::Field;
 use crate::error::SolveError;
+use crate::fair::heartbeat::{self, Mode};
 use crate::settings::{Declared, Knobs};
 
 /// The Fair Scheduler with delay scheduling.

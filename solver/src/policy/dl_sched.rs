@@ -13,21 +13,21 @@
 //! - per map slot: the first unplaced map with a replica on the node, else the first with a
 //!   replica in the node's rack, else the first unplaced map at all (the paper's "randomly"
 //!   made deterministic; maps without replicas are only taken here), each among the maps whose
-//!   output fits the node's intermediate space left (FAIR §5.4, [`crate::disk`]); a node that
+//!   output fits the node's intermediate space left (FAIR §5.4, [`crate::fair::disk`]); a node that
 //!   holds none of them declines;
 //! - per reduce slot: the first unplaced reduce (Hadoop places reduces without locality) whose
-//!   job may start another copy-phase reducer on the node (FAIR §5.2 CPAC, [`crate::cpac`]);
-//! - only tasks of runnable jobs ([`crate::job_limits`]) are placed.
+//!   job may start another copy-phase reducer on the node (FAIR §5.2 CPAC, [`crate::fair::cpac`]);
+//! - only tasks of runnable jobs ([`crate::fair::job_limits`]) are placed.
 //!
 //! Complexity: O(nodes + Σ replicas + tasks): per-node and per-rack task queues whose cursors
 //! only move forward past tasks already placed, and heartbeat rounds that drop nodes whose
 //! slots are all offered.
 
-use super::queue::{heartbeat_rounds, Offer, Queue};
 use super::{Candidates, Epoch, Placement, Policy};
-use crate::cpac::Copies;
-use crate::disk::Space;
 use crate::error::SolveError;
+use crate::fair::cpac::Copies;
+use crate::fair::disk::Space;
+use crate::fair::queue::{heartbeat_rounds, Offer, Queue};
 use crate::index::Indexed;
 use placer_models::{Status, TaskKind};
 

@@ -2,7 +2,7 @@
 //! Allocation of Multiple Resource Types", NSDI 2011) as the YARN FairScheduler's
 //! `DominantResourceFairnessPolicy` orders its queues and applications: the next task goes to
 //! the pool, and inside it to the job, with the lowest dominant share ÷ weight, packed into
-//! the nodes' multi-resource room ([`crate::room`]).
+//! the nodes' multi-resource room (`crate::room`).
 //!
 //! Definitions (amounts in the nodes' own units, per resource):
 //! - Resources and totals are the room's ([`Room::of`]): the cluster's total of resource r is
@@ -23,9 +23,9 @@
 //!   min(its `min_map_share` or `min_reduce_share`, its running + placeable pending tasks of
 //!   kind k), a pool is needy when n_k < m_k for some kind, and its min-share ratio is the
 //!   least n_k / max(m_k, 1) over those kinds (the Fair Scheduler's ratio,
-//!   [`crate::fair_order`]).
+//!   [`crate::fair::fair_order`]).
 //! - **Jobs** inside a `fair` pool: s ÷ 2^priority level (the priority weight of
-//!   [`crate::fair_shares`]), then `submit_s`, then job id; inside a `fifo` pool: priority,
+//!   [`crate::fair::fair_shares`]), then `submit_s`, then job id; inside a `fifo` pool: priority,
 //!   then `submit_s`, then job id. Jobs have no min share.
 //!
 //! Placement loop (progressive filling, DRF §4 / Algorithm 1):
@@ -33,8 +33,8 @@
 //!   `pending` order, only those of runnable jobs ([`Indexed::eligible_of_kind`]).
 //! - Repeatedly, the lowest pool's lowest job places its next task on the best node that
 //!   fits it — room for its demand and a slot of its kind ([`Room::fits`]); for a map,
-//!   intermediate space for its output ([`crate::disk::Space`]); for a reduce, CPAC's
-//!   copy-phase limit ([`crate::cpac`]). Best = node-local (a replica on the node), then
+//!   intermediate space for its output ([`crate::fair::disk::Space`]); for a reduce, CPAC's
+//!   copy-phase limit ([`crate::fair::cpac`]). Best = node-local (a replica on the node), then
 //!   rack-local (a replica in the node's rack), then any node, ties to the lowest node index;
 //!   a reduce or a map without replicas takes the lowest-index node that fits. The task's
 //!   demand is added to its job's and its pool's usage ([`Room::take`]).
@@ -65,10 +65,10 @@
 //! the distinct capacity vectors, plus O(size of the snapshot) to set up.
 
 use super::{Epoch, Placement, Policy};
-use crate::cpac::Copies;
-use crate::disk::Space;
 use crate::error::SolveError;
-use crate::fair_shares::priority_weight;
+use crate::fair::cpac::Copies;
+use crate::fair::disk::Space;
+use crate::fair::fair_shares::priority_weight;
 use crate::index::Indexed;
 use crate::room::Room;
 use placer_models::{PoolMode, Status, TaskKind, WaitReason};

@@ -1,11 +1,11 @@
 //! `fair`: the Hadoop Fair Scheduler (design doc §4.4; FAIR §3): pools by need (below min
 //! share first, then running / weight), jobs inside a pool by its mode, the head job's closest
-//! map for each offered slot ([`super::heartbeat`]); min-share and fair-share preemption for
+//! map for each offered slot (`crate::fair::heartbeat`); min-share and fair-share preemption for
 //! starved pools (design doc §3.3).
 
-use super::heartbeat::{self, Mode};
 use super::{Epoch, Placement, Policy};
 use crate::error::SolveError;
+use crate::fair::heartbeat::{self, Mode};
 use crate::settings::{Declared, Knobs};
 
 /// The Fair Scheduler without delay scheduling.

@@ -1,10 +1,10 @@
 //! `fifo`: Hadoop's default `JobQueueTaskScheduler` (FAIR §2; design doc §1): free slots
 //! offered heartbeat by heartbeat go to the first job by priority, then submit time, pools
-//! ignored; the head-of-line job launches its closest map ([`super::heartbeat`]).
+//! ignored; the head-of-line job launches its closest map (`crate::fair::heartbeat`).
 
-use super::heartbeat::{self, Mode};
 use super::{Candidates, Epoch, Placement, Policy};
 use crate::error::SolveError;
+use crate::fair::heartbeat::{self, Mode};
 use crate::settings::{Declared, Knobs};
 
 /// Hadoop's FIFO scheduler.

@@ -6,14 +6,14 @@
 //! - capacity: pool p's share of the kind's configured slots S by weight,
 //!   c_p = S · w_p / Σ_q w_q (`pools[].weight`; the Capacity Scheduler's `capacity` percent);
 //! - offers: heartbeat rounds over the free slots, as the other heartbeat schedulers
-//!   ([`super::queue::heartbeat_rounds`]);
+//!   (`super::queue::heartbeat_rounds`);
 //! - per offer on node n: pools in order of (running + placed) / c_p, least first (a pool of
 //!   weight 0 last, ties by pool order), skipping a pool at its maximum capacity; inside the
-//!   pool its jobs in FIFO order ([`crate::job_limits::fifo_cmp`]: priority, submit time,
+//!   pool its jobs in FIFO order (`crate::job_limits::fifo_cmp`: priority, submit time,
 //!   snapshot order); the first job with a task for n takes its closest one: a map node-local
 //!   to n, else rack-local, else any (no delay: the Capacity Scheduler of 0.20 had none), a
 //!   reduce the first whose job may start another copy-phase reducer on n
-//!   ([`crate::cpac`]);
+//!   (`crate::cpac`);
 //! - its one knob, `max_capacity_factor` ([`CapacityLimit`]): a pool never runs more than this
 //!   multiple of its capacity (the Capacity Scheduler's `maximum-capacity`); unset = a pool
 //!   takes any slot the others leave idle.
@@ -21,14 +21,14 @@
 //! Complexity: O(offers · (pools log pools + jobs)) plus amortised O(Σ replicas) for the task
 //! queues.
 
-use super::heartbeat::{Class, MapQueues};
-use super::queue::{heartbeat_rounds, Offer, Queue};
 use super::{Candidates, Epoch, Placement, Policy};
-use crate::cpac::Copies;
-use crate::disk::Space;
 use crate::error::SolveError;
+use crate::fair::cpac::Copies;
+use crate::fair::disk::Space;
+use crate::fair::heartbeat::{Class, MapQueues};
+use crate::fair::job_limits::fifo_cmp;
+use crate::fair::queue::{heartbeat_rounds, Offer, Queue};
 use crate::index::Indexed;
-use crate::job_limits::fifo_cmp;
 use crate::settings::{Declared, Knobs, Settings};
 use placer_models::{ModelError, Status, TaskKind};
 use serde::{Deserialize, Serialize};

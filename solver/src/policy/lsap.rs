@@ -3,12 +3,12 @@
 //! matrix as it is (no padding). Maps cost their input read (eq. 1), reduces their shuffle.
 //! When tasks outnumber slots every slot is filled with the cheapest set of tasks; when slots
 //! outnumber tasks every task is placed. Only tasks of runnable jobs take part
-//! ([`crate::job_limits`]); reduces under copy-compute caps are solved as a capped flow
-//! ([`crate::exact::capped`]). Every engine is accepted: the problem has a dense form.
+//! ([`crate::fair::job_limits`]); reduces under copy-compute caps are solved as a capped flow
+//! (`crate::exact::capped`). Every engine is accepted: the problem has a dense form.
 
 use super::{Candidates, Epoch, Placement, Policy};
 use crate::error::SolveError;
-use crate::exact::{self, Objective};
+use crate::exact::{self, Objective, Problem};
 use placer_models::{Status, TaskKind};
 
 /// lsap-sched.
@@ -29,10 +29,10 @@ impl Policy for Lsap {
     /// Places every kind optimally with `epoch.engine`.
     ///
     /// # Complexity
-    /// That of [`exact::solve_kind`] per kind.
+    /// That of [`exact::solve()`] per kind.
     ///
     /// # Errors
-    /// As [`exact::solve_kind`].
+    /// As [`exact::solve()`].
     ///
     /// # Examples
     /// lsap-sched's Fig. 1 through the whole pipeline: T1's block on A and B, T2's only on A,
@@ -53,14 +53,16 @@ impl Policy for Lsap {
         let mut node_of_task = vec![None; epoch.ix.req.pending.len()];
         let mut status = Status::Optimal;
         for kind in TaskKind::ALL {
-            let solved = exact::solve_kind_under(
-                epoch.ix,
-                epoch.model,
-                kind,
-                epoch.engine,
-                Objective::Locality,
-                &mut node_of_task,
+            let solved = exact::solve(
+                Problem {
+                    ix: epoch.ix,
+                    model: epoch.model,
+                    kind,
+                    engine: epoch.engine,
+                    objective: Objective::Locality,
+                },
                 epoch.control(),
+                &mut node_of_task,
             )?;
             if solved == Status::TimeLimited {
                 status = solved;

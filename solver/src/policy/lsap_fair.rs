@@ -23,7 +23,7 @@
 
 use super::{Epoch, Placement, Policy};
 use crate::error::SolveError;
-use crate::exact::{self, Objective};
+use crate::exact::{self, Objective, Problem};
 use crate::index::Indexed;
 use crate::settings::{Declared, Knobs, Settings};
 use placer_models::{non_negative, positive, ModelError, Status, TaskKind};
@@ -93,7 +93,7 @@ pub struct PoolQuota {
 /// data-local task and then its first other one, β · (1 − ¾) = 2.5 beyond. Within quota is
 /// cheaper than beyond, and an underserved pool cheaper than a served one.
 /// ```
-/// use placer_solver::{index::Indexed, policy::lsap_fair::fairness_costs};
+/// use placer_solver::{Indexed, policy::fairness_costs};
 /// let req = placer_models::parse_request(br#"{"schema_version": 1,
 ///   "cluster": {"racks": [{"id": "r"}],
 ///     "nodes": [{"id": "n", "rack": "r", "map_slots": 4}]},
@@ -197,7 +197,7 @@ pub fn fairness_costs(ix: &Indexed<'_>) -> (Vec<f64>, [Vec<PoolQuota>; 2]) {
 /// 60 s: 10 · 60 / 300 = 2; one without `pending_since_s` counts from its job's submit at
 /// 70 s: 10 · 30 / 300 = 1.
 /// ```
-/// use placer_solver::{index::Indexed, policy::lsap_fair::aging_credits};
+/// use placer_solver::{Indexed, policy::aging_credits};
 /// let req = placer_models::parse_request(br#"{"schema_version": 1, "now_s": 100,
 ///   "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "n", "rack": "r", "map_slots": 1}]},
 ///   "pools": [{"id": "p"}], "jobs": [{"id": "j", "pool": "p", "submit_s": 70}],
@@ -283,14 +283,16 @@ impl Policy for LsapFair {
         let mut node_of_task = vec![None; ix.req.pending.len()];
         let mut status = Status::Optimal;
         for kind in TaskKind::ALL {
-            let solved = exact::solve_kind_under(
-                ix,
-                epoch.model,
-                kind,
-                epoch.engine,
-                Objective::Offset(&offsets),
-                &mut node_of_task,
+            let solved = exact::solve(
+                Problem {
+                    ix,
+                    model: epoch.model,
+                    kind,
+                    engine: epoch.engine,
+                    objective: Objective::Offset(&offsets),
+                },
                 epoch.control(),
+                &mut node_of_task,
             )?;
             if solved == Status::TimeLimited {
                 status = solved;

@@ -20,7 +20,7 @@
 //!    cost, in the same integer units as `lsap`).
 //! 3. **Jobs and delay levels**, among answers of equal locality cost (cluster matrices are
 //!    full of such ties: every node-local slot costs 0). Inside a pool a job's units within
-//!    ⌈its fair share⌉ − running (the design doc's water-filling, [`crate::fair_shares`]) are
+//!    ⌈its fair share⌉ − running (the design doc's water-filling, [`crate::fair::fair_shares`]) are
 //!    free and each unit beyond costs one surcharge; a placement more remote than the job's
 //!    delay level (0 node-local, 1 rack-local, 2 any: FAIR Alg. 1's level at the start of the
 //!    epoch from the echoed `jobs[].delay` and the wait since its last skip, against T1 and
@@ -52,7 +52,7 @@
 //! a victim would lower a pool's running count after the answer, so D's promise would depend
 //! on the victims. Starved pools still skip the delay wait. Reduces under copy-compute
 //! splitting caps keep `lsap`'s capped flow (no quotas). Intermediate space (FAIR §5.4,
-//! [`crate::disk`]): a map that no node with a free slot could hold is not placeable (no
+//! [`crate::fair::disk`]): a map that no node with a free slot could hold is not placeable (no
 //! unit of its pool's counts), refused (task, node) pairs are left out of the network, and
 //! the pipeline then holds the answer to each node's space; only the pairwise part is exact.
 //! Cost: O(pools log pools · |feasible totals|) for the counts, plus the structured solve.
@@ -60,15 +60,15 @@
 use super::{Epoch, Placement, Policy};
 use crate::cost::LocalityCost;
 use crate::delay_scheduling::{self, DelayState};
-use crate::disk;
 use crate::echo::Field;
 use crate::error::SolveError;
-use crate::exact::{self, Objective, Quotas, FLOW_ONLY};
-use crate::fair_shares::FairShares;
+use crate::exact::{self, Objective, Problem, Quotas, FLOW_ONLY};
+use crate::fair::disk;
+use crate::fair::fair_shares::FairShares;
+use crate::fair::starvation::Starvation;
 use crate::fairness::fairness_distance;
 use crate::index::Indexed;
 use crate::settings::{Declared, Knobs};
-use crate::starvation::Starvation;
 use placer_models::{Locality, SolverEngine, Status, TaskKind};
 
 /// The D-optimal pool counts of one kind.
@@ -178,7 +178,7 @@ fn box_for(
 /// adds +1/6 to D · |A|), pool 1 is 4 below (each unit −1/6). D = 0 only with all 4 to
 /// pool 1, so it must take them all and nothing is left to choose.
 /// ```
-/// use placer_solver::policy::lsap_quota::share_box;
+/// use placer_solver::policy::share_box;
 /// let b = share_box(&[1.0, 1.0], &[6, 2], &[10, 10], &[true, true], 4);
 /// assert_eq!(b.must, vec![0, 4]);
 /// assert_eq!(b.flex, vec![0, 0]);
@@ -251,7 +251,7 @@ fn delay_levels(ix: &Indexed<'_>, starvation: &Starvation) -> (Vec<u8>, Vec<Dela
 /// each pool's share is 1, so each must receive exactly one unit and nothing is left to choose.
 /// ```
 /// use placer_models::TaskKind;
-/// use placer_solver::{fair_shares, index::Indexed, policy::lsap_quota::quotas};
+/// use placer_solver::{fair::fair_shares, Indexed, policy::quotas};
 /// let req = placer_models::parse_request(br#"{"schema_version": 1,
 ///   "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "n", "rack": "r", "map_slots": 2}]},
 ///   "pools": [{"id": "a"}, {"id": "b"}],
@@ -330,20 +330,20 @@ impl Policy for LsapQuota {
 /// Places every kind of `epoch` under lsap_quota's capacities (module docs, steps 1–4) with
 /// the cost model `model` instead of the epoch's: per kind, the pools receive the D-optimal
 /// counts of [`quotas`] (hard), and among those answers the flow minimises Σ over placed
-/// tasks t of (`model`.cost(t, node) + `offsets`[t]) in seconds × α (`offsets` by pending
+/// tasks t of (`model`.cost(t, node) + `offsets`\[t\]) in seconds × α (`offsets` by pending
 /// position, any sign; empty = none), then the job-share and delay-level surcharges (maps
 /// more remote than their job's `levels` entry, 0 node-local, 1 rack-local, 2 any; `None` =
 /// no delay levels). `lsap_quota` passes the epoch's locality model, its delay levels and no
 /// offsets; `lsap_shuffle` its shuffle-aware model and credits. Returns the node of each
 /// pending task (by position) or `None`, and `optimal`, or `time_limited` when
-/// `epoch.cancel` cut a solve ([`exact::solve_kind_cancellable`]: the flow's partial answer
+/// `epoch.cancel` cut a solve ([`exact::solve()`] under [`exact::Control::cancel`]: the flow's partial answer
 /// completed greedily within the same capacities).
 ///
 /// # Complexity
-/// Per kind, [`quotas`] plus [`exact::solve_kind`] on the structured flow.
+/// Per kind, [`quotas`] plus [`exact::solve()`] on the structured flow.
 ///
 /// # Errors
-/// What [`exact::solve_kind`] refuses: a dense engine ([`SolveError::UnsupportedEngine`]),
+/// What [`exact::solve()`] refuses: a dense engine ([`SolveError::UnsupportedEngine`]),
 /// costs beyond the exact integer range ([`SolveError::CostOverflow`]).
 ///
 /// # Examples
@@ -351,8 +351,8 @@ impl Policy for LsapQuota {
 /// the local map wins; an offset of −20 s on the remote one (a credit larger than its 10.7 s
 /// transfer) gives it the slot.
 /// ```
-/// use placer_solver::{cost::LocalityCost, fair_shares, index::Indexed, policy::Epoch};
-/// use placer_solver::{policy::lsap_quota::place_under_quotas, starvation::Starvation};
+/// use placer_solver::{LocalityCost, fair::fair_shares, Indexed, policy::Epoch};
+/// use placer_solver::{policy::place_under_quotas, fair::starvation::Starvation};
 /// let req = placer_models::parse_request(br#"{"schema_version": 1,
 ///   "cluster": {"racks": [{"id": "r1"}, {"id": "r2"}],
 ///     "nodes": [{"id": "n1", "rack": "r1", "map_slots": 1}, {"id": "n2", "rack": "r2"}]},
@@ -394,14 +394,10 @@ pub fn place_under_quotas(
             })
             .collect();
         let objective = Objective::Quota { quotas: &q, levels: &task_levels, offsets };
-        let solved = exact::solve_kind_under(
-            ix,
-            model,
-            kind,
-            epoch.engine,
-            objective,
-            &mut node_of_task,
+        let solved = exact::solve(
+            Problem { ix, model, kind, engine: epoch.engine, objective },
             epoch.control(),
+            &mut node_of_task,
         )?;
         if solved == Status::TimeLimited {
             status = solved;

@@ -4,7 +4,7 @@
 //! `policy.solver = "mip"` the same epoch is solved exactly ([`crate::mip`]).
 //!
 //! Every node hosts any mix of tasks whose demands fit its `resources` (and its slots when
-//! non-zero, [`crate::room`]); each job's utility after the answer is reported in
+//! non-zero, `crate::room`); each job's utility after the answer is reported in
 //! `jobs[].utility` and the least in `stats.min_utility`. Locality only picks among a job's
 //! equivalent tasks ([`crate::ras::realise`]); `lsap_ras` optimises it.
 

@@ -1,12 +1,13 @@
 //! `shuffle_watcher`: ShuffleWatcher on the Fair Scheduler's fairness, SW-fair (Ahmad et al.
-//! §3, §5.2): NetSat, NASS ([`super::nass`]), SAMP and SARP ([`crate::shuffle`]); the
+//! §3, §5.2): NetSat, NASS (`crate::shuffle::nass`), SAMP and SARP (`crate::shuffle`); the
 //! mechanisms can be switched off one by one (`policy.shuffle_watcher`, §5.3). Preemption as
 //! `fair`.
 
-use super::{nass, Epoch, Placement, Policy};
+use super::{Epoch, Placement, Policy};
 use crate::echo::Field;
 use crate::error::SolveError;
 use crate::settings::{Declared, Knobs};
+use crate::shuffle::nass;
 
 /// SW-fair.
 #[derive(Clone, Copy, Debug, Default)]

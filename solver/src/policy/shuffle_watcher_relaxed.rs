@@ -1,11 +1,12 @@
 //! `shuffle_watcher_relaxed`: ShuffleWatcher with delay scheduling's relaxed fairness, SW-relaxed
 //! (Ahmad et al. §5.2, compared against Delay Scheduler): NASS's local and remote map categories
-//! wait for locality as FAIR Alg. 1 does ([`super::nass`]). Preemption as `delay`.
+//! wait for locality as FAIR Alg. 1 does (`crate::shuffle::nass`). Preemption as `delay`.
 
-use super::{nass, Epoch, Placement, Policy};
+use super::{Epoch, Placement, Policy};
 use crate::echo::Field;
 use crate::error::SolveError;
 use crate::settings::{Declared, Knobs};
+use crate::shuffle::nass;
 
 /// SW-relaxed.
 #[derive(Clone, Copy, Debug, Default)]

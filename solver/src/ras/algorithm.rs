@@ -19,7 +19,7 @@
 //! - The limits every policy keeps hold here too: a map's output must fit its node's
 //!   intermediate space (FAIR §5.4) and a job's copy-phase reducers its node's CPAC limit
 //!   (FAIR §5.2).
-//! - Line 26's profile switch is the demand a pending reduce gets ([`crate::room`]): `reduce`
+//! - Line 26's profile switch is the demand a pending reduce gets (`crate::room`): `reduce`
 //!   once its job has no map pending or running, `shuffle` before.
 
 use super::problem::{Counts, RasProblem};
@@ -120,7 +120,7 @@ impl Run<'_> {
 /// Table 2): two maps fit (I/O 90). Each job gets one, which lifts both utilities off −∞.
 /// ```
 /// use placer_models::{parse_request, validate};
-/// use placer_solver::index::Indexed;
+/// use placer_solver::Indexed;
 /// use placer_solver::ras::{algorithm::place, RasProblem};
 /// let req = parse_request(br#"{"schema_version":1,"now_s":0,
 ///   "cluster":{"racks":[{"id":"r"}],"nodes":[{"id":"n","rack":"r","resources":{"cpu":100,"io":100}}]},

@@ -113,7 +113,7 @@ impl Need {
 }
 
 /// The maps a job needs at once to meet its goal as RAS eq. 2 reads it (§3.2, after Polo et
-/// al.'s estimator [6]): s_req = ⌈`remaining` · `mean_map_s` / (`goal_s` − `now_s`)⌉, clamped
+/// al.'s estimator \[6\]): s_req = ⌈`remaining` · `mean_map_s` / (`goal_s` − `now_s`)⌉, clamped
 /// to [1, `s_pend`] (`s_pend` ≥ 1; 0 gives 0). placer's policies use it for jobs without a
 /// goal (1) and jobs the goal plan cannot model; jobs with goals get their share in the plan
 /// ([`super::plan`]).

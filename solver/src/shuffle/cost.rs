@@ -18,7 +18,7 @@
 //! both their links, and the busier prices it: m(p, q) = max(m(p), m(q)); in-rack, m(q, q) =
 //! 1. With `policy.shuffle_watcher.nass` off, m ≡ 1.
 //!
-//! **Reduce distribution.** ρ_j(p) = SARP's PreferredReducesPerRack[p] of job j over their sum
+//! **Reduce distribution.** ρ_j(p) = SARP's PreferredReducesPerRack\[p\] of job j over their sum
 //! ([`super::ShuffleView::reduce_target`]: the intermediate data per rack, or SAMP's tentative
 //! counts below MapCompletionThreshold). A job whose targets are all 0 (SARP off, no reduces,
 //! nothing known yet) has no ρ: its maps carry no shuffle term, its reduces no expected
@@ -211,7 +211,7 @@ impl<'i, 'a> ShufflePricing<'i, 'a> {
     /// its 100 MB of expected output (ratio 1) would cross to r2 at 100 Mbit/s, 8 s, and on r2
     /// only move inside it at 1,000 Mbit/s, 0.8 s.
     /// ```
-    /// use placer_solver::{index::Indexed, shuffle::{cost::ShufflePricing, ShuffleView}};
+    /// use placer_solver::{Indexed, shuffle::{cost::ShufflePricing, ShuffleView}};
     /// let req = placer_models::parse_request(br#"{"schema_version": 1,
     ///   "cluster": {"racks": [{"id": "r1"}, {"id": "r2"}],
     ///     "nodes": [{"id": "a", "rack": "r1", "map_slots": 1},

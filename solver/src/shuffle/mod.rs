@@ -1,6 +1,6 @@
 //! ShuffleWatcher's per-epoch knowledge (Ahmad et al. §3): NetSat's saturation flags
 //! ([`netsat`]), the jobs' Shuffle classes ([`class`]), SAMP's preferred map racks and
-//! tentative reduces ([`samp`]), SARP's preferred reduces per rack ([`sarp`]), the users that
+//! tentative reduces ([`samp`](mod@samp)), SARP's preferred reduces per rack ([`sarp`]), the users that
 //! are the fairness unit and the starvation windows (§3.4). Computed once per epoch from the
 //! snapshot and the echoed SAMP state, and shared by `shuffle_watcher`,
 //! `shuffle_watcher_relaxed` and `lsap_shuffle`, which prices them ([`cost`]).
@@ -13,6 +13,7 @@
 
 pub mod class;
 pub mod cost;
+pub(crate) mod nass;
 pub mod netsat;
 pub mod samp;
 pub mod sarp;
@@ -129,7 +130,7 @@ impl ShuffleView {
     /// Two jobs of Fig. 5 (every block on both racks) arriving together: SAMP sends job 1's
     /// maps to r1 and job 2's to r2, and the answer returns the decision for the master to echo.
     /// ```
-    /// use placer_solver::{index::Indexed, shuffle::ShuffleView};
+    /// use placer_solver::{Indexed, shuffle::ShuffleView};
     /// let text = r#"{"schema_version": 1, "cluster": {"racks": [{"id": "r1"}, {"id": "r2"}],
     ///   "nodes": [{"id": "a", "rack": "r1", "map_slots": 1}, {"id": "b", "rack": "r2", "map_slots": 1}]},
     ///   "pools": [{"id": "p"}], "jobs": [{"id": "j1", "pool": "p"}, {"id": "j2", "pool": "p"}],
@@ -393,7 +394,7 @@ impl ShuffleView {
     }
 
     /// Whether job `j` wants more reduces on rack `rack` than the `extra` placed there this
-    /// epoch plus those running (SARP's PreferredReducesPerRack[r] "not met").
+    /// epoch plus those running (SARP's PreferredReducesPerRack\[r\] "not met").
     pub fn wants_reduce_on(&self, j: usize, rack: u32, extra: u32) -> bool {
         let r = rack as usize;
         let have = self.reduces_on[j].get(r).copied().unwrap_or(0) + extra;

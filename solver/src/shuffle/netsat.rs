@@ -40,7 +40,7 @@ impl NetSat {
     /// the other rack, at 350 Mbit/s and no explicit uplink (10 nodes × 50 Mbit/s = 500), is
     /// not.
     /// ```
-    /// use placer_solver::{index::Indexed, shuffle::NetSat};
+    /// use placer_solver::{Indexed, shuffle::NetSat};
     /// let nodes: String = (0..20)
     ///     .map(|i| format!(r#"{{"id": "n{i}", "rack": "r{}"}}"#, i / 10))
     ///     .collect::<Vec<_>>()

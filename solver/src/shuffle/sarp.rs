@@ -1,6 +1,6 @@
 //! SARP, Shuffle-aware Reduce Placement (Ahmad et al. §3.3, Fig. 6): how many of a job's
 //! reduces each rack should run. Above MapCompletionThreshold of the maps completed,
-//! PreferredReducesPerRack[r] = NumReduces · intermediate data on r / the job's intermediate
+//! PreferredReducesPerRack\[r\] = NumReduces · intermediate data on r / the job's intermediate
 //! data; below it, SAMP's TentativeReducesPerRack.
 //!
 //! The intermediate data per rack comes from the snapshot: the shuffle sources the job's

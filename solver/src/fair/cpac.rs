@@ -29,7 +29,7 @@ impl Copies {
     /// `max_computing` defaults to 2; job j already has one reducer copying there. It may
     /// start 2 − 1 = 1 more, and none after launching it. Node d has no CPAC fields.
     /// ```
-    /// use placer_solver::{cpac::Copies, index::Indexed};
+    /// use placer_solver::{fair::cpac::Copies, Indexed};
     /// let req = placer_models::parse_request(br#"{"schema_version": 1,
     ///   "cluster": {"racks": [{"id": "r"}], "nodes": [
     ///     {"id": "c", "rack": "r", "reduce_slots": 2, "max_reducers": 6},

@@ -1,6 +1,6 @@
 //! Min-share and fair-share preemption (Hadoop Fair Scheduler design doc §3.3 and §4.5; FAIR
 //! §3.2). After this epoch's placement, per slot kind, a pool starved past a timeout (see
-//! [`crate::starvation`]) asks for
+//! [`crate::fair::starvation`]) asks for
 //! - ⌈min(m, d) − r⌉ tasks when starved for its min share,
 //! - ⌈min(f, d) − r⌉ tasks when starved for its fair share (it starves below *half* its fair
 //!   share but preempts up to the whole of it),
@@ -13,9 +13,9 @@
 //! Starved pools are served in snapshot order. The freed slots are filled next epoch.
 //! O(running log running) per kind.
 
-use crate::fair_shares::FairShares;
+use crate::fair::fair_shares::FairShares;
+use crate::fair::starvation::Starvation;
 use crate::index::Indexed;
-use crate::starvation::Starvation;
 use placer_models::PreemptionReason;
 
 /// One running task to kill.

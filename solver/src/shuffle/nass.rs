@@ -1,7 +1,7 @@
 //! NASS, Network-Aware Shuffle Scheduling (Ahmad et al. §3.1, Fig. 3): the heartbeat scheduler
 //! under `shuffle_watcher` and `shuffle_watcher_relaxed`. Each free slot is offered as a node
 //! on rack r reports (Hadoop 1's TaskTrackers, in rounds over the nodes as in
-//! [`super::heartbeat`]); the fairness policy selects a user (line 1) and NASS picks one of the
+//! [`crate::fair::heartbeat`]); the fairness policy selects a user (line 1) and NASS picks one of the
 //! user's tasks in Fig. 3's order:
 //! - a map slot: (4) a map of a job whose PreferredMapRacks hold r (SAMP): its map local to
 //!   the node, else to the rack, else one SAMP chose to read remotely (no replica on any of
@@ -28,7 +28,7 @@
 //! Slots are typed as in Hadoop 1.0 (4 map + 2 reduce per node in §4.2), so a map slot takes
 //! a map and a reduce slot a reduce; Fig. 3's map-versus-reduce precedence then orders the
 //! reduces of a user by how much they load the network. Fairness is the Fair Scheduler's per
-//! slot kind: pools by need ([`crate::fair_order::fair_cmp`]: below min share first, then
+//! slot kind: pools by need ([`crate::fair::fair_order::fair_cmp`]: below min share first, then
 //! running / weight), and inside a pool its users by running / `users[].weight` (§3.1 line 1;
 //! a job without a user is its own, §5.4).
 //!
@@ -37,21 +37,21 @@
 //! not launched, the job waits (`jobs[].delay` as under `delay`), and the next job, then the
 //! next user, is asked. A map of category 4 follows SAMP's preference and is always allowed.
 //!
-//! Reduces obey CPAC ([`crate::cpac`]) and maps the intermediate space ([`crate::disk`]) as
+//! Reduces obey CPAC ([`crate::fair::cpac`]) and maps the intermediate space ([`crate::fair::disk`]) as
 //! under `fair`.
 //!
 //! Complexity: O(offers · (pools log pools + users log users + jobs of the selected user ·
 //! categories)) plus the amortised task queues, O(Σ replicas).
 
-use super::heartbeat::{allowed_level, delay_start, finish, Class, MapQueues};
-use super::queue::{heartbeat_rounds, Offer, Queue};
-use super::Placement;
-use crate::cpac::Copies;
-use crate::disk::Space;
-use crate::fair_order::{fair_cmp, Standing};
+use crate::fair::cpac::Copies;
+use crate::fair::disk::Space;
+use crate::fair::fair_order::{fair_cmp, Standing};
+use crate::fair::heartbeat::{allowed_level, delay_start, finish, Class, MapQueues};
+use crate::fair::queue::{heartbeat_rounds, Offer, Queue};
+use crate::fair::starvation::Starvation;
 use crate::index::Indexed;
+use crate::placement::Placement;
 use crate::shuffle::{ShuffleClass, ShuffleView};
-use crate::starvation::Starvation;
 use placer_models::{TaskKind, WaitReason};
 use std::collections::HashMap;
 

@@ -6,10 +6,10 @@
 //! is every slot of the kind, busy or free (reducers: `max_reducers` under CPAC).
 //! O((pools + jobs) log(pools + jobs)) per kind.
 
+use crate::fair::job_limits::fifo_cmp;
+use crate::fair::schedulable::Schedulable;
+use crate::fair::water_filling::fair_shares;
 use crate::index::Indexed;
-use crate::job_limits::fifo_cmp;
-use crate::schedulable::Schedulable;
-use crate::water_filling::fair_shares;
 use placer_models::{PoolMode, Priority, TaskKind};
 
 /// Shares in slots (fractional), `[map, reduce]` per pool and per job, in snapshot order.
@@ -54,7 +54,7 @@ pub fn priority_weight(p: Priority) -> f64 {
 /// min(4, 3 · 1) = 3, all 4 slots. Inside q: r = 1 gives b min(2, 1) = 1, c min(2, 2) = 2.
 /// No reduce slots: every reduce share is 0.
 /// ```
-/// use placer_solver::{fair_shares, index::Indexed};
+/// use placer_solver::{fair::fair_shares, Indexed};
 /// let req = placer_models::parse_request(br#"{"schema_version": 1,
 ///   "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "n", "rack": "r", "map_slots": 4}]},
 ///   "pools": [{"id": "p"}, {"id": "q", "weight": 3}],

@@ -22,7 +22,7 @@ pub struct Placement {
     /// better than "slots taken" (delay scheduling, CPAC); empty = no such knowledge.
     pub job_reason: Vec<[Option<WaitReason>; 2]>,
     /// Per pending task, why it waits when that is known task by task (intermediate space,
-    /// set by the pipeline's [`crate::disk::settle`]; `drf`'s multi-resource reasons); wins
+    /// set by the pipeline's [`crate::fair::disk::settle`]; `drf`'s multi-resource reasons); wins
     /// over `job_reason` and over the cluster's slot count. Empty = none.
     pub task_reason: Vec<Option<WaitReason>>,
     /// The per-job fields the policy decided ([`crate::echo`]), by wire key: under a key

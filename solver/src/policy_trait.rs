@@ -3,9 +3,10 @@
 //! place(&Epoch) -> Placement)"). The pipeline, the simulator, the server's errors, the tests
 //! and the benches ask a policy these questions instead of matching on algorithm names.
 
-use super::{Epoch, Placement};
+use crate::epoch::Epoch;
 use crate::error::SolveError;
 use crate::exact::ANY_ENGINE;
+use crate::placement::Placement;
 use placer_models::SolverEngine;
 
 /// How many pending tasks per job and kind a snapshot must carry for a policy's answer to be
@@ -54,7 +55,7 @@ pub trait Policy: Sync {
         None
     }
 
-    /// Whether it places tasks by the nodes' multi-resource room ([`crate::room`]) rather than
+    /// Whether it places tasks by the nodes' multi-resource room (`crate::room`) rather than
     /// by slots: RAS's job slots made of resources (Polo et al. §3.1), DRF's demand vectors.
     /// A master (the what-if simulator) then sends nodes with capacities and
     /// `map_slots = reduce_slots = 0` (no slot cap), and tasks with their demands. Default
@@ -89,7 +90,7 @@ pub trait Policy: Sync {
     /// Places one epoch.
     ///
     /// # Errors
-    /// What the exact front door refuses ([`crate::exact::solve_kind`]): a problem too large
+    /// What the exact front door refuses ([`crate::exact::solve()`]): a problem too large
     /// for a dense engine, costs beyond the exact integer range.
     fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError>;
 }

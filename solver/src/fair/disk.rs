@@ -10,7 +10,7 @@
 //! - **Pairwise**: map t is never a candidate on node n when `output(t) > disk(n)`
 //!   ([`crate::index::Indexed::disk_admits`]). The heartbeat policies (`fifo`, `fair`,
 //!   `delay`, `dl_sched`) skip such tasks when a slot is offered; the exact front door
-//!   ([`crate::exact::solve_kind`]) leaves the pair out of the problem: the structured flow
+//!   ([`crate::exact::solve()`]) leaves the pair out of the problem: the structured flow
 //!   gives a map that some free node refuses explicit arcs to the nodes that admit it instead
 //!   of its rack and cluster arcs, and the dense engines see a penalty on refused pairs larger
 //!   than any assignment of admitted ones, so that they maximise the admitted placements and
@@ -61,7 +61,7 @@ impl Space {
     /// FAIR §5.4: node a has 100 bytes free for map outputs, node b has no `disk` (unlimited).
     /// Two maps of 80 bytes: the first fits a, the second no longer does; b takes both.
     /// ```
-    /// use placer_solver::{disk::Space, index::Indexed};
+    /// use placer_solver::{fair::disk::Space, Indexed};
     /// let req = placer_models::parse_request(br#"{"schema_version": 1,
     ///   "cluster": {"racks": [{"id": "r"}], "nodes": [
     ///     {"id": "a", "rack": "r", "map_slots": 2, "resources": {"disk": 100}},
@@ -123,7 +123,7 @@ impl Space {
 /// 80 bytes fits somewhere, one of 120 bytes nowhere.
 /// ```
 /// use placer_models::TaskKind;
-/// use placer_solver::{disk, index::Indexed};
+/// use placer_solver::{fair::disk, Indexed};
 /// let req = placer_models::parse_request(br#"{"schema_version": 1,
 ///   "cluster": {"racks": [{"id": "r"}], "nodes": [
 ///     {"id": "a", "rack": "r", "map_slots": 1, "resources": {"disk": 100}},
@@ -178,7 +178,7 @@ impl Settled {
 /// free, 80 each). t1 stays, t2 does not fit any more and b (0 bytes) cannot hold it: it
 /// waits for space.
 /// ```
-/// use placer_solver::{cost::LocalityCost, disk, index::Indexed};
+/// use placer_solver::{LocalityCost, fair::disk, Indexed};
 /// let req = placer_models::parse_request(br#"{"schema_version": 1,
 ///   "cluster": {"racks": [{"id": "r"}], "nodes": [
 ///     {"id": "a", "rack": "r", "map_slots": 2, "resources": {"disk": 100}},

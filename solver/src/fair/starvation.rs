@@ -11,7 +11,7 @@
 //! after this epoch's placement (and preemptions do not count: the freed slots are filled next
 //! epoch). O(pools + jobs) per kind.
 
-use crate::fair_shares::FairShares;
+use crate::fair::fair_shares::FairShares;
 use crate::index::Indexed;
 use placer_models::{StarvationClock, StarvationState};
 
@@ -51,7 +51,7 @@ impl Starvation {
     /// timeouts (5 s and 10 s): with no slot free it is starved for its min share (0 < 1) and
     /// for its fair share (0 < 1 / 2).
     /// ```
-    /// use placer_solver::{fair_shares, index::Indexed, starvation::Starvation};
+    /// use placer_solver::{fair::fair_shares, Indexed, fair::starvation::Starvation};
     /// let req = placer_models::parse_request(br#"{"schema_version": 1, "now_s": 100,
     ///   "cluster": {"racks": [{"id": "r"}],
     ///     "nodes": [{"id": "n", "rack": "r", "map_slots": 2}]},
@@ -141,7 +141,7 @@ impl Starvation {
     /// With 0 running it is overdue (100 − 80 = 20 s > 5 s); once it runs 1 = min(1, 1) it is
     /// not. Pool a has no timeout, so it never is.
     /// ```
-    /// # use placer_solver::{fair_shares, index::Indexed, starvation::Starvation};
+    /// # use placer_solver::{fair::fair_shares, Indexed, fair::starvation::Starvation};
     /// # let req = placer_models::parse_request(br#"{"schema_version": 1, "now_s": 100,
     /// #   "cluster": {"racks": [{"id": "r"}],
     /// #     "nodes": [{"id": "n", "rack": "r", "map_slots": 2}]},
@@ -181,7 +181,7 @@ impl Starvation {
     /// share 1, timeouts 5 s and 10 s, both clocks at 80 s, now 100 s).
     /// Half of min(1, 1) is 0.5: with 0 running it is overdue (20 s > 10 s), with 0.5 not.
     /// ```
-    /// # use placer_solver::{fair_shares, index::Indexed, starvation::Starvation};
+    /// # use placer_solver::{fair::fair_shares, Indexed, fair::starvation::Starvation};
     /// # let req = placer_models::parse_request(br#"{"schema_version": 1, "now_s": 100,
     /// #   "cluster": {"racks": [{"id": "r"}],
     /// #     "nodes": [{"id": "n", "rack": "r", "map_slots": 2}]},
@@ -231,7 +231,7 @@ impl Starvation {
     /// If this epoch places b's map, both of b's clocks move to 100 s; if not, they stay at
     /// 80 s for the master to echo.
     /// ```
-    /// # use placer_solver::{fair_shares, index::Indexed, starvation::Starvation};
+    /// # use placer_solver::{fair::fair_shares, Indexed, fair::starvation::Starvation};
     /// # let req = placer_models::parse_request(br#"{"schema_version": 1, "now_s": 100,
     /// #   "cluster": {"racks": [{"id": "r"}],
     /// #     "nodes": [{"id": "n", "rack": "r", "map_slots": 2}]},

@@ -5,9 +5,9 @@
 
 use crate::cancel::Cancel;
 use crate::cost::LocalityCost;
-use crate::fair_shares::FairShares;
+use crate::fair::fair_shares::FairShares;
+use crate::fair::starvation::Starvation;
 use crate::index::Indexed;
-use crate::starvation::Starvation;
 use crate::warm::WarmStart;
 use placer_models::SolverEngine;
 

@@ -27,7 +27,7 @@ use std::collections::HashMap;
 /// equal priorities the earlier submit goes first.
 /// ```
 /// use placer_models::{Job, Priority};
-/// use placer_solver::job_limits::fifo_cmp;
+/// use placer_solver::fair::job_limits::fifo_cmp;
 /// use std::cmp::Ordering;
 /// let early = Job { submit_s: 10.0, ..Job::default() };
 /// let late = Job { submit_s: 20.0, ..Job::default() };
@@ -55,7 +55,7 @@ pub fn fifo_cmp(ja: &Job, a: usize, jb: &Job, b: usize) -> Ordering {
 /// submitted at 5 s waits; if the earlier job has no task running or pending, it holds no
 /// place and the later one runs.
 /// ```
-/// use placer_solver::job_limits::runnable;
+/// use placer_solver::fair::job_limits::runnable;
 /// let req = placer_models::parse_request(br#"{"schema_version": 1,
 ///   "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "n", "rack": "r", "map_slots": 1}]},
 ///   "pools": [{"id": "p", "max_running_jobs": 1}],

@@ -16,23 +16,23 @@
 //! step. Jobs of a pool starved
 //! past a preemption timeout skip the wait (their level becomes that of what they launch); a
 //! map without replicas counts as node-local. Reduces ignore locality (as Hadoop's did) but
-//! obey CPAC ([`crate::cpac`]). A map is offered a slot only while its output fits the node's
-//! intermediate space left ([`crate::disk`], FAIR §5.4): the classes above are over the maps
+//! obey CPAC ([`crate::fair::cpac`]). A map is offered a slot only while its output fits the node's
+//! intermediate space left ([`crate::fair::disk`], FAIR §5.4): the classes above are over the maps
 //! that fit, and a job none of whose maps fit is not asked.
 //!
 //! Complexity: O(offers · (pools log pools + jobs log jobs)) for the orders plus amortised
 //! O(Σ replicas) for the task queues.
 
 use super::queue::{heartbeat_rounds, Offer, Queue};
-use super::Placement;
-use crate::cpac::Copies;
 use crate::delay_scheduling::{self, DelayState};
-use crate::disk::Space;
-use crate::fair_order::{fair_cmp, Standing};
-use crate::fair_shares::priority_weight;
+use crate::fair::cpac::Copies;
+use crate::fair::disk::Space;
+use crate::fair::fair_order::{fair_cmp, Standing};
+use crate::fair::fair_shares::priority_weight;
+use crate::fair::job_limits::fifo_cmp;
+use crate::fair::starvation::Starvation;
 use crate::index::Indexed;
-use crate::job_limits::fifo_cmp;
-use crate::starvation::Starvation;
+use crate::placement::Placement;
 use placer_models::{PoolMode, Status, TaskKind, WaitReason};
 use std::collections::HashMap;
 
@@ -50,14 +50,14 @@ pub enum Mode {
 
 /// A map's locality class for one offer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Class {
+pub(crate) enum Class {
     Node,
     Rack,
     Remote,
 }
 
 /// Per-job map queues for one epoch.
-pub(super) struct MapQueues {
+pub(crate) struct MapQueues {
     by_node: HashMap<(u32, u32), Queue>,
     by_rack: HashMap<(u32, u32), Queue>,
     anywhere: Vec<Queue>,
@@ -65,7 +65,7 @@ pub(super) struct MapQueues {
 }
 
 impl MapQueues {
-    pub(super) fn new(ix: &Indexed<'_>, tasks: &[usize]) -> Self {
+    pub(crate) fn new(ix: &Indexed<'_>, tasks: &[usize]) -> Self {
         let jobs = ix.req.jobs.len();
         let mut q = Self {
             by_node: HashMap::new(),
@@ -94,7 +94,7 @@ impl MapQueues {
 
     /// Job `j`'s closest unplaced map for node `n` of rack `rack` among those that `fit` the
     /// node's intermediate space, with its class.
-    pub(super) fn closest(
+    pub(crate) fn closest(
         &mut self,
         j: u32,
         n: u32,
@@ -118,7 +118,7 @@ impl MapQueues {
 
 /// FAIR Alg. 1's test for job state `d` offered a map of locality `class`: the level it
 /// launches at, or `None` to skip ([`crate::delay_scheduling::allowed_level`]).
-pub(super) fn allowed_level(d: &DelayState, class: Class, t1: f64, t2: f64) -> Option<u8> {
+pub(crate) fn allowed_level(d: &DelayState, class: Class, t1: f64, t2: f64) -> Option<u8> {
     let offered = match class {
         Class::Node => 0,
         Class::Rack => 1,
@@ -129,7 +129,7 @@ pub(super) fn allowed_level(d: &DelayState, class: Class, t1: f64, t2: f64) -> O
 
 /// The delay state of every job at the start of an epoch and each job's T1 and T2
 /// ([`delay_scheduling::start`]).
-pub(super) fn delay_start(ix: &Indexed<'_>) -> (Vec<DelayState>, Vec<f64>, Vec<f64>) {
+pub(crate) fn delay_start(ix: &Indexed<'_>) -> (Vec<DelayState>, Vec<f64>, Vec<f64>) {
     let start = delay_scheduling::start(ix.req);
     (
         start.iter().map(|d| d.state).collect(),
@@ -141,7 +141,7 @@ pub(super) fn delay_start(ix: &Indexed<'_>) -> (Vec<DelayState>, Vec<f64>, Vec<f
 /// A heartbeat scheduler's [`Placement`]: jobs it skipped for locality wait with
 /// `waiting_for_locality`; with `delay = Some((now_s, state))` the delay state is returned
 /// (`skipped_at_s = now_s` for the skipped jobs).
-pub(super) fn finish(
+pub(crate) fn finish(
     node_of_task: Vec<Option<u32>>,
     mut job_reason: Vec<[Option<WaitReason>; 2]>,
     skipped: &[bool],

@@ -24,7 +24,7 @@
 //! Example (FAIR §3.1, Fig. 3): 100 slots, (m, d) = (50, 46), (10, 18), (25, 28), (15, 16),
 //! equal weights → 46, 14, 25, 15.
 
-use crate::schedulable::Schedulable;
+use crate::fair::schedulable::Schedulable;
 
 /// The fair share of each schedulable, in slots (fractional), in input order:
 /// share_i = min(d_i, max(r · w_i, m_i)) with the water level r (slots per unit weight) that
@@ -41,8 +41,8 @@ use crate::schedulable::Schedulable;
 /// (10, 18), (25, 28), (15, 16). Pool 1 is filled (its mark is above its demand), the others
 /// up to their marks (96 slots so far), and the last 4 go to the emptiest bucket, pool 2.
 /// ```
-/// use placer_solver::schedulable::Schedulable;
-/// use placer_solver::water_filling::fair_shares;
+/// use placer_solver::fair::schedulable::Schedulable;
+/// use placer_solver::fair::water_filling::fair_shares;
 /// let pool = |min_share, demand| Schedulable { weight: 1.0, min_share, demand };
 /// let pools = [pool(50.0, 46.0), pool(10.0, 18.0), pool(25.0, 28.0), pool(15.0, 16.0)];
 /// assert_eq!(fair_shares(&pools, 100.0), vec![46.0, 14.0, 25.0, 15.0]);
