@@ -22,6 +22,14 @@
 //! structured flow's warm starts). The policies' contract — the `Policy` trait, the `Epoch`
 //! they read and the `Placement` they return — is three top-level files (`policy_trait`,
 //! `epoch`, `placement`) re-exported by `policy` and here.
+//!
+//! The public surface is the API: the pipeline ([`place`], [`cost_matrix`], [`PlaceOptions`],
+//! [`Cancel`], [`WarmStart`], [`SolveError`]), the policies' contract ([`Policy`], [`Epoch`],
+//! [`Placement`], [`registry`]), the exact front door ([`exact::solve`]), the inputs an epoch is
+//! built from ([`Indexed`], [`LocalityCost`], [`Room`]), and one public module per paper or
+//! engine (`fair`, `shuffle`, `ras`, `lsap`, `flow`, `mip`) for callers that run one algorithm
+//! alone (the benches, the property tests); [`stages`] exposes the pipeline's remaining steps
+//! for the request-path bench. Everything else is crate-private.
 
 mod answer;
 mod cancel;

@@ -11,8 +11,8 @@ use super::quantum::{shifted, Quantum};
 use crate::cancel::Cancel;
 use crate::cost::LocalityCost;
 use crate::error::SolveError;
-use crate::flow::ssp::MinCostFlow;
 use crate::flow::structured::Quotas;
+use crate::flow::{FlowBuilder, Network};
 use crate::index::Indexed;
 use crate::matrix::MAX_DENSE_CELLS;
 use placer_models::TaskKind;
@@ -62,70 +62,78 @@ pub fn solve(
     let quantum = Quantum::for_matrix(max_cost, tasks.len(), nodes.len())?;
 
     let (source, sink) = (0, 1);
-    let mut g = MinCostFlow::new(2);
-    let node_vertex: Vec<usize> = nodes
-        .iter()
-        .map(|&n| {
-            let v = g.add_node();
-            g.add_arc(v, sink, i64::from(free[n as usize]), 0);
-            v
-        })
-        .collect();
-    // lsap_quota: each task is fed through its pool, within must + flex and its group's units.
-    let pool_vertex: Option<Vec<usize>> = quotas.map(|q| {
-        let groups = q.groups.map(|units| {
-            let v = g.add_node();
-            g.add_arc(source, v, i64::try_from(units).unwrap_or(i64::MAX), 0);
-            v
-        });
-        q.must
+    // Laid out in two passes from one description: vertices and arcs in the same order both
+    // times, so the second pass's arc ids are the ones read after the solve.
+    let describe = |g: &mut FlowBuilder| {
+        let node_vertex: Vec<usize> = nodes
             .iter()
-            .zip(&q.flex)
-            .map(|(&must, &(flex, group))| {
-                let v = g.add_node();
-                g.add_arc(source, v, i64::try_from(must).unwrap_or(i64::MAX), 0);
-                g.add_arc(groups[group], v, i64::try_from(flex).unwrap_or(i64::MAX), 0);
+            .map(|&n| {
+                let v = g.add_vertex();
+                g.add_arc(v, sink, i64::from(free[n as usize]), 0);
                 v
             })
-            .collect()
-    });
-    // (job, node position) → vertex capped by the job's copy room on that node.
-    let mut capped: HashMap<(u32, usize), usize> = HashMap::new();
-    let mut task_arcs: Vec<Vec<(usize, u32)>> = Vec::with_capacity(tasks.len());
-    for (i, &t) in tasks.iter().enumerate() {
-        let v = g.add_node();
-        let j = ix.pending_job[t];
-        let feed = match (&pool_vertex, quotas) {
-            (Some(pools), Some(q)) => q
-                .job_pool
-                .get(j as usize)
-                .and_then(|&p| pools.get(p as usize))
-                .copied()
-                .unwrap_or(source),
-            _ => source,
-        };
-        g.add_arc(feed, v, 1, 0);
-        let o = offsets[i];
-        let mut out = Vec::with_capacity(nodes.len());
-        for (pos, &n) in nodes.iter().enumerate() {
-            let room = ix.copy_room(j, n);
-            if room == 0 {
-                continue;
-            }
-            let to = if room == u32::MAX {
-                node_vertex[pos]
-            } else {
-                *capped.entry((j, pos)).or_insert_with(|| {
-                    let c = g.add_node();
-                    g.add_arc(c, node_vertex[pos], i64::from(room), 0);
-                    c
+            .collect();
+        // lsap_quota: each task is fed through its pool, within must + flex and its group's units.
+        let pool_vertex: Option<Vec<usize>> = quotas.map(|q| {
+            let groups = q.groups.map(|units| {
+                let v = g.add_vertex();
+                g.add_arc(source, v, i64::try_from(units).unwrap_or(i64::MAX), 0);
+                v
+            });
+            q.must
+                .iter()
+                .zip(&q.flex)
+                .map(|(&must, &(flex, group))| {
+                    let v = g.add_vertex();
+                    g.add_arc(source, v, i64::try_from(must).unwrap_or(i64::MAX), 0);
+                    g.add_arc(groups[group], v, i64::try_from(flex).unwrap_or(i64::MAX), 0);
+                    v
                 })
+                .collect()
+        });
+        // (job, node position) → vertex capped by the job's copy room on that node.
+        let mut capped: HashMap<(u32, usize), usize> = HashMap::new();
+        let mut task_arcs: Vec<Vec<(usize, u32)>> = Vec::with_capacity(tasks.len());
+        for (i, &t) in tasks.iter().enumerate() {
+            let v = g.add_vertex();
+            let j = ix.pending_job[t];
+            let feed = match (&pool_vertex, quotas) {
+                (Some(pools), Some(q)) => q
+                    .job_pool
+                    .get(j as usize)
+                    .and_then(|&p| pools.get(p as usize))
+                    .copied()
+                    .unwrap_or(source),
+                _ => source,
             };
-            let cost = quantum.to_units(rows[i].at(n, ix.node_rack[n as usize]) + o);
-            out.push((g.add_arc(v, to, 1, cost), n));
+            g.add_arc(feed, v, 1, 0);
+            let o = offsets[i];
+            let mut out = Vec::with_capacity(nodes.len());
+            for (pos, &n) in nodes.iter().enumerate() {
+                let room = ix.copy_room(j, n);
+                if room == 0 {
+                    continue;
+                }
+                let to = if room == u32::MAX {
+                    node_vertex[pos]
+                } else {
+                    *capped.entry((j, pos)).or_insert_with(|| {
+                        let c = g.add_vertex();
+                        g.add_arc(c, node_vertex[pos], i64::from(room), 0);
+                        c
+                    })
+                };
+                let cost = quantum.to_units(rows[i].at(n, ix.node_rack[n as usize]) + o);
+                out.push((g.add_arc(v, to, 1, cost), n));
+            }
+            task_arcs.push(out);
         }
-        task_arcs.push(out);
-    }
+        task_arcs
+    };
+    let Some((mut g, task_arcs)) = Network::build(2, describe) else {
+        // Unreachable: `describe` adds the same vertices and arcs on both passes.
+        return Ok(false);
+    };
     g.set_cancel(cancel.cloned());
     g.solve(source, sink);
     for (i, &t) in tasks.iter().enumerate() {

@@ -1,48 +1,22 @@
 //! Successive shortest paths with Johnson potentials (Ahuja, Magnanti, Orlin, *Network Flows*
-//! §9.7), placer's own min-cost max-flow for one epoch's networks: the structured placement
-//! (Quincy's network on lsap-sched's costs) and the reduce placement under CPAC caps (FAIR
-//! §5.2). Integer costs ≥ 0 on input arcs; each round runs Dijkstra on reduced costs
-//! c(u, v) + π(u) − π(v) ≥ 0 and pushes the path's bottleneck.
-//!
-//! Layout: the network is built arc by arc into one array of half-arcs (arc `2e` and its twin
-//! `2e + 1`, the tail of each being its twin's head), then permuted in place into compressed
-//! sparse rows for the search (out-arcs of a vertex contiguous, in the order they were added,
-//! each holding its twin's position), with a position per arc id for the caller's reads. No
-//! per-vertex lists and no second copy of the arcs: 48 bytes per arc, plus 8 for positions
-//! (issue 16, "Bounded memory": a network with 10⁷ replica arcs). Zero reduced-cost plateaus go through a stack
-//! instead of the heap, and vertices of large residual out-degree keep persistent heaps (see
-//! [`MinCostFlow::solve`]).
+//! §9.7), placer's own min-cost max-flow for one epoch's networks ([`Network`]): the
+//! structured placement (Quincy's network on lsap-sched's costs) and the reduce placement under
+//! CPAC caps (FAIR §5.2). Integer costs ≥ 0 on input arcs; each round runs Dijkstra on reduced
+//! costs c(u, v) + π(u) − π(v) ≥ 0 and pushes the path's bottleneck. Zero reduced-cost
+//! plateaus go through a stack instead of the heap, and vertices of large residual out-degree
+//! keep persistent heaps (see [`Network::solve`]).
 //!
 //! Complexity: O(F · E log V) worst case for a total flow F; memory O(V + E) plus the hub
 //! heaps' stale entries (O(Σ degree of the vertices settled)). Exact: the flow is maximum
 //! and, among maximum flows, of minimum cost (every augmentation is along a shortest path, so
 //! the residual graph never has a negative cycle).
 
+use super::graph::{swap_halves, Csr, CsrArc, Network};
 use crate::cancel::{is_cut, Cancel};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// A flow network under construction, then solved once.
-///
-/// Until the first solve the half-arcs are in id order (`csr` is `None`); the solve lays them
-/// out in place as compressed sparse rows and keeps that layout, so that [`MinCostFlow::flow`]
-/// reads the answer through the positions. The flow on an arc is its twin's residual
-/// capacity (a twin starts at 0 and gains exactly what the arc loses).
-#[derive(Clone, Debug, Default)]
-pub struct MinCostFlow {
-    /// Vertices.
-    vertices: usize,
-    /// Half-arcs in id order while building (`to`, `cap`, `cost`; `twin` unused).
-    arcs: Vec<CsrArc>,
-    /// The laid-out network after the first solve.
-    csr: Option<Csr>,
-    /// Polled once per augmentation or phase ([`MinCostFlow::set_cancel`]).
-    cancel: Option<Cancel>,
-    /// Whether the last solve stopped on `cancel` (the flow is then feasible, not optimal).
-    cut: bool,
-}
-
-/// The outcome of [`MinCostFlow::solve`].
+/// The outcome of [`Network::solve`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FlowResult {
     /// Units sent from source to sink (maximum).
@@ -51,118 +25,7 @@ pub struct FlowResult {
     pub cost: i64,
 }
 
-impl MinCostFlow {
-    /// A network with `nodes` vertices and no arcs.
-    pub fn new(nodes: usize) -> Self {
-        Self { vertices: nodes, ..Self::default() }
-    }
-
-    /// Adds a vertex; returns its index.
-    pub fn add_node(&mut self) -> usize {
-        self.thaw();
-        self.vertices += 1;
-        self.vertices - 1
-    }
-
-    /// Room for `arcs` more arcs (each two half-arcs), so that building does not over-allocate.
-    pub fn reserve(&mut self, arcs: usize) {
-        self.thaw();
-        self.arcs.reserve_exact(2 * arcs);
-    }
-
-    /// Position of arc `id` in the current layout.
-    #[inline]
-    fn at(&self, id: usize) -> usize {
-        match &self.csr {
-            Some(csr) => csr.position[id] as usize,
-            None => id,
-        }
-    }
-
-    /// The half-arcs in the current layout.
-    #[inline]
-    fn half_arcs(&self) -> &[CsrArc] {
-        match &self.csr {
-            Some(csr) => &csr.arcs,
-            None => &self.arcs,
-        }
-    }
-
-    /// The two ends of arc `id` in its current orientation: (tail, head). O(1).
-    pub fn ends(&self, id: usize) -> (usize, usize) {
-        let arcs = self.half_arcs();
-        (arcs[self.at(id ^ 1)].to as usize, arcs[self.at(id)].to as usize)
-    }
-
-    /// Back to id order (to add to a solved network). O(E).
-    fn thaw(&mut self) {
-        if let Some(csr) = self.csr.take() {
-            let mut arcs = csr.arcs;
-            // The half-arc at position p goes back to its id: invert, then move by cycles.
-            let mut dest: Vec<u32> = vec![0; csr.position.len()];
-            for (id, &p) in csr.position.iter().enumerate() {
-                dest[p as usize] = id as u32;
-            }
-            drop(csr.position);
-            permute(&mut arcs, &mut dest);
-            self.arcs = arcs;
-        }
-    }
-
-    /// Lays the half-arcs out as compressed sparse rows, in place (once). O(V + E).
-    fn freeze(&mut self) -> &mut Csr {
-        let csr = match self.csr.take() {
-            Some(csr) => csr,
-            None => Csr::new(std::mem::take(&mut self.arcs), self.vertices),
-        };
-        self.csr.insert(csr)
-    }
-
-    /// Adds arc u → v with capacity `cap` ≥ 0 and cost `cost` ≥ 0; returns its id.
-    pub fn add_arc(&mut self, u: usize, v: usize, cap: i64, cost: i64) -> usize {
-        self.thaw();
-        let id = self.arcs.len();
-        let cap = clamp_cap(cap);
-        self.arcs.push(CsrArc { to: v as u32, twin: 0, cap, cost });
-        self.arcs.push(CsrArc { to: u as u32, twin: 0, cap: 0, cost: -cost });
-        id
-    }
-
-    /// Flow on arc `id` after [`MinCostFlow::solve`]: its twin's residual capacity.
-    pub fn flow(&self, id: usize) -> i64 {
-        i64::from(self.half_arcs()[self.at(id ^ 1)].cap)
-    }
-
-    /// Pushes `amount` along arc `id` without any check: for a caller that seeds the flow
-    /// with zero-cost paths before [`MinCostFlow::solve`] (which keeps zero potentials valid).
-    pub fn push(&mut self, id: usize, amount: i64) {
-        let amount = clamp_cap(amount);
-        let (p, q) = (self.at(id), self.at(id ^ 1));
-        let arcs = match &mut self.csr {
-            Some(csr) => &mut csr.arcs,
-            None => &mut self.arcs,
-        };
-        arcs[p].cap -= amount;
-        arcs[q].cap += amount;
-    }
-
-    /// Σ remaining capacity of the arcs out of vertex `v`. O(out-degree) once solved, O(E)
-    /// while building (the tail of a half-arc is its twin's head).
-    pub fn residual_out(&self, v: usize) -> i64 {
-        match &self.csr {
-            Some(csr) => csr.residual_out(v),
-            None => (0..self.arcs.len())
-                .filter(|&id| self.arcs[id ^ 1].to as usize == v)
-                .map(|id| i64::from(self.arcs[id].cap.max(0)))
-                .sum(),
-        }
-    }
-
-    /// Remaining capacity of arc `id`.
-    pub fn residual(&self, id: usize) -> i64 {
-        i64::from(self.half_arcs()[self.at(id)].cap)
-    }
-
+impl Network {
     /// Sends a maximum flow of minimum cost from `s` to `t`, on top of any flow already pushed
     /// (which must leave no residual arc of negative cost).
     ///
@@ -179,7 +42,7 @@ impl MinCostFlow {
     /// not O(out-degree): a round is O(Σ degree of the non-hub vertices settled · log V).
     ///
     /// The answer maximises the flow value and, among maximum flows, minimises Σ_a c(a) · f(a)
-    /// in the caller's integer cost units; [`MinCostFlow::flow`] then reads each arc's flow.
+    /// in the caller's integer cost units; [`Network::flow`] then reads each arc's flow.
     ///
     /// # Complexity
     /// Time O(F · E log V) worst case for F units sent (one Dijkstra per augmenting path);
@@ -196,29 +59,30 @@ impl MinCostFlow {
     /// and B → T have capacity 1 (one idle slot each). Both tasks are placed (flow 2), both
     /// node-local (cost 0): T1 → B and T2 → A.
     /// ```
-    /// use placer_solver::flow::ssp::{FlowResult, MinCostFlow};
+    /// use placer_solver::flow::{FlowResult, Network};
     /// let (s, t, t1, t2, a, b) = (0, 1, 2, 3, 4, 5);
-    /// let mut g = MinCostFlow::new(6);
-    /// g.add_arc(s, t1, 1, 0);
-    /// g.add_arc(s, t2, 1, 0);
-    /// let t1_a = g.add_arc(t1, a, 1, 0);
-    /// let t1_b = g.add_arc(t1, b, 1, 0);
-    /// let t2_a = g.add_arc(t2, a, 1, 0);
-    /// let t2_b = g.add_arc(t2, b, 1, 1);
-    /// g.add_arc(a, t, 1, 0);
-    /// g.add_arc(b, t, 1, 0);
+    /// let (mut g, [t1_a, t1_b, t2_a, t2_b]) = Network::build(6, |g| {
+    ///     g.add_arc(s, t1, 1, 0);
+    ///     g.add_arc(s, t2, 1, 0);
+    ///     let t1_a = g.add_arc(t1, a, 1, 0);
+    ///     let t1_b = g.add_arc(t1, b, 1, 0);
+    ///     let t2_a = g.add_arc(t2, a, 1, 0);
+    ///     let t2_b = g.add_arc(t2, b, 1, 1);
+    ///     g.add_arc(a, t, 1, 0);
+    ///     g.add_arc(b, t, 1, 0);
+    ///     [t1_a, t1_b, t2_a, t2_b]
+    /// })
+    /// .unwrap();
     /// assert_eq!(g.solve(s, t), FlowResult { flow: 2, cost: 0 });
     /// assert_eq!([g.flow(t1_a), g.flow(t1_b), g.flow(t2_a), g.flow(t2_b)], [0, 1, 1, 0]);
     /// ```
     pub fn solve(&mut self, s: usize, t: usize) -> FlowResult {
-        let cancel = self.cancel.clone();
-        let csr = self.freeze();
-        let (result, cut) = csr.run(s, t, cancel.as_ref());
+        let (result, cut) = self.csr.run(s, t, self.cancel.as_ref());
         self.cut = cut;
         result
     }
 
-    /// Like [`MinCostFlow::solve`], fastest where a maximum flow fills every arc into `t` (in
+    /// Like [`Network::solve`], fastest where a maximum flow fills every arc into `t` (in
     /// the structured placement network every task reaches every node, so with at least as
     /// many unplaced tasks as free slots every slot fills). The flows into `t` are then fixed,
     /// so the cost of reaching `t` through one slot or another differs by a constant and `t`
@@ -251,36 +115,39 @@ impl MinCostFlow {
     ///
     /// Whether the arcs into `t` do all fill is not assumed: if a deficit cannot reach `s`
     /// (the supply ran out first, or some task cannot reach that node), the rounds' flow is
-    /// discarded and [`MinCostFlow::solve`] runs instead, so the answer is exact either way.
+    /// discarded and [`Network::solve`] runs instead, so the answer is exact either way.
     ///
     /// # Complexity
     /// Time O(F · E log V) worst case for the F units sent, and in practice O(Σ vertices
     /// settled per round · degree · log V), which stays near the deficits, plus O(E log V)
-    /// per phase; plus O(E) for the flips and a run of [`MinCostFlow::solve`] when a deficit
+    /// per phase; plus O(E) for the flips and a run of [`Network::solve`] when a deficit
     /// is unreachable; space O(V + E).
     ///
     /// # Errors
-    /// None, under [`MinCostFlow::solve`]'s contract (costs ≥ 0, no negative residual arc
+    /// None, under [`Network::solve`]'s contract (costs ≥ 0, no negative residual arc
     /// left by flow pushed beforehand, sums within i64).
     ///
     /// # Examples
-    /// lsap-sched's Fig. 1 (the network of [`MinCostFlow::solve`]'s example) seeded with
+    /// lsap-sched's Fig. 1 (the network of [`Network::solve`]'s example) seeded with
     /// dl-sched's greedy choice: T1 → A is pushed first (a zero-cost path, so a valid seed).
     /// The one round left fills B's slot along S → T2 → A, back over the seed A → T1, then
     /// T1 → B, all at reduced cost 0: T1 moves to B and T2 gets A. (`flow`
     /// counts the units this call sends: 1.)
     /// ```
-    /// use placer_solver::flow::ssp::{FlowResult, MinCostFlow};
+    /// use placer_solver::flow::{FlowResult, Network};
     /// let (s, t, t1, t2, a, b) = (0, 1, 2, 3, 4, 5);
-    /// let mut g = MinCostFlow::new(6);
-    /// let s_t1 = g.add_arc(s, t1, 1, 0);
-    /// g.add_arc(s, t2, 1, 0);
-    /// let t1_a = g.add_arc(t1, a, 1, 0);
-    /// let t1_b = g.add_arc(t1, b, 1, 0);
-    /// let t2_a = g.add_arc(t2, a, 1, 0);
-    /// let t2_b = g.add_arc(t2, b, 1, 1);
-    /// let a_t = g.add_arc(a, t, 1, 0);
-    /// g.add_arc(b, t, 1, 0);
+    /// let (mut g, [s_t1, t1_a, t1_b, t2_a, t2_b, a_t]) = Network::build(6, |g| {
+    ///     let s_t1 = g.add_arc(s, t1, 1, 0);
+    ///     g.add_arc(s, t2, 1, 0);
+    ///     let t1_a = g.add_arc(t1, a, 1, 0);
+    ///     let t1_b = g.add_arc(t1, b, 1, 0);
+    ///     let t2_a = g.add_arc(t2, a, 1, 0);
+    ///     let t2_b = g.add_arc(t2, b, 1, 1);
+    ///     let a_t = g.add_arc(a, t, 1, 0);
+    ///     g.add_arc(b, t, 1, 0);
+    ///     [s_t1, t1_a, t1_b, t2_a, t2_b, a_t]
+    /// })
+    /// .unwrap();
     /// for arc in [s_t1, t1_a, a_t] {
     ///     g.push(arc, 1); // the greedy seed: T1 → A
     /// }
@@ -288,210 +155,12 @@ impl MinCostFlow {
     /// assert_eq!([g.flow(t1_a), g.flow(t1_b), g.flow(t2_a), g.flow(t2_b)], [0, 1, 1, 0]);
     /// ```
     pub fn solve_fixed_sink(&mut self, s: usize, t: usize) -> FlowResult {
-        let cancel = self.cancel.clone();
-        let (result, cut) = self.freeze().fixed_sink(s, t, cancel.as_ref());
-        self.cut = cut;
-        result
-    }
-
-    /// Sets the token the next solve polls once per augmenting path (and once per phase and
-    /// per blocking-flow push of [`MinCostFlow::solve_fixed_sink`]'s phases); when it reports
-    /// cancelled the solve stops with the flow it has, feasible (capacities and conservation
-    /// hold: only whole source–sink paths are pushed) but not necessarily maximum or of least
-    /// cost, and [`MinCostFlow::was_cut`] says so. O(1) per poll.
-    pub fn set_cancel(&mut self, cancel: Option<Cancel>) {
-        self.cancel = cancel;
-    }
-
-    /// Whether the last solve stopped on its cancellation token ([`MinCostFlow::set_cancel`]).
-    pub fn was_cut(&self) -> bool {
-        self.cut
-    }
-
-    /// Reverses every arc (u → v becomes v → u with the same capacity, cost and flow), so
-    /// that a caller can search from the other end: a flow from t to s on the reversed network
-    /// is a flow from s to t on the original, arc for arc, with the same cost.
-    pub fn reverse(&mut self) {
-        self.thaw();
-        for a in (0..self.arcs.len()).step_by(2) {
-            let (x, y) = (self.arcs[a].to, self.arcs[a + 1].to);
-            self.arcs[a].to = y;
-            self.arcs[a + 1].to = x;
-        }
-    }
-}
-
-/// A network laid out straight into compressed sparse rows in two passes, for networks too big
-/// for [`MinCostFlow`]'s build-then-permute (issue 16, "Bounded memory": 10⁷ replica arcs).
-///
-/// Pass 1 counts: [`FlowBuilder::add_arc`] (its id is then meaningless) and
-/// [`FlowBuilder::add_degree`] record each vertex's number of half-arcs. [`FlowBuilder::lay_out`]
-/// turns the counts into row offsets and allocates the half-arcs once. Pass 2 adds the same
-/// arcs; each half-arc goes straight to the next free place of its tail's row, so a row holds
-/// its vertex's out-arcs in the order they were added, as [`MinCostFlow`]'s layout does (the
-/// searches, and so the answers, are the same). An arc's id is the position of its forward
-/// half: no table of positions. 20 bytes per half-arc, 40 per arc.
-///
-/// # Complexity
-/// O(V + E) time and space; no permutation.
-#[derive(Clone, Debug, Default)]
-pub struct FlowBuilder {
-    /// Pass 1: half-arcs out of v at `start[v + 1]`; pass 2: row offsets.
-    start: Vec<u32>,
-    /// Pass 2: the next free position of each row.
-    next: Vec<u32>,
-    arcs: Vec<CsrArc>,
-    filling: bool,
-    /// Pass 2 added an arc its row had no room for (the passes differed).
-    short: bool,
-}
-
-impl FlowBuilder {
-    /// Pass 1 of a network of `vertices` vertices.
-    pub fn new(vertices: usize) -> Self {
-        Self { start: vec![0; vertices + 1], ..Self::default() }
-    }
-
-    /// Pass 1: adds `k` half-arcs to `v`'s row (what `k` arcs out of or into `v` add there).
-    pub fn add_degree(&mut self, v: usize, k: usize) {
-        if !self.filling {
-            self.start[v + 1] += k as u32;
-        }
-    }
-
-    /// Ends pass 1: rows laid out, half-arcs allocated. O(V + E).
-    pub fn lay_out(&mut self) {
-        if self.filling {
-            return;
-        }
-        for v in 1..self.start.len() {
-            self.start[v] += self.start[v - 1];
-        }
-        self.next = self.start[..self.start.len() - 1].to_vec();
-        let halves = self.start.last().copied().unwrap_or(0) as usize;
-        self.arcs = vec![CsrArc::default(); halves];
-        self.filling = true;
-    }
-
-    /// Adds arc u → v with capacity `cap` ≥ 0 (saturated at [`i32::MAX`]) and cost `cost` ≥ 0.
-    /// Pass 1: counts it and returns 0. Pass 2: places its halves and returns its id (the
-    /// position of its forward half) for [`LaidFlow`]'s reads. O(1).
-    pub fn add_arc(&mut self, u: usize, v: usize, cap: i64, cost: i64) -> usize {
-        if !self.filling {
-            self.start[u + 1] += 1;
-            self.start[v + 1] += 1;
-            return 0;
-        }
-        let p = self.next[u];
-        let q = self.next[v] + u32::from(u == v);
-        if p >= self.start[u + 1] || q >= self.start[v + 1] {
-            self.short = true;
-            return 0;
-        }
-        self.next[u] += 1;
-        self.next[v] += 1;
-        self.arcs[p as usize] = CsrArc { to: v as u32, twin: q, cap: clamp_cap(cap), cost };
-        self.arcs[q as usize] = CsrArc { to: u as u32, twin: p, cap: 0, cost: -cost };
-        p as usize
-    }
-
-    /// The network, or `None` if pass 2 did not add exactly the half-arcs pass 1 counted.
-    pub fn finish(self) -> Option<LaidFlow> {
-        let rows = self.start.len() - 1;
-        let complete =
-            self.filling && !self.short && (0..rows).all(|v| self.next[v] == self.start[v + 1]);
-        complete.then(|| LaidFlow {
-            csr: Csr { arcs: self.arcs, start: self.start, position: Vec::new(), flipped: false },
-            reversed: false,
-            cancel: None,
-            cut: false,
-        })
-    }
-}
-
-/// A network from [`FlowBuilder`], solved as [`MinCostFlow`] solves (the same searches on the
-/// same layout). Arc ids are [`FlowBuilder::add_arc`]'s; the arcs of a vertex are
-/// [`LaidFlow::row`]. It cannot grow.
-#[derive(Clone, Debug)]
-pub struct LaidFlow {
-    csr: Csr,
-    /// Whether [`LaidFlow::reverse`] was called an odd number of times (an arc's forward half
-    /// is then its id's twin).
-    reversed: bool,
-    cancel: Option<Cancel>,
-    cut: bool,
-}
-
-impl LaidFlow {
-    /// Position of arc `id`'s forward half.
-    #[inline]
-    fn fwd(&self, id: usize) -> usize {
-        if self.reversed {
-            self.csr.arcs[id].twin as usize
-        } else {
-            id
-        }
-    }
-
-    /// The half-arcs in `v`'s row as built: the ids of the arcs added out of `v` and the
-    /// twins of those added into it, in the order added. O(1).
-    pub fn row(&self, v: usize) -> std::ops::Range<usize> {
-        self.csr.out(v)
-    }
-
-    /// The other half of the half-arc at position `p` (for an arc added into `v`, its id from
-    /// its position in `v`'s row). O(1).
-    pub fn twin(&self, p: usize) -> usize {
-        self.csr.arcs[p].twin as usize
-    }
-
-    /// The two ends of arc `id` in its current orientation: (tail, head). O(1).
-    pub fn ends(&self, id: usize) -> (usize, usize) {
-        let f = self.fwd(id);
-        let arcs = &self.csr.arcs;
-        (arcs[arcs[f].twin as usize].to as usize, arcs[f].to as usize)
-    }
-
-    /// Flow on arc `id`: its twin's residual capacity. O(1).
-    pub fn flow(&self, id: usize) -> i64 {
-        let arcs = &self.csr.arcs;
-        i64::from(arcs[arcs[self.fwd(id)].twin as usize].cap)
-    }
-
-    /// Remaining capacity of arc `id`. O(1).
-    pub fn residual(&self, id: usize) -> i64 {
-        i64::from(self.csr.arcs[self.fwd(id)].cap)
-    }
-
-    /// As [`MinCostFlow::push`]. O(1).
-    pub fn push(&mut self, id: usize, amount: i64) {
-        let amount = clamp_cap(amount);
-        let p = self.fwd(id);
-        let q = self.csr.arcs[p].twin as usize;
-        self.csr.arcs[p].cap -= amount;
-        self.csr.arcs[q].cap += amount;
-    }
-
-    /// Σ remaining capacity of the arcs out of `v`. O(out-degree).
-    pub fn residual_out(&self, v: usize) -> i64 {
-        self.csr.residual_out(v)
-    }
-
-    /// As [`MinCostFlow::solve`].
-    pub fn solve(&mut self, s: usize, t: usize) -> FlowResult {
-        let (result, cut) = self.csr.run(s, t, self.cancel.as_ref());
-        self.cut = cut;
-        result
-    }
-
-    /// As [`MinCostFlow::solve_fixed_sink`].
-    pub fn solve_fixed_sink(&mut self, s: usize, t: usize) -> FlowResult {
         let (result, cut) = self.csr.fixed_sink(s, t, self.cancel.as_ref());
         self.cut = cut;
         result
     }
 
-    /// [`LaidFlow::solve_fixed_sink`] warm-started from `potential` (one label per vertex,
+    /// [`Network::solve_fixed_sink`] warm-started from `potential` (one label per vertex,
     /// e.g. from an earlier solve of a similar network; issue 18 item 3): the labels are first
     /// lowered until every residual arc has a reduced cost ≥ 0 (`Csr::repair`, about 8 · E
     /// arc scans at most; beyond that the solve starts from zero labels, as a cold one does). On
@@ -499,7 +168,7 @@ impl LaidFlow {
     /// the labels given: only the searches' reduced costs change.
     ///
     /// # Complexity
-    /// As [`MinCostFlow::solve_fixed_sink`], plus O(degree) per label that falls.
+    /// As [`Network::solve_fixed_sink`], plus O(degree) per label that falls.
     ///
     /// # Panics
     /// If `potential` does not have one entry per vertex.
@@ -516,39 +185,6 @@ impl LaidFlow {
         let (result, cut) = self.csr.fixed_sink_from(s, t, self.cancel.as_ref(), potential);
         self.cut = cut;
         result
-    }
-
-    /// The number of vertices.
-    pub fn vertex_count(&self) -> usize {
-        self.csr.start.len() - 1
-    }
-
-    /// As [`MinCostFlow::set_cancel`].
-    pub fn set_cancel(&mut self, cancel: Option<Cancel>) {
-        self.cancel = cancel;
-    }
-
-    /// As [`MinCostFlow::was_cut`].
-    pub fn was_cut(&self) -> bool {
-        self.cut
-    }
-
-    /// As [`MinCostFlow::reverse`], in place: the layout is the same (each vertex keeps one
-    /// half of each of its arcs, in the same order), the two halves of each arc trade
-    /// capacity and cost. O(E).
-    pub fn reverse(&mut self) {
-        let arcs = &mut self.csr.arcs;
-        for p in 0..arcs.len() {
-            let q = arcs[p].twin as usize;
-            if p < q {
-                let (a, b) = (arcs[p], arcs[q]);
-                arcs[p].cap = b.cap;
-                arcs[p].cost = b.cost;
-                arcs[q].cap = a.cap;
-                arcs[q].cost = a.cost;
-            }
-        }
-        self.reversed = !self.reversed;
     }
 }
 
@@ -567,25 +203,6 @@ fn enqueue(
     } else {
         heap.push(Reverse((d, code)));
     }
-}
-
-/// A half-arc, 20 bytes (packed to 4-byte alignment: no padding after the 32-bit capacity).
-/// In [`Csr`] order out-arcs of a vertex are contiguous and `twin` is the position of the
-/// residual twin; while [`MinCostFlow`] builds, half-arcs are in id order and `twin` is unused.
-#[derive(Clone, Copy, Debug, Default)]
-#[repr(C, packed(4))]
-struct CsrArc {
-    to: u32,
-    twin: u32,
-    cap: i32,
-    cost: i64,
-}
-
-/// A capacity or amount as stored: saturated to 0..=[`i32::MAX`] units (placer's flows are
-/// bounded by a task count, far below).
-#[inline]
-fn clamp_cap(cap: i64) -> i32 {
-    i32::try_from(cap.max(0)).unwrap_or(i32::MAX)
 }
 
 /// The capacities a blocking-flow pass changed, as they were before its first change (one
@@ -633,77 +250,11 @@ impl Undo {
     }
 }
 
-/// The network laid out for the search (compressed sparse rows), with the search's state.
-#[derive(Clone, Debug)]
-struct Csr {
-    arcs: Vec<CsrArc>,
-    /// Out-arcs of v are `arcs[start[v]..start[v + 1]]`.
-    start: Vec<u32>,
-    /// Position of each of [`MinCostFlow`]'s arc ids.
-    position: Vec<u32>,
-    /// Whether [`Csr::flip`] has the arcs the other way round.
-    flipped: bool,
-}
-
 /// A hub's heap entry: (c − π(head) when pushed, a lower bound of it now; arc position).
-/// Moves the element at each index i to `dest[i]`, in place by cycles (`dest` a permutation;
-/// it ends as the identity). O(n) swaps.
-fn permute(arcs: &mut [CsrArc], dest: &mut [u32]) {
-    for i in 0..arcs.len() {
-        while dest[i] as usize != i {
-            let d = dest[i] as usize;
-            arcs.swap(i, d);
-            dest.swap(i, d);
-        }
-    }
-}
-
 type HubEntry = Reverse<(i64, u32)>;
 
 impl Csr {
-    /// Lays out `arcs` (half-arcs in id order) for `n` vertices, in place: out-arcs of each
-    /// vertex in id order, as the builder's per-vertex lists had them.
-    fn new(mut arcs: Vec<CsrArc>, n: usize) -> Self {
-        // Out-degree of each vertex (the tail of half-arc id is the head of id ^ 1).
-        let mut start = vec![0u32; n + 1];
-        for id in 0..arcs.len() {
-            start[arcs[id ^ 1].to as usize + 1] += 1;
-        }
-        for v in 0..n {
-            start[v + 1] += start[v];
-        }
-        let mut position: Vec<u32> = vec![0; arcs.len()];
-        let mut next = start.clone();
-        for (id, p) in position.iter_mut().enumerate() {
-            let tail = arcs[id ^ 1].to as usize;
-            *p = next[tail];
-            next[tail] += 1;
-        }
-        drop(next);
-        // Each half-arc carries its id in `twin` while it moves.
-        for (id, arc) in arcs.iter_mut().enumerate() {
-            arc.twin = id as u32;
-        }
-        permute(&mut arcs, &mut position);
-        for (p, arc) in arcs.iter().enumerate() {
-            position[arc.twin as usize] = p as u32;
-        }
-        for p in 0..arcs.len() {
-            arcs[p].twin = position[arcs[p].twin as usize ^ 1];
-        }
-        Self { arcs, start, position, flipped: false }
-    }
-
-    fn out(&self, v: usize) -> std::ops::Range<usize> {
-        self.start[v] as usize..self.start[v + 1] as usize
-    }
-
-    /// Σ remaining capacity of the half-arcs out of `v`. O(out-degree).
-    fn residual_out(&self, v: usize) -> i64 {
-        self.out(v).map(|p| i64::from(self.arcs[p].cap.max(0))).sum()
-    }
-
-    /// See [`MinCostFlow::solve_fixed_sink`]: rounds of one deficit each, and primal–dual
+    /// See [`Network::solve_fixed_sink`]: rounds of one deficit each, and primal–dual
     /// phases while those fill deficits more cheaply; plain successive shortest paths from the
     /// seed flow if some deficit cannot be reached.
     ///
@@ -829,16 +380,7 @@ impl Csr {
     /// cost, so u → v (capacity c, flow f) becomes v → u with the same c, f and cost.
     fn flip(&mut self) {
         self.flipped = !self.flipped;
-        for p in 0..self.arcs.len() {
-            let q = self.arcs[p].twin as usize;
-            if p < q {
-                let (a, b) = (self.arcs[p], self.arcs[q]);
-                self.arcs[p].cap = b.cap;
-                self.arcs[p].cost = b.cost;
-                self.arcs[q].cap = a.cap;
-                self.arcs[q].cost = a.cost;
-            }
-        }
+        swap_halves(&mut self.arcs);
     }
 
     /// The fixed-sink flow one deficit at a time: on the flipped network, each round is a
@@ -1115,7 +657,7 @@ impl Csr {
         end(result, false, deficits, deficits > 0, work)
     }
 
-    /// See [`MinCostFlow::solve`].
+    /// See [`Network::solve`].
     fn run(&mut self, s: usize, t: usize, cancel: Option<&Cancel>) -> (FlowResult, bool) {
         let mut potential = vec![0i64; self.start.len() - 1];
         self.run_from(s, t, cancel, &mut potential)
@@ -1137,7 +679,7 @@ impl Csr {
     }
 
     /// Successive shortest paths, one Dijkstra per round on reduced costs with hub heaps (see
-    /// [`MinCostFlow::solve`]): each round starts where `pick` says — a vertex, and an arc
+    /// [`Network::solve`]): each round starts where `pick` says — a vertex, and an arc
     /// into it whose residual also bounds the push (`None`: none) — and ends at `target`;
     /// `excluded` is never entered. With `track`, changes go to its undo log and the rounds
     /// stop once they have touched more vertices and hub entries than its budget.
@@ -1417,33 +959,39 @@ const HUB_CURSOR: u32 = 1 << 31;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::flow::graph::FlowBuilder;
 
     #[test]
     fn ahuja_style_two_paths_prefers_cheap_then_fills() {
         // s→a (2, 1), s→b (1, 4), a→t (1, 1), a→b (1, 1), b→t (2, 1): max flow 3 at cost
         // 1+1 (s-a-t) + 1+1+1 (s-a-b-t) + 4+1 (s-b-t) = 10.
-        let mut g = MinCostFlow::new(4);
         let (s, a, b, t) = (0, 1, 2, 3);
-        g.add_arc(s, a, 2, 1);
-        g.add_arc(s, b, 1, 4);
-        g.add_arc(a, t, 1, 1);
-        g.add_arc(a, b, 1, 1);
-        g.add_arc(b, t, 2, 1);
+        let (mut g, ()) = Network::build(4, |g| {
+            g.add_arc(s, a, 2, 1);
+            g.add_arc(s, b, 1, 4);
+            g.add_arc(a, t, 1, 1);
+            g.add_arc(a, b, 1, 1);
+            g.add_arc(b, t, 2, 1);
+        })
+        .unwrap();
         assert_eq!(g.solve(s, t), FlowResult { flow: 3, cost: 10 });
     }
 
     #[test]
     fn assignment_2x2_by_hand() {
         // Costs [[4, 1], [2, 3]] → rows 0→1, 1→0, total 3.
-        let mut g = MinCostFlow::new(6);
-        let arcs = [
-            [g.add_arc(2, 4, 1, 4), g.add_arc(2, 5, 1, 1)],
-            [g.add_arc(3, 4, 1, 2), g.add_arc(3, 5, 1, 3)],
-        ];
-        g.add_arc(0, 2, 1, 0);
-        g.add_arc(0, 3, 1, 0);
-        g.add_arc(4, 1, 1, 0);
-        g.add_arc(5, 1, 1, 0);
+        let (mut g, arcs) = Network::build(6, |g| {
+            let arcs = [
+                [g.add_arc(2, 4, 1, 4), g.add_arc(2, 5, 1, 1)],
+                [g.add_arc(3, 4, 1, 2), g.add_arc(3, 5, 1, 3)],
+            ];
+            g.add_arc(0, 2, 1, 0);
+            g.add_arc(0, 3, 1, 0);
+            g.add_arc(4, 1, 1, 0);
+            g.add_arc(5, 1, 1, 0);
+            arcs
+        })
+        .unwrap();
         assert_eq!(g.solve(0, 1), FlowResult { flow: 2, cost: 3 });
         assert_eq!(g.flow(arcs[0][1]), 1);
         assert_eq!(g.flow(arcs[1][0]), 1);
@@ -1456,7 +1004,7 @@ mod tests {
         solve_assignment(costs, col_cap, reversed, false)
     }
 
-    /// [`assignment`] with the engine chosen: `phased` = [`MinCostFlow::solve_fixed_sink`].
+    /// [`assignment`] with the engine chosen: `phased` = [`Network::solve_fixed_sink`].
     fn solve_assignment(
         costs: &[Vec<i64>],
         col_cap: i64,
@@ -1464,23 +1012,25 @@ mod tests {
         phased: bool,
     ) -> FlowResult {
         let (r, c) = (costs.len(), costs[0].len());
-        let mut g = MinCostFlow::new(2 + r + c);
-        let arc = |g: &mut MinCostFlow, u: usize, v: usize, cap: i64, cost: i64| {
+        let arc = |g: &mut FlowBuilder, u: usize, v: usize, cap: i64, cost: i64| {
             if reversed {
                 g.add_arc(v, u, cap, cost)
             } else {
                 g.add_arc(u, v, cap, cost)
             }
         };
-        for (i, row) in costs.iter().enumerate() {
-            arc(&mut g, 0, 2 + i, 1, 0);
-            for (j, &x) in row.iter().enumerate() {
-                arc(&mut g, 2 + i, 2 + r + j, 1, x);
+        let (mut g, ()) = Network::build(2 + r + c, |g| {
+            for (i, row) in costs.iter().enumerate() {
+                arc(g, 0, 2 + i, 1, 0);
+                for (j, &x) in row.iter().enumerate() {
+                    arc(g, 2 + i, 2 + r + j, 1, x);
+                }
             }
-        }
-        for j in 0..c {
-            arc(&mut g, 2 + r + j, 1, col_cap, 0);
-        }
+            for j in 0..c {
+                arc(g, 2 + r + j, 1, col_cap, 0);
+            }
+        })
+        .unwrap();
         let (from, to) = if reversed { (1, 0) } else { (0, 1) };
         if phased {
             g.solve_fixed_sink(from, to)
@@ -1568,20 +1118,22 @@ mod tests {
                 .map(|_| (0..1 + next(4)).map(|_| (next(c as u64) as usize, next(5) as i64)).collect())
                 .collect();
             let build = || {
-                let mut g = MinCostFlow::new(2 + r + c);
-                let mut arc = |u: usize, v: usize, cap: i64, cost: i64| {
-                    if reversed { g.add_arc(v, u, cap, cost) } else { g.add_arc(u, v, cap, cost) };
-                };
-                for (i, row) in rows.iter().enumerate() {
-                    arc(0, 2 + i, 1, 0);
-                    for &(j, cost) in row {
-                        arc(2 + i, 2 + r + j, 1, cost);
+                Network::build(2 + r + c, |g| {
+                    let mut arc = |u: usize, v: usize, cap: i64, cost: i64| {
+                        if reversed { g.add_arc(v, u, cap, cost) } else { g.add_arc(u, v, cap, cost) };
+                    };
+                    for (i, row) in rows.iter().enumerate() {
+                        arc(0, 2 + i, 1, 0);
+                        for &(j, cost) in row {
+                            arc(2 + i, 2 + r + j, 1, cost);
+                        }
                     }
-                }
-                for j in 0..c {
-                    arc(2 + r + j, 1, col_cap, 0);
-                }
-                g
+                    for j in 0..c {
+                        arc(2 + r + j, 1, col_cap, 0);
+                    }
+                })
+                .expect("both passes add the same arcs")
+                .0
             };
             let (from, to) = if reversed { (1, 0) } else { (0, 1) };
             let expected = build().solve(from, to);
@@ -1589,7 +1141,7 @@ mod tests {
                 let mut g = build();
                 let mut potential = vec![0i64; 2 + r + c];
                 let (got, cut) =
-                    g.freeze().fixed_sink_tuned(from, to, None, budget, dense, &mut potential);
+                    g.csr.fixed_sink_tuned(from, to, None, budget, dense, &mut potential);
                 proptest::prop_assert!(!cut);
                 proptest::prop_assert_eq!(got, expected, "budget {} dense {}", budget, dense);
                 // Warm: from arbitrary labels (mostly infeasible), repaired, the same flow and
@@ -1598,7 +1150,7 @@ mod tests {
                 let mut warm: Vec<i64> = (0..2 + r + c).map(|_| next(41) as i64 - 20).collect();
                 for _ in 0..2 {
                     let mut g = build();
-                    let csr = g.freeze();
+                    let csr = &mut g.csr;
                     proptest::prop_assert!(csr.repair(&mut warm, usize::MAX));
                     let (got, cut) =
                         csr.fixed_sink_tuned(from, to, None, budget, dense, &mut warm);

@@ -22,7 +22,7 @@
 //!
 //! Solve: a maximum matching over zero-cost node-local pairs and the no-preference tasks are
 //! pushed first (a flow of cost 0 is optimal for its value), then
-//! [`MinCostFlow::solve_fixed_sink`](super::ssp::MinCostFlow::solve_fixed_sink) fills what is left one deficit at a time (every slot —
+//! [`Network::solve_fixed_sink`] fills what is left one deficit at a time (every slot —
 //! or, reversed, every task — that the fuller side must fill: a shortest path from it back to
 //! the source, which stays near it; primal–dual phases where ties make them cheaper, as on
 //! dense reduce rows), falling back to plain successive shortest paths if a deficit cannot be
@@ -36,7 +36,7 @@
 //! back to the members in task order. A job of 1,200 reduces reading from 600 nodes is then
 //! 600 arcs instead of 720,000, with the same optimum; finding the runs holds one row.
 
-use super::ssp::{FlowBuilder, LaidFlow};
+use super::graph::{FlowBuilder, Network};
 use super::zero_matching::max_matching;
 use crate::cancel::Cancel;
 use crate::csr::Lists;
@@ -184,7 +184,7 @@ impl Front {
     }
 
     /// Pushes one unit from S to job `j` at cost 0 if the quotas have room; false otherwise.
-    fn enter(&self, g: &mut LaidFlow, j: usize) -> bool {
+    fn enter(&self, g: &mut Network, j: usize) -> bool {
         let (p, share) = self.share[j];
         let Some(share) = share.filter(|&a| g.residual(a) > 0) else { return false };
         if g.residual(self.must[p]) > 0 {
@@ -412,7 +412,7 @@ pub fn vertex_count(slots: Slots<'_>, tasks: usize, quotas: Option<&Quotas>) -> 
 ///
 /// # Complexity
 /// Time O(F · E log V) in the worst case for the F units left after the zero-cost seed (each
-/// search stays near its deficit in practice, see [`MinCostFlow::solve_fixed_sink`](super::ssp::MinCostFlow::solve_fixed_sink)); memory
+/// search stays near its deficit in practice, see [`Network::solve_fixed_sink`]); memory
 /// O(V + E) with V = [`vertex_count`] and E = Σ (listed nodes + listed racks + 2) + nodes +
 /// racks, summed over task classes (a run of identical tasks counts once), plus O(tasks) to
 /// find the classes.
@@ -441,7 +441,7 @@ pub fn solve(slots: Slots<'_>, tasks: &[TaskArcs], quotas: Option<&Quotas>) -> S
 }
 
 /// [`solve`], polling `cancel` once per augmentation, phase or blocking-flow push
-/// ([`MinCostFlow::set_cancel`](super::ssp::MinCostFlow::set_cancel)):
+/// ([`Network::set_cancel`]):
 /// when it reports cancelled the answer is the flow so far (the zero-cost seeds plus the
 /// augmentations done, every capacity and quota respected), `status: time_limited`.
 ///
@@ -500,7 +500,7 @@ pub fn solve_with(
 /// [`solve_with`], its searches started from `warm`'s labels when given (issue 18 item 3):
 /// the network's lasting vertices take the labels an earlier solve left, every new vertex
 /// (tasks, lsap_quota's pools and jobs) a label above them all, and
-/// [`LaidFlow::solve_fixed_sink_warm`] lowers them until they are feasible. The placement
+/// [`Network::solve_fixed_sink_warm`] lowers them until they are feasible. The placement
 /// is a minimum-cost maximum flow as [`solve_with`]'s, though it may be another of equal
 /// cost. On return `warm` holds the labels this solve left (unchanged when the seeds alone
 /// decided; reset to zeros first when its sizes do not match `slots`).
@@ -681,13 +681,13 @@ fn network(
     g.set_cancel(cancel.cloned());
     // Class c's source arc and out-arcs, and where each out-arc leads (its end other than the
     // class's vertex).
-    let source_arc = |g: &LaidFlow, i: usize| g.twin(g.row(task_v0 + i).start);
-    let out_arcs = |g: &LaidFlow, i: usize| {
+    let source_arc = |g: &Network, i: usize| g.twin(g.row(task_v0 + i).start);
+    let out_arcs = |g: &Network, i: usize| {
         let row = g.row(task_v0 + i);
         row.start + 1..row.end
     };
     let rack_end = 3 + racks;
-    let leads = |g: &LaidFlow, i: usize, a: usize| -> Out {
+    let leads = |g: &Network, i: usize, a: usize| -> Out {
         let (x, y) = g.ends(a);
         let w = if x == task_v0 + i { y } else { x };
         if w == cluster {
@@ -704,7 +704,7 @@ fn network(
         max_matching(&zero_pairs, |n| free[n as usize].min(u32::try_from(cap).unwrap_or(u32::MAX)))
     });
     drop(zero_pairs);
-    let enter = |g: &mut LaidFlow, c: usize| match &front {
+    let enter = |g: &mut Network, c: usize| match &front {
         Some(f) => f.enter(g, heads[c].job as usize),
         None => true,
     };
