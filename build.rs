@@ -1,4 +1,4 @@
-//! Records placer's git revision for `placer whatif`'s manifests (DESIGN.md §CLI contract:
+//! Records placer's git revision for `placer whatif`'s manifests (docs/simulator.md, "Outputs":
 //! a manifest names the revision that wrote it): `git describe --always --dirty`, or
 //! `unknown` outside a git checkout.
 

@@ -13,7 +13,7 @@ stderr.
 A refusal (503, 413, 408, or the server closing the connection) is an outcome to record, not
 a harness failure: status codes, `Retry-After` and connection errors are reported as seen.
 
-Rows (the issue's table, same shapes as the measurements there):
+Rows (BENCHMARKS.md, "Limits per route", same shapes as the measurements there):
   A1  prioritize, `placer.io/replicas` of 80,000 distinct names (~1 MB), 100 NodeNames: wall time
       and status; then a client that gives up after 2 s, and how long the server's CPU keeps
       running afterwards (utime+stime of /proc/PID/stat).
@@ -551,7 +551,7 @@ def a4_snapshot():
 def build_a5():
     """~4.1 MB: 1,000 pools with 2,000-character ids, one job and one pending map each, one
     node with one free map slot. (Pool ids appear twice, in `pools` and `jobs[].pool`, so
-    2,000 characters give the issue's 4.1 MB; 4,000 would give 8 MB.)"""
+    2,000 characters give 4.1 MB; 4,000 would give 8 MB.)"""
     rng = random.Random(SEED)
     alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
     pools, jobs, pending = [], [], []

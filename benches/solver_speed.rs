@@ -1,7 +1,7 @@
 //! Solver speed on the lsap paper's synthetic clusters (Guo, Fox, Zhou §4.1 measured its LSAP
 //! solver at 1 s for 2,900²): one `place` call (validate, index, cost, assign, answer) on
 //! `gen snapshot` with racks of 20, 4 map slots, replication 3, rack-aware, seed 1, at the
-//! three sizes of issue 4: 500 nodes / 50% idle / 1,000 tasks, 2,500 / 50% / 5,000 and
+//! three target sizes: 500 nodes / 50% idle / 1,000 tasks, 2,500 / 50% / 5,000 and
 //! 12,500 / 25% / 20,000. Algorithms: every registered policy on `policy.solver = auto` (the
 //! structured flow for the exact ones), and those that accept it on the dense `jv` engine at
 //! 500 nodes (at 2,500 it needs ≈ 10 s, see BENCHMARKS.md). Run:

@@ -1,4 +1,4 @@
-//! The one error type of the `placer` CLI (DESIGN.md §CLI contract): files that cannot be read
+//! The one error type of the `placer` CLI (README.md, "CLI"): files that cannot be read
 //! or written, `.lsap` matrices of the wrong size, and errors of the crates it drives.
 
 use std::path::PathBuf;

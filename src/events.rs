@@ -1,6 +1,7 @@
-//! `placer events summarize DIR` (issue 17 item 2; Hadoop Fair Scheduler design doc §5, the
-//! event log): each pool's share over time from the event log `placer serve --event-log DIR`
-//! writes, as CSV (RFC 4180), one row per (epoch, pool), epochs in log order.
+//! `placer events summarize DIR` (docs/operations/observability.md, "Event log"; Hadoop Fair
+//! Scheduler design doc §5, the event log): each pool's share over time from the event log `placer
+//! serve --event-log DIR` writes, as CSV (RFC 4180), one row per (epoch, pool), epochs in log
+//! order.
 
 use crate::error::CliError;
 use placer_server::epochs::EpochRecord;

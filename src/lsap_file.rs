@@ -1,5 +1,5 @@
-//! The `.lsap` dense matrix file of `placer lsap` and `placer export-matrix` (DESIGN.md §CLI
-//! contract): little-endian u64 rows, u64 cols, then rows × cols f64 row-major; `+inf` marks a
+//! The `.lsap` dense matrix file of `placer lsap` and `placer export-matrix` (README.md,
+//! "CLI"): little-endian u64 rows, u64 cols, then rows × cols f64 row-major; `+inf` marks a
 //! forbidden pair (lsap-sched §3.2: the cost matrix C handed to an LSAP solver).
 
 use crate::error::CliError;

@@ -1,4 +1,4 @@
-//! `placer`, the command line (DESIGN.md §CLI contract): the service, one epoch offline, a dense
+//! `placer`, the command line (README.md, "CLI"): the service, one epoch offline, a dense
 //! LSAP solve (lsap-sched §3.2), the lsap paper's synthetic snapshots (§4) and their cost matrix.
 
 mod deadline;
@@ -20,7 +20,7 @@ use std::time::Instant;
 
 /// jemalloc with background purging threads: after four concurrent 69 MB requests it gave
 /// back all but 24 MB within 10 s, where glibc kept 166 MB and mimalloc 67 MB
-/// (BENCHMARKS.md "Issue 16: memory").
+/// (BENCHMARKS.md, "Memory").
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 

@@ -1,4 +1,5 @@
-//! Deadlines with an anytime answer (issue 16, DESIGN.md §Service endpoints), solver side: an
+//! Deadlines with an anytime answer (docs/operations/serving.md, "Deadlines and the
+//! anytime answer"), solver side: an
 //! exact policy whose engine is cut by [`Cancel::after_polls`] (a deterministic deadline)
 //! answers with a valid placement (every invariant of the fair-sharing property tests: no
 //! slot or copy-compute cap oversubscribed, only runnable jobs, every task placed or waiting,

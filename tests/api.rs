@@ -1,4 +1,4 @@
-//! In-process API tests of `placer-server` (DESIGN.md §Wire schema v1, §Errors): status codes,
+//! In-process API tests of `placer-server` (docs/wire-schema.md, "Errors"): status codes,
 //! JSON error bodies with code and path, the body limit, and that the service keeps serving
 //! after bad requests. The app is mounted with `actix_web::test::init_service`, no socket.
 
@@ -68,7 +68,8 @@ impl Reply {
             == Some("application/json")
     }
 
-    /// Asserts the DESIGN.md §Errors shape: status, JSON content type, code, message, path.
+    /// Asserts the error shape of docs/wire-schema.md, "Errors": status, JSON content type, code,
+    /// message, path.
     fn assert_error(&self, status: StatusCode, code: &str) {
         assert_eq!(self.status, status, "body: {}", self.json);
         assert!(self.is_json(), "error without application/json: {:?}", self.headers);

@@ -1,4 +1,4 @@
-//! The headless browser the dashboard and what-if report tests use (issue 17): Chromium renders
+//! The headless browser the dashboard and what-if report tests use: Chromium renders
 //! a page with script, the test reads the rendered DOM and saves a screenshot.
 
 use placer_testkit::browser::Browser;

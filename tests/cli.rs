@@ -1,4 +1,4 @@
-//! The CLI contract (DESIGN.md §CLI contract) run as a user would: `gen snapshot` determinism,
+//! The CLI contract (README.md, "CLI") run as a user would: `gen snapshot` determinism,
 //! `place` against a golden response, `export-matrix` + `lsap` agreeing with `place` (the
 //! lsap-sched cost matrix, Guo, Fox, Zhou §3.2), `.lsap` edge cases and error exits.
 

@@ -1,6 +1,6 @@
-//! One conformance suite for every exact assignment engine (DESIGN.md §Style): each named case
-//! is solved by placer's structured min-cost flow (the engine that serves `/place`, through
-//! its dense-matrix adapter), placer's JV (i64 and f64), pathfinding's Kuhn–Munkres and the
+//! One conformance suite for every exact assignment engine (docs/architecture.md, "Style"): each
+//! named case is solved by placer's structured min-cost flow (the engine that serves `/place`,
+//! through its dense-matrix adapter), placer's JV (i64 and f64), pathfinding's Kuhn–Munkres and the
 //! brute-force oracle, and must give the known optimum. Cases come from the lsap paper (Guo,
 //! Fox, Zhou: Fig. 1, Fig. 2), from textbook matrices derived by hand in the comments, and
 //! from the published test suites of scipy (`test_linear_sum_assignment`), pathfinding

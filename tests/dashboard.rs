@@ -1,6 +1,6 @@
-//! The live dashboard in headless Chromium (issue 17 item 1: "posts a few snapshots, loads the
-//! page, checks the rendered values against the answers, and saves a screenshot") and the event
-//! log of the same run through `placer events summarize` (item 2). The real `placer serve`
+//! The live dashboard in headless Chromium (posts a few snapshots, loads the
+//! page, checks the rendered values against the answers, and saves a screenshot) and the event
+//! log of the same run through `placer events summarize`. The real `placer serve`
 //! binary on a free port; the page refreshes on its own (the third epoch is posted after it
 //! loaded). Screenshot: `target/screenshots/dashboard.png` (under `$CARGO_TARGET_DIR` if set).
 

@@ -1,7 +1,7 @@
-//! Property tests for the fair-sharing family (DESIGN.md §Style): on random small multi-pool
-//! snapshots with reduces, running-job limits, copy-compute caps (FAIR §5.2) and starvation
-//! clocks, every algorithm's placement is valid (no slot or CPAC cap oversubscribed, only
-//! runnable jobs placed, every pending task either placed or waiting), preemptions never take
+//! Property tests for the fair-sharing family (docs/architecture.md, "Style"): on random small
+//! multi-pool snapshots with reduces, running-job limits, copy-compute caps (FAIR §5.2) and
+//! starvation clocks, every algorithm's placement is valid (no slot or CPAC cap oversubscribed,
+//! only runnable jobs placed, every pending task either placed or waiting), preemptions never take
 //! a pool below its fair share (design doc §3.3), the greedy policies are work-conserving on
 //! maps, and the exact policies equal a brute-force oracle: `lsap` on capped reduces and
 //! `lsap_fair` on its FC + DLC − ageing matrix (lsap §3.3). With intermediate space (FAIR

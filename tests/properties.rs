@@ -1,6 +1,6 @@
-//! Property tests (DESIGN.md §Style): on random small problems every exact engine equals the
-//! brute-force optimum (lsap-sched eq. 3), and on random small snapshots every placement is
-//! valid, no slot is oversubscribed, lsap's objective is the brute-force optimum of the exported
+//! Property tests (docs/architecture.md, "Style"): on random small problems every exact engine
+//! equals the brute-force optimum (lsap-sched eq. 3), and on random small snapshots every placement
+//! is valid, no slot is oversubscribed, lsap's objective is the brute-force optimum of the exported
 //! cost matrix, and dl-sched never beats it.
 
 use ndarray::Array2;

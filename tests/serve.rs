@@ -1,4 +1,4 @@
-//! `placer serve` as a process (issue 16 §8 lifecycle; DESIGN.md §Service endpoints): SIGTERM
+//! `placer serve` as a process (docs/operations/serving.md, "Lifecycle"): SIGTERM
 //! while a request is in flight — its body half sent — lets that request finish (200, with
 //! `Connection: close`), then the process exits 0. Uses `kill -TERM` (procps) to signal.
 

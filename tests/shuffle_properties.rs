@@ -1,5 +1,5 @@
-//! Property tests for `lsap_shuffle` (DESIGN.md §Style: exact policies against a brute-force
-//! oracle), on random small snapshots with several pools, maps and reduces with shuffle
+//! Property tests for `lsap_shuffle` (docs/architecture.md, "Style": exact policies against a
+//! brute-force oracle), on random small snapshots with several pools, maps and reduces with shuffle
 //! sources, running reduces, SARP targets, saturated racks (ShuffleWatcher §3.1's NetSat) and
 //! rack-pair overrides:
 //! - the shuffle-aware cost model is one objective: its dense row, its sparse (structured) row

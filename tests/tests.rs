@@ -1,8 +1,9 @@
-//! placer's integration tests, in one binary (DESIGN.md §Style): the in-process API, the CLI
-//! contract, the conformance suite of every exact engine, the epoch pipeline and the fair-sharing
-//! family `lsap_shuffle`, `ras` and `lsap_ras` on hand-derived snapshots, their property tests against
-//! brute-force oracles, `placer whatif` and its report page, `placer serve`'s SIGTERM drain, and TLS, client certificates and bearer tokens with real clients. Snapshots and workloads come from
-//! `placer-testkit`.
+//! placer's integration tests, in one binary (docs/testing.md, "Test binaries"): the in-process
+//! API, the CLI contract, the conformance suite of every exact engine, the epoch pipeline and the
+//! fair-sharing family `lsap_shuffle`, `ras` and `lsap_ras` on hand-derived snapshots, their
+//! property tests against brute-force oracles, `placer whatif` and its report page, `placer
+//! serve`'s SIGTERM drain, and TLS, client certificates and bearer tokens with real clients.
+//! Snapshots and workloads come from `placer-testkit`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod anytime;

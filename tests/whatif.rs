@@ -1,4 +1,4 @@
-//! `placer whatif` as a user runs it (DESIGN.md §CLI contract, §What-if simulator): the SLS
+//! `placer whatif` as a user runs it (docs/simulator.md): the SLS
 //! two-job trace shipped with the datasets replayed to hand-checked completion times, the
 //! output files, a sharded sweep merged by `placer whatif summarize`, and clear errors.
 
@@ -86,7 +86,7 @@ fn sls_inputsls_two_jobs_finish_at_hand_checked_times() {
 
 #[test]
 fn warm_start_keeps_the_hand_checked_times() {
-    // The same replay with `--warm-start` (issue 18 item 3): each epoch's flow starts from the
+    // The same replay with `--warm-start`: each epoch's flow starts from the
     // labels the previous one left; placements stay least-cost, and here nothing competes, so
     // the times are the hand-checked ones above (17.843 and 130.163 s).
     let out = fresh("whatif_sls_warm");

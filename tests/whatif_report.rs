@@ -1,4 +1,4 @@
-//! `placer whatif`'s report page (issue 17, "a what-if HTML report"; DESIGN.md §CLI contract):
+//! `placer whatif`'s report page (docs/simulator.md, "What-if report"):
 //! `index.html` in `--out` for a trace replay, a paper's workload and a sharded sweep (each
 //! shard's page and the merged one), with the summary rows of `summary.csv`, every plot inlined,
 //! and every relative link and source resolving to a file that exists; and the page as headless

@@ -1,4 +1,4 @@
--- wrk script: POST one snapshot file to /place (DESIGN.md §Service endpoints) on every
+-- wrk script: POST one snapshot file to /place (docs/operations/serving.md) on every
 -- request and tally the answers by status. The file is wrk's script argument:
 --   wrk -t2 -c32 -d20s --latency -s place.lua http://127.0.0.1:18080/place -- snapshot.json
 -- done() prints machine-readable lines (`LOAD key value`) that run.sh turns into a table.

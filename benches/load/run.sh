@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Load benchmark of `placer serve` (issue 16; DESIGN.md §Service endpoints): wrk POSTs the
+# Load benchmark of `placer serve` (docs/operations/serving.md, "Load benchmark"): wrk POSTs the
 # example snapshot and a generated 500-node snapshot to /place at 32 and 256 connections, then
 # repeats the example at 32 connections while 4 slow clients hold half-sent bodies open. Prints
 # a markdown table: req/s, goodput (2xx/s), non-2xx and 503 counts, socket errors, p50/p99

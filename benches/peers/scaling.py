@@ -47,7 +47,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from peers import RTOL, build_network, place_row, placer_cmd, run_lemon  # noqa: E402
 
-# (nodes, rack size, idle fraction, pending maps): the rows (2,500 / 0.5 / 5,000,
+# (nodes, rack size, idle fraction, pending maps): the target rows (2,500 / 0.5 / 5,000,
 # 12,500 / 0.25 / 20,000, 100,000 in racks of 40 / 0.25 / 150,000) and sizes between them
 # with the same shape (twice the nodes in tasks at half idle, 1.5-1.6 times at a quarter).
 SIZES = [

@@ -1,5 +1,5 @@
 //! The one error type of `placer-datasets`: a generator spec or a trace record that cannot be
-//! used, naming the field (DESIGN.md §Errors).
+//! used, naming the field (docs/architecture.md, "Error model").
 
 /// Why a dataset could not be produced.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

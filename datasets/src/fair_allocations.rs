@@ -1,7 +1,7 @@
 //! YARN Fair Scheduler allocation files (`fair-scheduler.xml`: Apache Hadoop, FairScheduler.md
 //! "Allocation file format"; and the MR1 Fair Scheduler's pool file, Hadoop Fair Scheduler
 //! design doc §3.1–§3.6, §3.8), read into [`FairAllocations`] and mapped onto placer's pools and
-//! users (DESIGN.md §Wire schema v1: `pools[]`, `users[]`, `policy.user_max_running_jobs`).
+//! users (docs/wire-schema.md: `pools[]`, `users[]`, `policy.user_max_running_jobs`).
 //!
 //! Both dialects are read: YARN's (`<queue>`, `maxRunningApps`, `minResources`,
 //! `schedulingPolicy`, …) and MR1's (`<pool>`, `maxRunningJobs`, `minMaps`, `minReduces`,

@@ -7,7 +7,7 @@
 //!   16 maps × 29 jobs, 1: 40 × 5, 2: 80 × 4, 3: 160 × 4, 4: 320 × 3, 5: 600 × 2, 6: 1200 × 1,
 //!   7: 2400 × 1, 8: 6400 × 1 (50 jobs, 13,784 maps).
 //! - §6.1: "Jobs were submitted roughly every 30s by a Poisson process" — mean inter-arrival
-//!   30 s (the 25 minutes of submissions = 50 × 30 s). The 14 s figure in the issue is not
+//!   30 s (the 25 minutes of submissions = 50 × 30 s). A 14 s figure sometimes quoted is not
 //!   this paper's; placer uses 30 s.
 //! - §6.1: "For each job, we set number of reducers to 5% to 25% of the number of maps":
 //!   reduces = max(1, round(f · maps)), f uniform in [0.05, 0.25] per job.

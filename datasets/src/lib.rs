@@ -1,6 +1,6 @@
-//! placer's workload sources (DESIGN.md §Datasets): seeded generators of the papers' own setups
-//! and readers for the shipped traces (SWIM, Rumen, SLS, Alibaba, Google 2011), all yielding one
-//! [`Workload`] model; and the YARN fair-scheduler allocation file ([`fair_allocations`]).
+//! placer's workload sources (docs/simulator.md, "Inputs"): seeded generators of the papers' own
+//! setups and readers for the shipped traces (SWIM, Rumen, SLS, Alibaba, Google 2011), all yielding
+//! one [`Workload`] model; and the YARN fair-scheduler allocation file ([`fair_allocations`]).
 //! Every generator takes its seed as input and yields the same bytes for the same seed.
 
 pub mod alibaba;

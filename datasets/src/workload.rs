@@ -1,6 +1,6 @@
-//! The one workload model every trace reader and workload generator yields (DESIGN.md §Datasets;
-//! the job/task view of FAIR, Zaharia et al. §2, and of SWIM's replay rules): jobs with submit
-//! time, user and pool; map tasks with input bytes and replica locations; reduce tasks with
+//! The one workload model every trace reader and workload generator yields (docs/simulator.md,
+//! "Inputs"; the job/task view of FAIR, Zaharia et al. §2, and of SWIM's replay rules): jobs with
+//! submit time, user and pool; map tasks with input bytes and replica locations; reduce tasks with
 //! shuffle and output bytes; per-task compute time; and the cluster topology where the trace
 //! has one. The simulator (`placer-sim`) replays a [`Workload`] on a cluster.
 //!

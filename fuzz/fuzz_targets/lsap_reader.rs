@@ -1,4 +1,4 @@
-//! Fuzz target `lsap_reader` (DESIGN.md §CLI contract, the `.lsap` file; lsap-sched §3.2):
+//! Fuzz target `lsap_reader` (README.md, "CLI", the `.lsap` file; lsap-sched §3.2):
 //! bytes in the `.lsap` layout (little-endian u64 rows, u64 cols, then rows × cols f64
 //! row-major, `+inf` forbidden) decoded as `placer lsap` decodes them, then solved by
 //! `placer_solver::lsap::jv::solve_f64`, minimised and (negated, as `--maximize` does)

@@ -1,4 +1,4 @@
-//! Fuzz target `place` (DESIGN.md §Wire schema v1, §Errors: a snapshot is untrusted input and
+//! Fuzz target `place` (docs/wire-schema.md, "Errors": a snapshot is untrusted input and
 //! every malformed one is a 4xx, never a panic): bytes → `placer_models::parse_request` →
 //! `placer_solver::place` under every algorithm of the registry in turn. An answer must hold
 //! only finite numbers (JSON has no NaN/inf: serde_json would write `null`), assign each pending
@@ -112,7 +112,7 @@ fn no_null(v: &Value, path: &str, name: &str) {
 
 /// Each assignment names a pending task (once) and a listed node with a free slot of the
 /// task's kind left: assigned(node, kind) ≤ slots(node, kind) − running(node, kind). Under the
-/// multi-resource policies a slot count of 0 means "no slot cap" (DESIGN.md §Wire schema,
+/// multi-resource policies a slot count of 0 means "no slot cap" (docs/wire-schema.md,
 /// `nodes[].resources`), so only non-zero counts are checked there.
 fn check_slots(request: &PlaceRequest, response: &PlaceResponse, algorithm: Algorithm) {
     let name = algorithm.name();

@@ -1,5 +1,6 @@
 //! The one error type of `placer-models`: a structured rejection of a snapshot, carrying a
-//! machine-readable code, the JSON path of the offending field and a message (DESIGN.md §Errors).
+//! machine-readable code, the JSON path of the offending field and a message (docs/wire-schema.md,
+//! "Errors").
 
 use serde::Serialize;
 

@@ -1,4 +1,4 @@
-//! Newtype string ids for the entities of a cluster snapshot (DESIGN.md §Wire schema v1), so that
+//! Newtype string ids for the entities of a cluster snapshot (docs/wire-schema.md), so that
 //! a node id can never be passed where a task id is meant (lsap-sched §3.2: tasks T, slots IS).
 
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,4 @@
-//! placer's v1 wire schema (DESIGN.md §Wire schema v1): the snapshot a cluster master sends once
+//! placer's v1 wire schema (docs/wire-schema.md): the snapshot a cluster master sends once
 //! per scheduling epoch (lsap-sched, Guo et al., §3.2 "instant system state") and the placement
 //! placer answers with. Serde types and validation only; all logic lives in `placer-solver`.
 

@@ -1,5 +1,5 @@
-//! Parsing a snapshot from bytes with the JSON path of any shape error (DESIGN.md §Errors:
-//! `pending[17].replicas[2]`).
+//! Parsing a snapshot from bytes with the JSON path of any shape error (docs/wire-schema.md,
+//! "Errors": `pending[17].replicas[2]`).
 
 use crate::error::ModelError;
 use crate::request::PlaceRequest;

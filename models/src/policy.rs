@@ -1,5 +1,5 @@
 //! The `policy` block of a snapshot: which placement algorithm runs this epoch and on which
-//! assignment engine (DESIGN.md §The epoch pipeline, step 5; lsap-sched eq. 1 for `alpha`).
+//! assignment engine (docs/architecture.md, "The epoch pipeline"; lsap-sched eq. 1 for `alpha`).
 
 use crate::error::ModelError;
 use serde::de::{self, MapAccess, Visitor};
@@ -8,7 +8,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 use std::fmt;
 
-/// A placement algorithm. Every name DESIGN.md lists is accepted by the schema, so that a
+/// A placement algorithm. Every name docs/policies.md lists is accepted by the schema, so that a
 /// snapshot written for a later build parses; an algorithm this build does not implement yet is
 /// answered with `422 unsupported_algorithm`, a name outside the list with `400 invalid_field`.
 #[derive(

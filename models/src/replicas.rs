@@ -1,8 +1,8 @@
-//! `pending[].replicas` (DESIGN.md §Wire schema v1) held compactly: one string arena per list
+//! `pending[].replicas` (docs/wire-schema.md) held compactly: one string arena per list
 //! and an end offset per name, instead of one heap `String` per replica. On the wire it is the
 //! same JSON array of node ids; in memory a replica costs its name's bytes plus 4, where a
 //! `Vec<NodeId>` costs 24 plus an allocation (≥ 32 bytes with glibc) — the bulk of a
-//! snapshot with 10⁵ maps × 100 replicas (issue 16, "Bounded memory").
+//! snapshot with 10⁵ maps × 100 replicas (bounded memory).
 
 use crate::ids::NodeId;
 use serde::de::{self, SeqAccess, Visitor};
@@ -278,7 +278,7 @@ mod tests {
 
     #[test]
     fn wire_format_is_a_json_array_of_ids() {
-        // DESIGN.md §Wire schema v1: "replicas": ["A", "B"].
+        // docs/wire-schema.md: "replicas": ["A", "B"].
         let list: Replicas = serde_json::from_str(r#"["A", "n\u00e9", "B"]"#).unwrap();
         assert_eq!(list.len(), 3);
         assert_eq!(list.iter().collect::<Vec<_>>(), ["A", "né", "B"]);

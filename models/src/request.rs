@@ -1,5 +1,5 @@
 //! The v1 snapshot (`POST /place` body): cluster, pools, jobs, pending and running tasks
-//! (DESIGN.md §Wire schema v1; the task/slot model of lsap-sched §3.1 and FAIR §2).
+//! (docs/wire-schema.md; the task/slot model of lsap-sched §3.1 and FAIR §2).
 //!
 //! Units: times in seconds (`now_s`, `submit_s`, `started_s`), sizes in bytes, bandwidths in
 //! Mbit/s (10⁶ bit/s). Optional fields default as documented on each field. Unknown fields are

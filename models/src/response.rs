@@ -1,4 +1,4 @@
-//! The v1 placement answer (DESIGN.md §Wire schema v1, "Response"): assignments with a cost
+//! The v1 placement answer (docs/wire-schema.md, "The answer"): assignments with a cost
 //! breakdown, preemptions, why the rest waits, per-pool and per-job state, and stats
 //! (lsap-sched §3.2: the assignment φ and its cost sum Csum(φ), eq. 2).
 

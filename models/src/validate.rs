@@ -1,4 +1,4 @@
-//! Semantic validation of a parsed snapshot (DESIGN.md §Wire schema v1, §Errors): versions,
+//! Semantic validation of a parsed snapshot (docs/wire-schema.md, "Errors"): versions,
 //! ids, references, number domains and slot capacities, each rejection naming the JSON path of
 //! the first offending field. O(size of the snapshot) time and memory.
 
@@ -10,7 +10,7 @@ use foldhash::HashMap;
 use std::collections::BTreeSet;
 
 /// The references of a valid snapshot resolved to positions as validation found them, so that
-/// indexing need not look them up again (issue 18: one pass from the parsed snapshot to the
+/// indexing need not look them up again (one pass from the parsed snapshot to the
 /// index). A position that did not resolve is [`Resolved::UNKNOWN`] (never, after validation).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Resolved {
@@ -45,7 +45,7 @@ impl Resolved {
 /// O(size of the snapshot) time and memory.
 ///
 /// # Errors
-/// The first violation, with its JSON path (DESIGN.md §Errors).
+/// The first violation, with its JSON path (docs/wire-schema.md, "Errors").
 pub fn validate(req: &PlaceRequest) -> Result<(), ModelError> {
     validate_resolved(req).map(drop)
 }

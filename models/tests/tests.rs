@@ -1,5 +1,5 @@
 //! The integration tests of `placer-models`, in one binary: `validation` (every rule of the v1
-//! schema with its error code and JSON path, DESIGN.md §Wire schema v1, §Errors).
+//! schema with its error code and JSON path, docs/wire-schema.md, "Errors").
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 mod validation;

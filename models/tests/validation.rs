@@ -1,6 +1,5 @@
-//! Every validation rule of the v1 schema (DESIGN.md §Wire schema v1, §Errors; issue "The first
-//! working placer", deliverable 2) rejects its case with the expected code and JSON path, and
-//! the valid edge cases (empty cluster, no free slots) pass.
+//! Every validation rule of the v1 schema (docs/wire-schema.md, "Errors") rejects its case with the
+//! expected code and JSON path, and the valid edge cases (empty cluster, no free slots) pass.
 
 use placer_models::{parse_request, validate, ModelError, TaskKind};
 use placer_testkit::{Job, Map, Node, Pool, Reduce, Running, Snapshot};
@@ -276,8 +275,9 @@ fn empty_cluster_and_no_free_slots_are_valid() {
     check(&v).unwrap();
 }
 
-/// The multi-resource fields (RAS §3.1, Table 2; DESIGN.md §Wire schema): free-form capacities,
-/// per-phase profiles, per-task demands, goals and observed map lengths; what each refuses.
+/// The multi-resource fields (RAS §3.1, Table 2; docs/wire-schema.md, "Multi-resource: the
+/// fields"): free-form capacities, per-phase profiles, per-task demands, goals and observed map
+/// lengths; what each refuses.
 #[test]
 fn multi_resource_fields() {
     let mut v = base();

@@ -1,5 +1,5 @@
-//! Atomic file output for every `placer whatif` table, plot and manifest (DESIGN.md §CLI
-//! contract): a reader — a person, DuckDB, a later `summarize` of shards — sees either the old
+//! Atomic file output for every `placer whatif` table, plot and manifest (docs/simulator.md,
+//! "Outputs"): a reader — a person, DuckDB, a later `summarize` of shards — sees either the old
 //! file or the complete new one, never a torn write, even if the run is killed.
 //!
 //! Protocol (POSIX rename semantics): create `.NAME.tmp-PID-SEQ` in the target's own directory

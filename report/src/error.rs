@@ -1,5 +1,5 @@
-//! The one error type of `placer-report` (DESIGN.md §Style): an output that could not be
-//! written or read back, naming the file or plot.
+//! The one error type of `placer-report` (docs/architecture.md, "Error model"): an output that
+//! could not be written or read back, naming the file or plot.
 
 /// Why a report could not be written (or a shard read back).
 #[derive(Debug, thiserror::Error)]

@@ -1,8 +1,7 @@
-//! The `index.html` of a `placer whatif` run (DESIGN.md §CLI contract, `placer whatif`; issue
-//! 17, "a what-if HTML report"): one self-contained page that opens from disk, with the run's
-//! summary table (the rows of `summary.csv`), every plot the run wrote (SVG inlined; a PNG
-//! without an SVG twin as an RFC 2397 `data:` URL), per-run links to the CSV and Parquet tables,
-//! and the run's manifest as tables.
+//! The `index.html` of a `placer whatif` run (docs/simulator.md, "What-if report"): one
+//! self-contained page that opens from disk, with the run's summary table (the rows of
+//! `summary.csv`), every plot the run wrote (SVG inlined; a PNG without an SVG twin as an RFC 2397
+//! `data:` URL), per-run links to the CSV and Parquet tables, and the run's manifest as tables.
 //!
 //! Everything the page shows comes from the [`Manifest`] and the files it lists, read from the
 //! output directory, so a shard's page, a whole run's page and the page `placer whatif

@@ -1,4 +1,4 @@
-//! placer's what-if reports (DESIGN.md §CLI contract, `placer whatif`): the tables, plots and
+//! placer's what-if reports (docs/simulator.md): the tables, plots and
 //! shard manifests written from [`placer_sim::SimReport`]s, and the `index.html` page over them.
 
 pub mod atomic;

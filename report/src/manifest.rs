@@ -1,5 +1,5 @@
-//! The `manifest.json` of a `placer whatif` run or shard (DESIGN.md §CLI contract, `--shard
-//! i/N`): what was run (git revision, config hash, shard, policies) and what was written
+//! The `manifest.json` of a `placer whatif` run or shard (docs/simulator.md, "Sweeps and
+//! shards"): what was run (git revision, config hash, shard, policies) and what was written
 //! (every file with its size, row count and SHA-256), written last and atomically, so that a
 //! manifest's presence means its shard is complete.
 //!

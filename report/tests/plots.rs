@@ -1,4 +1,4 @@
-//! `placer whatif`'s plots (DESIGN.md §CLI contract): the ten files exist and are well
+//! `placer whatif`'s plots (docs/simulator.md, "Outputs"): the ten files exist and are well
 //! formed for small hand-made reports, the output is deterministic, and the edge cases (no
 //! reports, no finished jobs, no epochs, zeros, NaN) draw without error.
 

@@ -1,4 +1,4 @@
-//! `placer whatif`'s tables (DESIGN.md §CLI contract): exact headers, row counts, locality
+//! `placer whatif`'s tables (docs/simulator.md, "Outputs"): exact headers, row counts, locality
 //! shares, CSV escaping, atomic writes, Parquet and manifest round trips, on hand-made reports
 //! of two policies.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]

@@ -1,6 +1,6 @@
 //! The integration tests of `placer-report`, in one binary: `plots` (the eight plot files of
-//! `placer whatif`) and `tables` (summary, run tables, Parquet and manifests), DESIGN.md §CLI
-//! contract.
+//! `placer whatif`) and `tables` (summary, run tables, Parquet and manifests), docs/simulator.md,
+//! "Outputs".
 
 mod plots;
 mod tables;

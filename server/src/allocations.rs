@@ -1,9 +1,9 @@
-//! The fair-scheduler allocation file of `placer serve --allocations` (issue 17 item 3; Apache
-//! Hadoop FairScheduler.md, "Allocation file format"; HFS design doc §3.8: "the allocation file
-//! … is automatically reloaded if it is modified on disk"): read with the config, held in the
-//! [`crate::ServerConfig`] in force, and so reloaded and swapped with it
-//! ([`crate::reload`]). Each snapshot's undefined pools and users are filled from it
-//! ([`placer_datasets::FairAllocations::fill`]).
+//! The fair-scheduler allocation file of `placer serve --allocations`
+//! (docs/operations/allocation-files.md; Apache Hadoop FairScheduler.md, "Allocation file format";
+//! HFS design doc §3.8: "the allocation file … is automatically reloaded if it is modified on
+//! disk"): read with the config, held in the [`crate::ServerConfig`] in force, and so reloaded and
+//! swapped with it ([`crate::reload`]). Each snapshot's undefined pools and users are filled from
+//! it ([`placer_datasets::FairAllocations::fill`]).
 
 use crate::error::ServerError;
 use placer_datasets::{DatasetError, FairAllocations};

@@ -1,4 +1,4 @@
-//! The actix-web app (DESIGN.md §Service endpoints): placer's routes on an app or scope, and the
+//! The actix-web app (docs/operations/serving.md): placer's routes on an app or scope, and the
 //! whole app for tests and for the server loop ([`crate::run`]).
 
 use crate::{metrics, observe, routes, AppState};

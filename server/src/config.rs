@@ -1,4 +1,4 @@
-//! Server settings (DESIGN.md §Errors: the 413 body limit and the 503 overload limit; issue 16:
+//! Server settings (docs/operations/serving.md: the 413 body limit and the 503 overload limit,
 //! admission, deadlines, timeouts, graceful shutdown): where to listen, how large a snapshot may
 //! be, how much solving may run at once, how long to wait for slow clients. Reads no environment
 //! variables: the CLI (`placer serve`) fills it from its flags (and the config file).
@@ -163,7 +163,8 @@ impl Default for ServerConfig {
 /// Twice the machine's available parallelism (2 if it cannot be determined). Solves are
 /// CPU-bound, but each permit also covers parsing and serializing on the blocking pool, so two per
 /// core keep every core busy between solves: on 2 cores, tiny snapshots at 256 connections gave
-/// 8,345 answers/s with one permit per core and 11,272 with two (BENCHMARKS.md, issue 16).
+/// 8,345 answers/s with one permit per core and 11,272 with two (BENCHMARKS.md, "The admission
+/// rewrite, measured while it was built").
 /// Memory stays bounded by `--max-memory`, not by this count.
 pub fn default_max_in_flight() -> usize {
     std::thread::available_parallelism().map_or(1, NonZeroUsize::get).saturating_mul(2)

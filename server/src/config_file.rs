@@ -1,8 +1,9 @@
-//! The config file (issue 16 item 8: "`--config placer.toml`: every serve flag plus policy
-//! defaults. Validated at start; an invalid file is a clear error naming the key"; TOML 1.0).
+//! The config file (`--config placer.toml`: every serve flag plus policy defaults, validated
+//! at start, an invalid file being a clear error naming the key; TOML 1.0;
+//! docs/operations/configuration.md, "Config file").
 //! Keys are the `placer serve` flags with `-` → `_`; a `[policy]` table holds defaults for the
-//! snapshot `policy` keys a snapshot omits (DESIGN.md §Wire schema v1). Flags given on the
-//! command line win over the file.
+//! snapshot `policy` keys a snapshot omits (docs/wire-schema.md, "The policy block"). Flags given
+//! on the command line win over the file.
 
 use crate::config::ServerConfig;
 use crate::error::ServerError;

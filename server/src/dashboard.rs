@@ -1,8 +1,8 @@
-//! The live dashboard (issue 17 item 1; Hadoop Fair Scheduler design doc §3.8, "a web page of
-//! pools and jobs"): `GET /` serves one page compiled into the binary (HTML, CSS and JavaScript
-//! written by hand; no CDN, nothing fetched at build time), which polls `GET /v1/epochs`, the
-//! documented JSON view of the ring of answered epochs ([`crate::epochs`]) that scripts can
-//! read too.
+//! The live dashboard (docs/operations/observability.md, "Dashboard"; Hadoop Fair Scheduler design
+//! doc §3.8, "a web page of pools and jobs"): `GET /` serves one page compiled into the binary
+//! (HTML, CSS and JavaScript written by hand; no CDN, nothing fetched at build time), which polls
+//! `GET /v1/epochs`, the documented JSON view of the ring of answered epochs ([`crate::epochs`])
+//! that scripts can read too.
 
 use crate::epoch_record::EpochRecord;
 use crate::error::ServerError;

@@ -1,13 +1,15 @@
-//! A request's deadline (issue 16 §3; DESIGN.md §Service endpoints): `?deadline_ms=` wins over
-//! the snapshot's `policy.deadline_ms`, which wins over the server's `deadline_ms`. The clock
-//! starts when the body has been read (queue wait and parsing count against it). A timer on the
-//! request's HTTP worker calls [`Cancel::cancel`] a little before the deadline; the solver, which
-//! reads no clock, then answers with its best valid placement, `status: time_limited`.
+//! A request's deadline (docs/operations/serving.md, "Deadlines and the anytime answer"):
+//! `?deadline_ms=` wins over the snapshot's `policy.deadline_ms`, which wins over the server's
+//! `deadline_ms`. The clock starts when the body has been read (queue wait and parsing count
+//! against it). A timer on the request's HTTP worker calls [`Cancel::cancel`] a little before the
+//! deadline; the solver, which reads no clock, then answers with its best valid placement, `status:
+//! time_limited`.
 //!
 //! The cut comes early by a reserve for what follows it: completing the placement greedily,
 //! building and serializing the answer, writing it. That tail grows with the snapshot (measured
-//! about 90–100 ms for a 13.4 MB, 40,000-node snapshot on 2 cores: BENCHMARKS.md, issue 16), so
-//! the reserve is 1 ms per 100 KB of body ([`RESERVE_BYTES_PER_MS`]), at most half the deadline.
+//! about 90–100 ms for a 13.4 MB, 40,000-node snapshot on 2 cores: BENCHMARKS.md, "Through the
+//! service: is the deadline met?"), so the reserve is 1 ms per 100 KB of body
+//! ([`RESERVE_BYTES_PER_MS`]), at most half the deadline.
 //!
 //! Cost per request: one tokio timer entry (a hashed timing wheel, O(1) insert and cancel),
 //! removed as soon as the solve ends.

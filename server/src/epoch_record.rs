@@ -1,8 +1,8 @@
-//! One answered epoch, digested for the dashboard, `GET /v1/epochs` and the event log (issue 17
-//! items 1–2; Hadoop Fair Scheduler design doc §3.8, "a web page of pools and jobs", and §5,
-//! "an event log"): who asked and when, how the solve went, where the placed tasks went by
-//! locality, which jobs wait and why, each pool's weight, min share, fair share, running tasks
-//! and demand, and who was preempted for whom.
+//! One answered epoch, digested for the dashboard, `GET /v1/epochs` and the event log
+//! (docs/operations/observability.md; Hadoop Fair Scheduler design doc §3.8, "a web page of pools
+//! and jobs", and §5, "an event log"): who asked and when, how the solve went, where the placed
+//! tasks went by locality, which jobs wait and why, each pool's weight, min share, fair share,
+//! running tasks and demand, and who was preempted for whom.
 //!
 //! A record is bounded whatever the snapshot's size: at most [`MAX_JOBS`] jobs,
 //! [`MAX_POOLS`] pools and [`MAX_PREEMPTIONS`] preemptions are listed, each list with a

@@ -1,9 +1,10 @@
-//! The one error type of `placer-server` (DESIGN.md §Errors): every failure of a request becomes
-//! `{"error": {"code", "path", "message"}}` with `Content-Type: application/json` and the status
-//! the design assigns — 400 malformed/invalid, 401/403 no or insufficient bearer token
-//! (docs/operations/configuration.md, "TLS and tokens"), 408 too slow, 413 too large, 415 unknown
-//! `Content-Encoding`, 422 unsolvable as asked, 503 overloaded or draining (with `Retry-After`),
-//! 500 only for a bug. [`error_json`] is the same shape for errors raised below the app.
+//! The one error type of `placer-server` (docs/wire-schema.md, "Errors"): every failure of a
+//! request becomes `{"error": {"code", "path", "message"}}` with `Content-Type: application/json`
+//! and the status the design assigns — 400 malformed/invalid, 401/403 no or insufficient bearer
+//! token (docs/operations/configuration.md, "TLS and tokens"), 408 too slow, 413 too large, 415
+//! unknown `Content-Encoding`, 422 unsolvable as asked, 503 overloaded or draining (with
+//! `Retry-After`), 500 only for a bug. [`error_json`] is the same shape for errors raised below the
+//! app.
 
 use actix_web::http::header::{self, ContentType};
 use actix_web::http::StatusCode;

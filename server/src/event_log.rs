@@ -1,6 +1,6 @@
-//! The event log (issue 17 item 2; Hadoop Fair Scheduler design doc §5, "an event log"): one
-//! JSON line per answered epoch ([`EpochRecord`], JSON Lines) in `DIR/events.jsonl`, rotated by
-//! size into `events.1.jsonl` (newest) … `events.K.jsonl` (oldest).
+//! The event log (docs/operations/observability.md, "Event log"; Hadoop Fair Scheduler design doc
+//! §5, "an event log"): one JSON line per answered epoch ([`EpochRecord`], JSON Lines) in
+//! `DIR/events.jsonl`, rotated by size into `events.1.jsonl` (newest) … `events.K.jsonl` (oldest).
 //!
 //! Crash safety: each line is appended to a file opened with `O_APPEND` by one `write` of the
 //! whole line (newline included), so a crash of the process loses at most the line being

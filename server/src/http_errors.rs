@@ -1,5 +1,5 @@
-//! JSON bodies for the errors the HTTP/1.1 layer raises before routing (issue 16 §4; DESIGN.md
-//! §Errors; RFC 9112 §6.3 message framing). actix-http's h1 dispatcher answers a request it
+//! JSON bodies for the errors the HTTP/1.1 layer raises before routing (docs/operations/serving.md,
+//! "HTTP errors"; RFC 9112 §6.3 message framing). actix-http's h1 dispatcher answers a request it
 //! cannot parse (bad or duplicate `Content-Length`, `Content-Length` with chunked, unknown
 //! `Transfer-Encoding`, a control character in a header, a URI over 64 KiB, a version other than
 //! HTTP/1.x), a head over 128 KiB or with more than 96 headers, or a head that does not arrive in

@@ -1,4 +1,4 @@
-//! placer's HTTP service (DESIGN.md §Wire schema v1, §Errors, §Service endpoints; issue 16):
+//! placer's HTTP service (docs/wire-schema.md, docs/operations/serving.md):
 //! an actix-web 4 app serving `POST /place`, `GET /healthz`, `GET /readyz` and `GET /metrics`,
 //! with JSON errors (the HTTP layer's own included), a body limit (413), admission by count and
 //! memory with a bounded queue (503), gzip bodies, per-request deadlines, request ids and

@@ -1,7 +1,7 @@
-//! The server's settings as they are now (DESIGN.md §Service endpoints; issue 16: config
-//! reloaded on SIGHUP or file change): one shared handle that request handlers read at the start
-//! of each request and the reloader replaces as a whole, so a request never sees half of an old
-//! and half of a new configuration.
+//! The server's settings as they are now (docs/operations/configuration.md, "Config
+//! file": config reloaded on SIGHUP or file change): one shared handle that request handlers read
+//! at the start of each request and the reloader replaces as a whole, so a request never sees half
+//! of an old and half of a new configuration.
 
 use crate::config::ServerConfig;
 use std::sync::{Arc, PoisonError, RwLock};

@@ -1,7 +1,7 @@
-//! Structured logs (issue 16 item 7; the `tracing` ecosystem's `fmt` subscriber): one event
-//! per request, human-readable (`pretty`) or one JSON object per line (`json`), filtered by
-//! `RUST_LOG` (`EnvFilter` directives, default `info`). Also the facts of a solve that the
-//! pipeline hands to the request's log line.
+//! Structured logs (docs/operations/observability.md, "Logs"; the `tracing` ecosystem's `fmt`
+//! subscriber): one event per request, human-readable (`pretty`) or one JSON object per line
+//! (`json`), filtered by `RUST_LOG` (`EnvFilter` directives, default `info`). Also the facts of a
+//! solve that the pipeline hands to the request's log line.
 
 use placer_models::{PlaceRequest, PlaceResponse, Status};
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,4 @@
-//! Prometheus metrics of the service (DESIGN.md §Service endpoints: `GET /metrics`; the text
+//! Prometheus metrics of the service (docs/operations/observability.md, "Metrics"; the text
 //! exposition format 0.0.4 of the Prometheus documentation, "Exposition formats"). Recorded
 //! through the `metrics` facade into one process-wide `metrics-exporter-prometheus` recorder,
 //! rendered by placer's own `/metrics` route (the exporter runs no listener of its own).

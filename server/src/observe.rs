@@ -1,7 +1,7 @@
-//! Per-request observation (issue 16 items 6 and 7): one middleware around the whole app that
-//! gives each request an id (echoed as `X-Request-Id` on every response, errors included),
-//! counts it in `placer_http_requests_total` by matched route and status, and writes one log
-//! event with what the pipeline learnt about the solve.
+//! Per-request observation (docs/operations/observability.md, "Metrics" and "Logs"): one
+//! middleware around the whole app that gives each request an id (echoed as `X-Request-Id` on every
+//! response, errors included), counts it in `placer_http_requests_total` by matched route and
+//! status, and writes one log event with what the pipeline learnt about the solve.
 
 use crate::error::ServerError;
 use crate::logging::SolveLog;

@@ -1,6 +1,7 @@
-//! The CPU-heavy half of `POST /place` (DESIGN.md §Wire schema v1; §Style: thin handlers):
-//! parse the snapshot → `solver::place` (which validates) → time it into `stats.solve_ms` →
-//! record the epoch (issue 17: the ring behind the dashboard, and the event log) → serialize.
+//! The CPU-heavy half of `POST /place` (docs/wire-schema.md; docs/architecture.md, "Style":
+//! thin handlers): parse the snapshot → `solver::place` (which validates) → time it into
+//! `stats.solve_ms` → record the epoch (the ring behind the dashboard, and the event log) →
+//! serialize.
 //! Runs on the blocking pool, never on the async executor; a panic becomes `500 internal`
 //! instead of taking the worker down.
 

@@ -1,5 +1,5 @@
-//! The query string of `POST /place` (DESIGN.md §Wire schema v1; issue 16 §3): `?explain=` and
-//! `?deadline_ms=`. Unknown parameters are ignored; a known one with a bad value is a 400 whose
+//! The query string of `POST /place` (docs/wire-schema.md; docs/operations/serving.md): `?explain=`
+//! and `?deadline_ms=`. Unknown parameters are ignored; a known one with a bad value is a 400 whose
 //! error path names it (`?explain`, `?deadline_ms`).
 
 use crate::error::ServerError;

@@ -5,10 +5,10 @@
 //! read under a size and time limit, regular files only ([`crate::operator_file`]), on a thread of
 //! their own.
 //!
-//! The fair-scheduler allocation file (`--allocations`, issue 17 item 3) is part of the config:
-//! a change of either file reloads both, and an invalid allocation file is rejected (logged,
-//! counted in `placer_config_reloads_total{result="error"}`) like an invalid config, keeping
-//! the old allocations. Without `--config`, only the allocation file is watched.
+//! The fair-scheduler allocation file (`--allocations`, docs/operations/allocation-files.md) is
+//! part of the config: a change of either file reloads both, and an invalid allocation file is
+//! rejected (logged, counted in `placer_config_reloads_total{result="error"}`) like an invalid
+//! config, keeping the old allocations. Without `--config`, only the allocation file is watched.
 //!
 //! So is the scheduler extender's node → rack map (`--k8s-rack-map`, [`crate::k8s::RackFile`]).
 //!

@@ -1,4 +1,4 @@
-//! Request ids (issue 16: "a request id, echoed as `X-Request-Id`"; the header as load
+//! Request ids (echoed as `X-Request-Id`; the header as load
 //! balancers and tracing proxies use it): take the caller's id when it is short and plain,
 //! otherwise make a fresh random one, so that one request's log line, answer and the caller's
 //! own logs can be matched.

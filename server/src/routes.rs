@@ -1,4 +1,4 @@
-//! The HTTP surface (DESIGN.md §Wire schema v1, §Errors; issue 16 §1, §8): `POST /place`,
+//! The HTTP surface (docs/wire-schema.md; docs/operations/serving.md): `POST /place`,
 //! `GET /healthz`, `GET /readyz`, the dashboard's routes ([`crate::dashboard`]), and JSON
 //! 404/405 answers for everything else. Handlers stay
 //! thin: limits and I/O here, the work in [`crate::pipeline`] on the blocking pool.

@@ -1,8 +1,8 @@
-//! The server loop of `placer serve` (DESIGN.md §Service endpoints; issue 16 §1, §4, §8). Built
-//! from actix-web's own parts the way `actix_web::HttpServer` builds it, plus what that type does
-//! not expose: an `Expect: 100-continue` gate ([`crate::expect`]) and a connection wrapper that
-//! turns the HTTP layer's bodiless errors into JSON ([`crate::http_errors`]), over TLS when a
-//! certificate is configured ([`crate::tls`]).
+//! The server loop of `placer serve` (docs/operations/serving.md: admission, HTTP errors,
+//! lifecycle). Built from actix-web's own parts the way `actix_web::HttpServer` builds it, plus
+//! what that type does not expose: an `Expect: 100-continue` gate ([`crate::expect`]) and a
+//! connection wrapper that turns the HTTP layer's bodiless errors into JSON
+//! ([`crate::http_errors`]), over TLS when a certificate is configured ([`crate::tls`]).
 //!
 //! Lifecycle: SIGTERM or SIGINT marks the state as draining (`/readyz` → 503, `Expect:
 //! 100-continue` → 503, connections close after their next response), stops accepting

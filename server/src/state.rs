@@ -1,7 +1,7 @@
-//! What every request handler shares (DESIGN.md §Errors: limits behind 413 and 503; issue 16:
-//! admission, draining): the live settings, the admission queue, the draining flag and the solve
-//! function. The service keeps no placement state: per-job state travels in the snapshot
-//! (DESIGN.md §Wire schema v1).
+//! What every request handler shares (docs/operations/serving.md, "Admission and limits": limits
+//! behind 413 and 503, admission, draining): the live settings, the admission queue, the draining
+//! flag and the solve function. The service keeps no placement state: per-job state travels in the
+//! snapshot (docs/wire-schema.md).
 
 use crate::admission::{Admission, Limits};
 use crate::config::ServerConfig;

@@ -1,7 +1,7 @@
-//! Admission end to end (issue 16 §1; DESIGN.md §Errors 503): with one solve slot busy and no
-//! queue, the next snapshot gets `503 overloaded` with `Retry-After`, and `/readyz` reports not
-//! ready; once the slot frees, both recover. The busy solve is a stand-in that waits for the
-//! test to release it (no timing is asserted).
+//! Admission end to end (docs/operations/serving.md, "Admission and limits"): with one solve slot
+//! busy and no queue, the next snapshot gets `503 overloaded` with `Retry-After`, and `/readyz`
+//! reports not ready; once the slot frees, both recover. The busy solve is a stand-in that waits
+//! for the test to release it (no timing is asserted).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use actix_web::http::StatusCode;

@@ -1,6 +1,6 @@
-//! `placer serve --allocations` in process (issue 17 item 3): the YARN fair-scheduler allocation
-//! file fills the pools a snapshot does not define, and a changed file is hot-reloaded (HFS
-//! design doc §3.8) — an invalid one is rejected and the old allocations stay.
+//! `placer serve --allocations` in process (docs/operations/allocation-files.md): the YARN
+//! fair-scheduler allocation file fills the pools a snapshot does not define, and a changed file is
+//! hot-reloaded (HFS design doc §3.8) — an invalid one is rejected and the old allocations stay.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 

@@ -1,6 +1,6 @@
-//! The dashboard's data path in process (issue 17 items 1–2; HFS design doc §3.8, §5): answers
-//! to `POST /place` become records of `GET /v1/epochs` whose counts are the answers' own,
-//! `?since=`/`?limit=` page through them, the record validates against the OpenAPI document,
+//! The dashboard's data path in process (docs/operations/observability.md; HFS design doc §3.8,
+//! §5): answers to `POST /place` become records of `GET /v1/epochs` whose counts are the answers'
+//! own, `?since=`/`?limit=` page through them, the record validates against the OpenAPI document,
 //! `GET /` serves the page from the binary, and `--event-log` writes the same records as lines.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 

@@ -1,7 +1,7 @@
-//! Deadlines on the serving side (issue 16 §3; DESIGN.md §Service endpoints): `?deadline_ms=`
-//! wins over `policy.deadline_ms`, which wins over the server's `deadline_ms`; at the deadline
-//! the server cancels the request's token and the answer arrives. A stand-in solver spins until
-//! it sees the cancellation (no timing is asserted), then places with the real solver.
+//! Deadlines on the serving side (docs/operations/serving.md, "Deadlines and the anytime answer"):
+//! `?deadline_ms=` wins over `policy.deadline_ms`, which wins over the server's `deadline_ms`; at
+//! the deadline the server cancels the request's token and the answer arrives. A stand-in solver
+//! spins until it sees the cancellation (no timing is asserted), then places with the real solver.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use actix_web::http::StatusCode;

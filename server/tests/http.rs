@@ -1,4 +1,4 @@
-//! Raw-TCP tests of the real server loop (issue 16 §1, §4, §8; RFC 9112 framing; RFC 9110
+//! Raw-TCP tests of the real server loop (docs/operations/serving.md; RFC 9112 framing; RFC 9110
 //! §10.1.1 `Expect`): every error the HTTP layer raises is JSON with its status, `Expect:
 //! 100-continue` is refused without `100 Continue`, slow clients do not take `/place` away from
 //! others, gzip bodies, keep-alive and pipelining survive the error rewriting. Each test starts
@@ -53,7 +53,7 @@ impl Reply {
         })
     }
 
-    /// The DESIGN.md §Errors shape with `status` and `code`.
+    /// The error shape of docs/wire-schema.md, "Errors", with `status` and `code`.
     fn assert_error(&self, status: u16, code: &str) {
         assert_eq!(self.status, status, "{self:?}");
         assert_eq!(self.header("content-type"), Some("application/json"), "{self:?}");
@@ -237,8 +237,8 @@ fn head_responses_close_the_connection() {
     assert!(text.contains("connection: close"), "{text}");
 }
 
-/// Issue 16: four connections that declare `Content-Length: 1000`, send part of the body and go
-/// silent made every `/place` answer 503. Now they hold only their connection: with a single
+/// Four connections that declare `Content-Length: 1000`, send part of the body and go
+/// silent once made every `/place` answer 503. Now they hold only their connection: with a single
 /// solve slot and no queue, other snapshots are still answered, and the slow ones get 408.
 #[test]
 fn slow_clients_do_not_take_place_away_from_others() {

@@ -1,8 +1,8 @@
-//! The scheduler extender end to end (issue 17 item 5; `k8s.io/kube-scheduler/extender/v1`
-//! types.go): `ExtenderArgs` bodies as kube-scheduler sends them — a whole Pod and whole Node
-//! objects from `tests/k8s/*.json`, full of fields placer ignores — in `Nodes` and `NodeNames`
-//! modes, answers with the Go field names, scores and filter reasons derived by hand, and
-//! malformed bodies answered 400 with placer's JSON error.
+//! The scheduler extender end to end (docs/operations/kubernetes-extender.md;
+//! `k8s.io/kube-scheduler/extender/v1` types.go): `ExtenderArgs` bodies as kube-scheduler sends
+//! them — a whole Pod and whole Node objects from `tests/k8s/*.json`, full of fields placer ignores
+//! — in `Nodes` and `NodeNames` modes, answers with the Go field names, scores and filter reasons
+//! derived by hand, and malformed bodies answered 400 with placer's JSON error.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 // `EpochRecord` grows fields of its own: the tests set only `pools`.
 #![allow(clippy::field_reassign_with_default)]
@@ -108,7 +108,7 @@ fn pairs(scores: &[(&str, i64)]) -> Vec<(String, i64)> {
     scores.iter().map(|(h, s)| ((*h).to_owned(), *s)).collect()
 }
 
-/// The pod reads 128 MiB with its replica on n1. Costs (DESIGN.md §Costs, 1000 Mbit/s in a
+/// The pod reads 128 MiB with its replica on n1. Costs (lsap-sched eq. 1, 1000 Mbit/s in a
 /// rack, 100 across): n1 0 s; n2 134,217,728 · 8 / 10⁹ = 1.074 s; n3, n4 (and any node of a
 /// rack without replicas) 10.737 s. Scores round(10 · (1 − c / 10.737)): 10, 9, 0, 0.
 #[actix_web::test]

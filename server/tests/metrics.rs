@@ -1,5 +1,6 @@
-//! `GET /metrics` through the whole app (issue 16 item 6; Prometheus text format 0.0.4). One
-//! test in its own binary: the recorder is process-wide, so nothing else may record meanwhile.
+//! `GET /metrics` through the whole app (docs/operations/observability.md, "Metrics"; Prometheus
+//! text format 0.0.4). One test in its own binary: the recorder is process-wide, so nothing else
+//! may record meanwhile.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 

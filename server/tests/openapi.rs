@@ -1,8 +1,8 @@
 //! The OpenAPI document against what the service really reads and writes (OpenAPI 3.1.0,
-//! JSON Schema 2020-12; DESIGN.md §Service endpoints): real answers to the example snapshots
-//! under every algorithm validate against the `PlaceResponse` schema, the examples against
-//! `PlaceRequest`, every error code is listed with the status the server sends, defaults are the
-//! `impl Default` ones, and Swagger UI is served from the binary.
+//! JSON Schema 2020-12; docs/operations/observability.md, "OpenAPI"): real answers to the example
+//! snapshots under every algorithm validate against the `PlaceResponse` schema, the examples
+//! against `PlaceRequest`, every error code is listed with the status the server sends, defaults
+//! are the `impl Default` ones, and Swagger UI is served from the binary.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use actix_web::body::MessageBody;

@@ -1,11 +1,11 @@
-//! The request path around the solve, stage by stage (issue 18 item 2; DESIGN.md §The epoch
-//! pipeline): parse → validate → index (ids to dense indices, costs, fair shares, starvation)
-//! → [solve, timed apart] → answer (intermediate space, preemption, response) → serialize.
-//! The snapshot is the file `PLACER_SNAPSHOT` (issue 18's: `placer gen snapshot --nodes 100000
-//! --rack-size 40 --map-slots 4 --idle 0.25 --tasks 150000 --replication 3 --rack-aware --seed
-//! 1 > s100k.json`); `PLACER_RUNS` sets the runs (default 5). Prints the minimum of each stage
-//! over the runs, and MB/s = snapshot bytes / Σ stages without the solve. Same allocator as the
-//! `placer` binary. Run:
+//! The request path around the solve, stage by stage (docs/architecture.md, "The
+//! epoch pipeline"): parse → validate → index (ids to dense indices, costs, fair shares,
+//! starvation) → [solve, timed apart] → answer (intermediate space, preemption, response) →
+//! serialize. The snapshot is the file `PLACER_SNAPSHOT` (the performance targets': `placer gen
+//! snapshot --nodes 100000 --rack-size 40 --map-slots 4 --idle 0.25 --tasks 150000 --replication 3
+//! --rack-aware --seed 1 > s100k.json`); `PLACER_RUNS` sets the runs (default 5). Prints the
+//! minimum of each stage over the runs, and MB/s = snapshot bytes / Σ stages without the solve.
+//! Same allocator as the `placer` binary. Run:
 //! `PLACER_SNAPSHOT=s100k.json cargo bench -p placer-solver --no-default-features --bench request_path`.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 

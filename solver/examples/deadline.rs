@@ -1,8 +1,9 @@
-//! Deadlines with an anytime answer (issue 16, DESIGN.md §Service endpoints): the time of one
-//! `place` without a token, with a token never cancelled (the cost of polling) and with a token
-//! cancelled before the start (the greedy completion alone), best of 3, on a synthetic snapshot
-//! of 20 racks × 25 nodes (4 map slots each) and 6,000 maps of 128 MB with two random replicas.
-//! `cargo run --release -p placer-solver --no-default-features --example deadline`
+//! Deadlines with an anytime answer (docs/operations/serving.md, "Deadlines and the anytime
+//! answer"): the time of one `place` without a token, with a token never cancelled (the cost of
+//! polling) and with a token cancelled before the start (the greedy completion alone), best of 3,
+//! on a synthetic snapshot of 20 racks × 25 nodes (4 map slots each) and 6,000 maps of 128 MB with
+//! two random replicas. `cargo run --release -p placer-solver --no-default-features --example
+//! deadline`
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 use placer_solver::{place, registry, Cancel, PlaceOptions};
 use std::time::Instant;

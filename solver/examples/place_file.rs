@@ -1,4 +1,4 @@
-//! The structured engine's time on a snapshot file (issue 18, "A near-linear exact engine"):
+//! The structured engine's time on a snapshot file (a near-linear exact engine):
 //! parses FILE once, then times `place` (validate, index, costs, network, solve; what
 //! `placer place` reports as `solve_ms`) REPEATS times under each algorithm given, printing
 //! the best time, the objective and the placement counts.

@@ -1,4 +1,4 @@
-//! Warm starts against cold solves over a run of similar epochs (issue 18 item 3; Firmament's
+//! Warm starts against cold solves over a run of similar epochs (Firmament's
 //! reuse of the previous round's solution, Gog et al., OSDI 2016, §5): from the snapshot FILE,
 //! each epoch places its pending maps with `lsap`'s structured flow twice on the same state —
 //! cold, and warm from the labels the previous warm epoch left ([`WarmStart`]) — and checks

@@ -1,5 +1,5 @@
-//! Step 6 of the epoch pipeline (DESIGN.md §The epoch pipeline): a [`Placement`] and its
-//! preemptions become the v1 response: assignments with locality and cost (lsap-sched eqs.
+//! Step 6 of the epoch pipeline (docs/architecture.md, "The epoch pipeline"): a [`Placement`] and
+//! its preemptions become the v1 response: assignments with locality and cost (lsap-sched eqs.
 //! 1–2, lsap-fair-sched eq. 7), preemptions (design doc §3.3), why the rest waits, per-pool and
 //! per-job state to echo (FAIR Alg. 1, design doc §4.5), and stats with the fairness distance
 //! (lsap-fair-sched eqs. 10–11). O(pending + running + pools + jobs).
@@ -26,7 +26,7 @@ pub struct PlaceOptions {
     /// engines stop and the answer is the best valid placement found, `status: time_limited`.
     /// `None` = run to the end.
     pub cancel: Option<crate::cancel::Cancel>,
-    /// A store of the structured flow's labels across calls (issue 18 item 3): when given,
+    /// A store of the structured flow's labels across calls (warm starts): when given,
     /// `lsap`, `lsap_quota` and `lsap_fair` start each solve on the structured flow engine
     /// (`policy.solver` `auto` or `flow`; the dense engines and the capped reduces' flow ignore
     /// it) from the labels the previous call left and leave theirs. The placement is a

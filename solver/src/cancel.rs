@@ -1,6 +1,6 @@
-//! Cancellation of a solve in progress (DESIGN.md §Service endpoints: deadlines with an anytime
-//! answer). The solver reads no clock: the caller owns the deadline and flips this token; the
-//! solver polls it at bounded intervals and then answers with the best valid placement it has,
+//! Cancellation of a solve in progress (docs/operations/serving.md, "Deadlines and the
+//! anytime answer"). The solver reads no clock: the caller owns the deadline and flips this token;
+//! the solver polls it at bounded intervals and then answers with the best valid placement it has,
 //! marked `time_limited`. For tests, [`Cancel::after_polls`] is a deterministic trigger: it
 //! reports cancelled from its n-th poll on, so a cut lands at the same point on every run.
 

@@ -1,5 +1,5 @@
 //! The bandwidth-aware data-locality cost of lsap-sched (Guo, Fox, Zhou, eq. 1) and the reduce
-//! shuffle cost (DESIGN.md §Costs), in seconds × α.
+//! shuffle cost (docs/wire-schema.md, "Rules and decisions"), in seconds × α.
 //!
 //! Map task t on node n: `0` if a replica of t's block is on n, else
 //! `α · input_bytes · 8 / (10⁶ · max_r bw(rack(r), rack(n)))` seconds, where bw is in Mbit/s.
@@ -83,7 +83,7 @@ impl CostRow {
     }
 }
 
-/// A task's costs in the shape of the flow network (DESIGN.md §The epoch pipeline, step 5):
+/// A task's costs in the shape of the flow network (docs/architecture.md, "The epoch pipeline"):
 /// `base` on every node of a rack not listed, `racks` for the listed racks (each < `base`),
 /// `on_node` for the nodes holding its data (each ≤ its rack's cost). So
 /// cost(n) = on_node(n), else racks(rack(n)), else base; and base = max over racks.
@@ -742,7 +742,7 @@ mod tests {
         (got - want).abs() <= 1e-12 * want.abs()
     }
 
-    /// Issue 16: with `rack_mbps` 1e-300 the reduce on n1 (its 1 MB local) still pulls 5 MB
+    /// With `rack_mbps` 1e-300 the reduce on n1 (its 1 MB local) still pulls 5 MB
     /// from n3 across racks: 5,000,000 B · 8 / (10⁶ · 100 Mbit/s) = 0.4 s, not 0 (the in-rack
     /// term of 8·10³⁰⁰ s must not swallow it). On n3 it pulls n1's 1 MB across: 0.08 s.
     #[test]
@@ -758,7 +758,7 @@ mod tests {
         assert_eq!(model.row(0).at(n1, 0), model.cost(0, n1));
     }
 
-    /// Issue 16: with 2⁶³ B on n1 (in-rack at 1,000 Mbit/s: 2⁶³ · 8 / 10⁹ = 73,786,976,294.8 s
+    /// With 2⁶³ B on n1 (in-rack at 1,000 Mbit/s: 2⁶³ · 8 / 10⁹ = 73,786,976,294.8 s
     /// on n2) the reduce on n1 still costs exactly its cross-rack 0.4 s (total minus local gave
     /// 0.4 ± 1.5·10⁻⁵); on n2 the two parts add.
     #[test]

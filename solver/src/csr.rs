@@ -1,7 +1,7 @@
 //! Many short lists in two flat arrays, compressed sparse rows (Saad, *Iterative Methods for
 //! Sparse Linear Systems* §3.4: CSR's row pointers and column indices): the index's replica
 //! nodes per pending task, one allocation for all of them instead of one `Vec` per task
-//! (issue 16, "Bounded memory": 10⁵ maps × 100 replicas).
+//! (bounded memory: 10⁵ maps × 100 replicas).
 
 use std::ops::Index;
 

@@ -1,7 +1,7 @@
-//! One epoch as a policy sees it (DESIGN.md §The epoch pipeline, steps 1–4 done): the indexed
-//! snapshot, the locality cost model (lsap-sched eq. 1), the water-filling fair shares (FAIR
-//! App. A), the pools' starvation (design doc §3.3) and the exact engine asked for. Typed data,
-//! computed once by the pipeline and shared by every policy.
+//! One epoch as a policy sees it (docs/architecture.md, "The epoch pipeline", the steps before
+//! the policy places): the indexed snapshot, the locality cost model (lsap-sched eq. 1), the
+//! water-filling fair shares (FAIR App. A), the pools' starvation (design doc §3.3) and the exact
+//! engine asked for. Typed data, computed once by the pipeline and shared by every policy.
 
 use crate::cancel::Cancel;
 use crate::cost::LocalityCost;

@@ -1,6 +1,6 @@
-//! The one error type of `placer-solver` (DESIGN.md §Errors): bad input (400), a valid snapshot
-//! that cannot be solved as asked (422), or an infeasible dense matrix. "Task not placed" is
-//! never an error: it is data in the response.
+//! The one error type of `placer-solver` (docs/wire-schema.md, "Errors"): bad input (400), a valid
+//! snapshot that cannot be solved as asked (422), or an infeasible dense matrix. "Task not placed"
+//! is never an error: it is data in the response.
 
 use placer_models::ModelError;
 

@@ -1,5 +1,5 @@
 //! Fairness distance (lsap-fair-sched, Guo, Fox, Zhou §4.4, eqs. 10–11, in placer's
-//! definition, DESIGN.md §Costs): D = (1 / |A|) · Σ_{i ∈ A} |s_i − w_i| / w_i over the active
+//! definition): D = (1 / |A|) · Σ_{i ∈ A} |s_i − w_i| / w_i over the active
 //! pools A (weight > 0 and running or placeable tasks), where s_i = rt_i / Σ rt is pool i's
 //! share of the running tasks and w_i = weight_i / Σ_{A} weight. Unitless; 0 is perfectly
 //! proportional. D = 0 when nothing runs or no pool is active. O(pools).

@@ -1,10 +1,10 @@
-//! Every number of an answer finite (issue 16; DESIGN.md §Errors: `422 cost_overflow`). A cost
-//! that overflows f64 would be written as `null`, so placer refuses such a snapshot instead,
-//! the same way under every algorithm: [`check_costs`] runs in the pipeline before any policy
-//! and bounds what *any* placement could cost (so the answer does not depend on which tasks a
-//! policy happens to place), and [`check_answer`] is the last line before the response
-//! leaves, over every placed cost and every total. Each error names the field at fault: a
-//! bandwidth (`cluster.network.rack_mbps`, `…cross_rack_mbps`, `…rack_pairs[i].mbps`),
+//! Every number of an answer finite (docs/operations/serving.md, "Finite numbers":
+//! `422 cost_overflow`). A cost that overflows f64 would be written as `null`, so placer refuses
+//! such a snapshot instead, the same way under every algorithm: [`check_costs`] runs in the
+//! pipeline before any policy and bounds what *any* placement could cost (so the answer does not
+//! depend on which tasks a policy happens to place), and [`check_answer`] is the last line before
+//! the response leaves, over every placed cost and every total. Each error names the field at
+//! fault: a bandwidth (`cluster.network.rack_mbps`, `…cross_rack_mbps`, `…rack_pairs[i].mbps`),
 //! `policy.alpha`, `policy.beta`, `policy.aging_s`, or the pool weight whose addition takes
 //! Σ weights beyond f64 ([`check_weights`]: every fair-share policy normalises by that sum).
 //! Pool weights whose sum is finite but far from 1 are solved scaled by a power of two

@@ -1,5 +1,5 @@
-//! Step 1 of the epoch pipeline (DESIGN.md §The epoch pipeline): a validated snapshot with its
-//! string ids resolved to dense indices, free slots counted per node and kind (lsap-sched
+//! Step 1 of the epoch pipeline (docs/architecture.md, "The epoch pipeline"): a validated snapshot
+//! with its string ids resolved to dense indices, free slots counted per node and kind (lsap-sched
 //! §3.2: the idle slot set IS), and the bandwidth lookup. O(size of the snapshot).
 
 use crate::csr::{Lists, SharedLists};

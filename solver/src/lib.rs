@@ -1,6 +1,6 @@
-//! placer's pure algorithms (DESIGN.md §The epoch pipeline): the bandwidth-aware locality cost
-//! of lsap-sched (Guo, Fox, Zhou, eq. 1), fair shares by water-filling (FAIR App. A), the
-//! placement policies, exact rectangular assignment, and the epoch pipeline [`place`]. No I/O,
+//! placer's pure algorithms (docs/architecture.md, "The epoch pipeline"): the bandwidth-aware
+//! locality cost of lsap-sched (Guo, Fox, Zhou, eq. 1), fair shares by water-filling (FAIR App. A),
+//! the placement policies, exact rectangular assignment, and the epoch pipeline [`place`]. No I/O,
 //! no clock, no environment: the same function serves the HTTP service, the CLI and the
 //! simulator.
 //!

@@ -1,8 +1,8 @@
-//! The memory a `POST /place` request may take, estimated from its body alone (issue 16,
-//! "Bounded memory": admission against a process-wide `--max-memory` budget). The factor is
+//! The memory a `POST /place` request may take, estimated from its body alone
+//! (bounded memory: admission against a process-wide `--max-memory` budget). The factor is
 //! measured, not derived: peak RSS of `placer place` over the body's size on the worst
-//! snapshot shape we know (10⁵ maps × 100 replicas on 120 nodes, 71.3 MB; BENCHMARKS.md
-//! "Issue 16: memory"), where the replica lists dominate both the body and the memory.
+//! snapshot shape we know (10⁵ maps × 100 replicas on 120 nodes, 71.3 MB; BENCHMARKS.md,
+//! "Memory"), where the replica lists dominate both the body and the memory.
 
 /// Peak bytes per body byte that one request may take, with margin. The worst measured ratio
 /// of peak RSS to body size was 7.9 (552,796 KiB over 71.3 MB): an exact policy whose
@@ -25,7 +25,7 @@ pub const PEAK_BYTES_PER_BODY_BYTE: usize = 12;
 /// None: saturates at `usize::MAX`.
 ///
 /// # Examples
-/// A 66.6 MB snapshot (issue 16's 10⁵ pending maps × 100 replicas) is budgeted at 799 MB, so
+/// A 66.6 MB snapshot (the worst shape: 10⁵ pending maps × 100 replicas) is budgeted at 799 MB, so
 /// a 4 GiB budget admits five of them at once; a 200 KB 500-node snapshot takes 2.4 MB.
 /// ```
 /// use placer_solver::peak_estimate_bytes;

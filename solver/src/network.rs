@@ -1,6 +1,6 @@
 //! Available bandwidth between two racks (lsap-sched §3.2: BW(N1, N2), the input of eq. 1),
 //! from `cluster.network`: `rack_mbps` inside a rack, `cross_rack_mbps` across racks, and
-//! `rack_pairs` overrides (DESIGN.md §Costs).
+//! `rack_pairs` overrides (docs/wire-schema.md, "Rules and decisions").
 
 use placer_models::Network;
 use std::collections::HashMap;

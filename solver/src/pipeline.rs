@@ -1,5 +1,5 @@
-//! The epoch pipeline (DESIGN.md §The epoch pipeline): validate → index → fair shares →
-//! policy → intermediate-space admission (FAIR §5.4) → answer, the one function the service,
+//! The epoch pipeline (docs/architecture.md, "The epoch pipeline"): validate → index → fair shares
+//! → policy → intermediate-space admission (FAIR §5.4) → answer, the one function the service,
 //! the CLI and the simulator call. Pure: no I/O, no clock (`now_s` comes in the snapshot,
 //! `stats.solve_ms` is filled by the caller).
 

@@ -1,4 +1,4 @@
-//! What a policy decides for one epoch (DESIGN.md §The epoch pipeline, step 5): the node of
+//! What a policy decides for one epoch (docs/architecture.md, "The epoch pipeline"): the node of
 //! each pending task or `None`, with what the policy knows about its choice. A [`Placement`]
 //! is data, not an answer: `answer` turns it into the response (step 6).
 

@@ -1,7 +1,7 @@
-//! The one interface every placement policy implements (DESIGN.md §The epoch pipeline: "one
-//! `Policy` trait (name, preempts?, pending bound for the simulator, engines accepted,
-//! place(&Epoch) -> Placement)"). The pipeline, the simulator, the server's errors, the tests
-//! and the benches ask a policy these questions instead of matching on algorithm names.
+//! The one interface every placement policy implements, the `Policy` trait (name, preempts?,
+//! pending bound for the simulator, engines accepted, place(&Epoch) -> Placement). The pipeline,
+//! the simulator, the server's errors, the tests and the benches ask a policy these questions
+//! instead of matching on algorithm names.
 
 use crate::epoch::Epoch;
 use crate::error::SolveError;

@@ -1,4 +1,4 @@
-//! Warm starts across epochs (issue 18 item 3; Firmament, Gog et al., OSDI 2016, §5: consecutive
+//! Warm starts across epochs (Firmament, Gog et al., OSDI 2016, §5: consecutive
 //! scheduling rounds differ little, so the min-cost-flow solver starts from the previous
 //! round's state instead of from scratch). A [`WarmStart`] keeps, per task kind, the dual
 //! labels that the last structured solve left on the network's lasting vertices (source,

@@ -1,7 +1,7 @@
-//! Every number of an answer finite (issue 16): snapshots whose costs overflow f64 get the
-//! same `422 cost_overflow`, naming the field at fault, under every algorithm and engine; no
-//! `200` answer carries a `null` (serde's rendering of NaN and ±∞) where a number belongs.
-//! Cases derived by hand; a property test over extreme values for the rest.
+//! Every number of an answer finite (docs/operations/serving.md, "Finite numbers"): snapshots whose
+//! costs overflow f64 get the same `422 cost_overflow`, naming the field at fault, under every
+//! algorithm and engine; no `200` answer carries a `null` (serde's rendering of NaN and ±∞) where a
+//! number belongs. Cases derived by hand; a property test over extreme values for the rest.
 
 use placer_models::{parse_request, validate, PlaceRequest, SolverEngine};
 use placer_solver::exact::check_engine;
@@ -75,7 +75,7 @@ fn map(id: &str, bytes: u64) -> Value {
     json!({"id": id, "job": "j", "kind": "map", "input_bytes": bytes, "replicas": ["n1"]})
 }
 
-/// Issue 16's cases: a 100 MB block on n1 read elsewhere through a link of 5·10⁻³²⁴ Mbit/s
+/// The cases: a 100 MB block on n1 read elsewhere through a link of 5·10⁻³²⁴ Mbit/s
 /// costs 10⁸ · 8 / (10⁶ · 5·10⁻³²⁴) = ∞; α = 10³⁰⁸ on 10¹⁸ B gives 8·10³²⁰ = ∞ before any
 /// bandwidth; two maps of 1.5·10³⁰⁸ s each (800 Mbit at 5.3·10⁻³⁰⁶ Mbit/s) are finite alone and
 /// ∞ together; a reduce pulling from n1 and n3 over a tiny cross-rack link.

@@ -1,6 +1,6 @@
-//! `placer whatif --allocations fair-scheduler.xml` (issue 17 item 3; Apache Hadoop
-//! FairScheduler.md "Allocation file format"): the YARN fair-scheduler allocation file's queues
-//! and users in every run, as `placer serve` fills a snapshot with them.
+//! `placer whatif --allocations fair-scheduler.xml` (docs/operations/allocation-files.md; Apache
+//! Hadoop FairScheduler.md "Allocation file format"): the YARN fair-scheduler allocation file's
+//! queues and users in every run, as `placer serve` fills a snapshot with them.
 //!
 //! Trace jobs map to queues by the pool name their reader gives them: SLS `job.queue.name`,
 //! Rumen `queue`, Alibaba `qos`, SWIM the `--swim-pools` names, a `--workload` its own pools;

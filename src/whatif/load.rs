@@ -1,4 +1,4 @@
-//! The workload and cluster of one `placer whatif` (DESIGN.md §CLI contract, §Datasets): a trace
+//! The workload and cluster of one `placer whatif` (docs/simulator.md, "Inputs"): a trace
 //! read by its format's reader, and the cluster from `--topology FILE` or from `--nodes N
 //! --rack-size K --map-slots S --reduce-slots R` (lsap-sched §4's synthetic cluster).
 //!

@@ -1,4 +1,4 @@
-//! `placer whatif` (DESIGN.md §CLI contract, §What-if simulator): replays a trace through several
+//! `placer whatif` (docs/simulator.md): replays a trace through several
 //! policies side by side on the same simulated cluster (the "what if we had run policy X"
 //! question of FAIR, Zaharia et al. §6, and lsap-sched §4), in parallel with rayon, and writes
 //! the summary, per-job and per-epoch tables, SLS's jobruntime.csv, plots and a manifest.

@@ -1,4 +1,4 @@
-//! The what-if replay itself (DESIGN.md §CLI contract: `placer whatif`): every run of the
+//! The what-if replay itself (docs/simulator.md): every run of the
 //! policies × sweep points, in parallel, with a progress bar, and the outputs they write; and
 //! `summarize`, which merges a sweep's shards.
 

@@ -1,6 +1,6 @@
-//! Parameter sweeps of `placer whatif --sweep FILE.toml --shard i/N` (DESIGN.md §CLI contract):
-//! the runs are every policy × every combination of the swept values, in a fixed order, and
-//! shard i of N takes the runs whose index is i modulo N, so N array tasks (a Kubernetes
+//! Parameter sweeps of `placer whatif --sweep FILE.toml --shard i/N` (docs/simulator.md, "Sweeps
+//! and shards"): the runs are every policy × every combination of the swept values, in a fixed
+//! order, and shard i of N takes the runs whose index is i modulo N, so N array tasks (a Kubernetes
 //! Indexed Job's `JOB_COMPLETION_INDEX`, a Slurm array's `SLURM_ARRAY_TASK_ID`, both 0-based)
 //! split the sweep with no coordination and `placer whatif summarize DIR` merges them.
 //!

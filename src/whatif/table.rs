@@ -1,5 +1,5 @@
-//! The summary table `placer whatif` prints on stdout at the end (DESIGN.md §CLI contract): one
-//! row per run with the contract's columns of `summary.csv`, then the cross-rack traffic split
+//! The summary table `placer whatif` prints on stdout at the end (docs/simulator.md, "Outputs"):
+//! one row per run with the contract's columns of `summary.csv`, then the cross-rack traffic split
 //! (shuffle, remote map input), the peak of intermediate data, the steady-state throughput and
 //! turnaround (ShuffleWatcher §4.3) and, when any run has them, the mean resource use and the
 //! completion-time goals met of those set (RAS §4.3; the same numbers, rounded), aligned for a

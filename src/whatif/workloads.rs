@@ -1,5 +1,5 @@
-//! The papers' own experiments for `placer whatif --workload NAME[:key=value,...]` (DESIGN.md
-//! §CLI contract, §Datasets): each preset builds a paper's workload with its seeded generator
+//! The papers' own experiments for `placer whatif --workload NAME[:key=value,...]`
+//! (docs/simulator.md, "Inputs"): each preset builds a paper's workload with its seeded generator
 //! (`placer_datasets`), on the paper's cluster, with the network and the scheduler settings
 //! the experiment states. One function per paper:
 //!

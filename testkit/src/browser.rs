@@ -1,5 +1,5 @@
-//! A headless browser for the tests of the dashboard and the what-if report (issue 17: "checked
-//! in a real headless browser"; W3C WebDriver, <https://www.w3.org/TR/webdriver2/>): starts
+//! A headless browser for the tests of the dashboard and the what-if report (checked in
+//! a real headless browser; W3C WebDriver, <https://www.w3.org/TR/webdriver2/>): starts
 //! Debian's `chromedriver` on a free port, opens one headless Chromium session with a fresh
 //! profile, and speaks the WebDriver wire protocol (JSON over HTTP/1.1) through a plain TCP
 //! socket. Everything a test reads goes through `execute/sync`, so the page's own DOM answers.

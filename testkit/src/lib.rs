@@ -1,5 +1,5 @@
-//! placer's test fixtures: v1 snapshots (DESIGN.md §Wire schema v1) built with a fluent builder,
-//! and workloads for the what-if simulator (DESIGN.md §What-if simulator), shared by the tests of
+//! placer's test fixtures: v1 snapshots (docs/wire-schema.md) built with a fluent builder,
+//! and workloads for the what-if simulator (docs/simulator.md), shared by the tests of
 //! every crate instead of a copy of the fixtures in each.
 //!
 //! ```

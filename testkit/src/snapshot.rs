@@ -1,5 +1,5 @@
-//! A v1 snapshot built field by field, the way a cluster master sends it (DESIGN.md §Wire
-//! schema v1), in the style of Kubernetes' scheduler test wrappers
+//! A v1 snapshot built field by field, the way a cluster master sends it
+//! (docs/wire-schema.md), in the style of Kubernetes' scheduler test wrappers
 //! (`st.MakeNode().Name("n1").Capacity(..).Obj()`).
 //!
 //! Every builder writes only the fields a test sets, under their wire names, so a snapshot's

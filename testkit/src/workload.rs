@@ -1,4 +1,4 @@
-//! Workloads for the what-if simulator (DESIGN.md §What-if simulator): jobs, maps, reduces
+//! Workloads for the what-if simulator (docs/simulator.md): jobs, maps, reduces
 //! and topologies in placer-datasets' types, and seeded random workloads.
 
 use placer_datasets::{JobSpec, MapSpec, NodeSpec, RackSpec, ReduceSpec, Topology, Workload};

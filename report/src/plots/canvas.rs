@@ -1,4 +1,4 @@
-//! The canvas every plot of `placer whatif` is drawn on (DESIGN.md §CLI contract): a
+//! The canvas every plot of `placer whatif` is drawn on (docs/simulator.md, "Outputs"): a
 //! backend-independent description of a plot ([`Plot`]: title, axes with their ticks, legend,
 //! lines or bars), the toolkit the figures build it with (colours, round ticks, time axes,
 //! legends), and its drawing on plotters' SVG and PNG backends (1000 × 600 px, DejaVu Sans, the

@@ -1,4 +1,4 @@
-//! The cross-rack traffic plot of `placer whatif` (DESIGN.md §CLI contract): cumulative GB
+//! The cross-rack traffic plot of `placer whatif` (docs/simulator.md, "Outputs"): cumulative GB
 //! read across racks over simulated time, per policy, the cost ShuffleWatcher (Ahmad et al.,
 //! §5) measures.
 

@@ -1,4 +1,4 @@
-//! The fairness plot of `placer whatif` (DESIGN.md §CLI contract): the fairness distance D
+//! The fairness plot of `placer whatif` (docs/simulator.md, "Outputs"): the fairness distance D
 //! (lsap-fair-sched, Guo et al.) over simulated time, per policy, as the mean per time bucket.
 
 use super::canvas::{

@@ -1,4 +1,4 @@
-//! The map-task locality plot of `placer whatif` (DESIGN.md §CLI contract): grouped bars, per
+//! The map-task locality plot of `placer whatif` (docs/simulator.md, "Outputs"): grouped bars, per
 //! locality class (node-local, rack-local, remote) one bar per policy, as in lsap-sched (Guo et
 //! al.) Fig. 3.
 

@@ -1,4 +1,4 @@
-//! The plots of `placer whatif` (DESIGN.md §CLI contract), one per figure of the papers they
+//! The plots of `placer whatif` (docs/simulator.md, "Outputs"), one per figure of the papers they
 //! mirror: map-task locality bars (lsap-sched, Guo et al., Fig. 3), job response-time CDFs
 //! (FAIR, Zaharia et al., Fig. 5/6 style), cumulative cross-rack traffic (ShuffleWatcher, Ahmad
 //! et al., §5), the cross-rack shuffle rate over time (ShuffleWatcher Figs. 1 and 10) and

@@ -1,4 +1,4 @@
-//! The job response-time CDF plot of `placer whatif` (DESIGN.md §CLI contract): the empirical
+//! The job response-time CDF plot of `placer whatif` (docs/simulator.md, "Outputs"): the empirical
 //! CDF of each policy's finished jobs' response times on a log x axis, as in FAIR (Zaharia et
 //! al.) Fig. 5/6.
 

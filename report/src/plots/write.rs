@@ -1,4 +1,4 @@
-//! Writing the five plots of `placer whatif` (DESIGN.md §CLI contract) as SVG and PNG files.
+//! Writing the five plots of `placer whatif` (docs/simulator.md, "Outputs") as SVG and PNG files.
 
 use super::canvas::{io_error, register_fonts, write_png, write_svg};
 use super::cross_rack::cross_rack_plot;

@@ -1,4 +1,4 @@
-//! Reading the CSV of `placer whatif`'s tables back (DESIGN.md §CLI contract; RFC 4180 as
+//! Reading the CSV of `placer whatif`'s tables back (docs/simulator.md, "Outputs"; RFC 4180 as
 //! [`super::encode`] writes it) with the `csv` crate, plus which fields were quoted.
 //!
 //! The tables tell an empty string (`""`, quoted) from an absent value (an empty unquoted

@@ -1,4 +1,4 @@
-//! Encoding a table of `placer whatif` (DESIGN.md §CLI contract) as CSV (RFC 4180, floats as
+//! Encoding a table of `placer whatif` (docs/simulator.md, "Outputs") as CSV (RFC 4180, floats as
 //! `{:?}`) and as Parquet (format 1.0 types, Snappy): one column-wise description feeds both
 //! writers, so that the two files of a table hold the same rows (see the formats in
 //! [`crate::tables`]).

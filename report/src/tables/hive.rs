@@ -1,4 +1,4 @@
-//! Where the tables of `placer whatif` go (DESIGN.md §CLI contract): hive-style partition
+//! Where the tables of `placer whatif` go (docs/simulator.md, "Outputs"): hive-style partition
 //! directories (`jobs/policy=lsap/alpha=10/part-0.csv`, hive's `%XX` escaping) so that DuckDB
 //! reads every run with one glob, and the atomic writers of one run's tables.
 

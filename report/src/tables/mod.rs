@@ -1,4 +1,4 @@
-//! The tables of `placer whatif` (DESIGN.md §CLI contract): `summary.csv`, the per-job and
+//! The tables of `placer whatif` (docs/simulator.md, "Outputs"): `summary.csv`, the per-job and
 //! per-epoch tables as CSV and Parquet in hive-style partitions, and SLS's `jobruntime.csv`
 //! (hadoop-sls `SchedulerMetrics.addAMRuntime`: `JobID,real_start_time,real_end_time,
 //! simulate_start_time,simulate_end_time`, in ms).

@@ -1,4 +1,4 @@
-//! The tables of one run of `placer whatif` (DESIGN.md §CLI contract): per job
+//! The tables of one run of `placer whatif` (docs/simulator.md, "Outputs"): per job
 //! ([`placer_sim::JobMetrics`]), per solver call ([`placer_sim::EpochMetrics`]) and SLS's
 //! `jobruntime.csv` (hadoop-sls `SchedulerMetrics.addAMRuntime`), as column-wise tables.
 

@@ -1,4 +1,4 @@
-//! The summary row of a `placer whatif` run (DESIGN.md §CLI contract): one row of
+//! The summary row of a `placer whatif` run (docs/simulator.md, "Outputs"): one row of
 //! `summary.csv`, its encoding, and reading the file back to merge shards.
 
 use std::path::Path;
@@ -11,7 +11,7 @@ use super::hive::emit;
 use crate::manifest::FileEntry;
 use crate::ReportError;
 
-/// The columns of `summary.csv`, in order: the eleven of DESIGN.md §CLI contract, then extras.
+/// The columns of `summary.csv`, in order: the eleven of docs/simulator.md, "Outputs", then extras.
 pub const SUMMARY_COLUMNS: [&str; 48] = [
     "policy",
     "jobs",

@@ -1,5 +1,5 @@
-//! The simulator against reality (DESIGN.md §What-if simulator: "validated against reality: the
-//! Mumak trace's real job response times under the 2009 scheduler, error per job"): when the
+//! The simulator against reality (docs/simulator.md, "Validation": the Mumak trace's real job
+//! response times under the 2009 scheduler, error per job): when the
 //! workload records when its jobs really finished ([`placer_sim::JobMetrics::observed_response_s`]),
 //! `validation.csv` lists per run and job the real and the simulated response time and the
 //! error, and [`ErrorSummary`] condenses a run into the median and mean absolute error.

@@ -1,5 +1,5 @@
-//! `POST /k8s/v1/filter` (issue 17 item 5): which candidate nodes the pod may go to, with a
-//! reason per node that it may not.
+//! `POST /k8s/v1/filter` (docs/operations/kubernetes-extender.md): which candidate nodes the pod
+//! may go to, with a reason per node that it may not.
 //!
 //! Two rules, both reported in `FailedAndUnresolvableNodes` (preemption cannot help them, so
 //! kube-scheduler does not evict pods for them), reasons joined by "; " when both apply:

@@ -1,7 +1,8 @@
-//! A Kubernetes scheduler extender (issue 17 item 5; `k8s.io/kube-scheduler/extender/v1`,
-//! the HTTP extender of kube-scheduler's `KubeSchedulerConfiguration.extenders`):
-//! `POST /k8s/v1/filter` and `POST /k8s/v1/prioritize`, both taking `ExtenderArgs` and
-//! answering `ExtenderFilterResult` and `HostPriorityList` with the Go field names as keys.
+//! A Kubernetes scheduler extender (docs/operations/kubernetes-extender.md;
+//! `k8s.io/kube-scheduler/extender/v1`, the HTTP extender of kube-scheduler's
+//! `KubeSchedulerConfiguration.extenders`): `POST /k8s/v1/filter` and `POST /k8s/v1/prioritize`,
+//! both taking `ExtenderArgs` and answering `ExtenderFilterResult` and `HostPriorityList` with the
+//! Go field names as keys.
 //!
 //! A pod declares its input with annotations (`placer.io/replicas`, `placer.io/input-bytes`)
 //! and its pool with `placer.io/pool` (else its namespace); node racks come from a node label

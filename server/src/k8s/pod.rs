@@ -1,4 +1,4 @@
-//! What placer reads of the pod being scheduled (issue 17 item 5; `k8s.io/api/core/v1` Pod):
+//! What placer reads of the pod being scheduled (`k8s.io/api/core/v1` Pod):
 //! its input, pool and resource requests.
 //!
 //! - Input: annotation `placer.io/replicas`, the nodes holding a replica of its input block,

@@ -1,9 +1,9 @@
-//! `POST /k8s/v1/prioritize` (issue 17 item 5): each candidate node scored 0..10 by placer's
-//! bandwidth-aware locality cost, best = 10.
+//! `POST /k8s/v1/prioritize` (docs/operations/kubernetes-extender.md): each candidate node scored
+//! 0..10 by placer's bandwidth-aware locality cost, best = 10.
 //!
 //! The pod is one map task reading `input_bytes` from its replica nodes; its cost on node n
 //! is `placer_solver::LocalityCost::cost` of a one-task snapshot built from the call
-//! (lsap-sched eq. 1, DESIGN.md §Costs): 0 on a replica node, `input_bytes · 8 / (10⁶ ·
+//! (lsap-sched eq. 1, `solver/src/cost.rs`): 0 on a replica node, `input_bytes · 8 / (10⁶ ·
 //! 1000 Mbit/s)` seconds when a replica is in n's rack, `input_bytes · 8 / (10⁶ · 100 Mbit/s)`
 //! across racks (the snapshot defaults of `cluster.network`, α = 1). Racks come from the rack
 //! map file when it lists the node ([`super::rack_file`]), else from the rack label of

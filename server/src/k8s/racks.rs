@@ -1,7 +1,7 @@
-//! Racks of nodes placer has seen (issue 17 item 5): a bounded map node → rack label value,
-//! learned from every `Nodes`-mode call (the only one that carries labels), so that a replica
-//! node missing from a call's candidates (kube-scheduler sends only the nodes that passed its
-//! own filters) and, in `NodeNames` mode, the candidates themselves keep their racks.
+//! Racks of nodes placer has seen (the scheduler extender's): a bounded map node → rack label
+//! value, learned from every `Nodes`-mode call (the only one that carries labels), so that a
+//! replica node missing from a call's candidates (kube-scheduler sends only the nodes that passed
+//! its own filters) and, in `NodeNames` mode, the candidates themselves keep their racks.
 //!
 //! A node whose rack is not known is treated as a rack of its own: placer then knows only
 //! that its replica holders are node-local. The map holds at most [`MAX_NODES`] nodes (more

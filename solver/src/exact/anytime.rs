@@ -1,6 +1,6 @@
-//! The anytime answer of an exact solve cut short (issue 16: deadlines with an anytime answer;
-//! DESIGN.md §Service endpoints). When the caller's [`crate::Cancel`] stops an engine, what it
-//! has matched so far is a valid partial placement (the structured flow: its zero-cost
+//! The anytime answer of an exact solve cut short (docs/operations/serving.md,
+//! "Deadlines and the anytime answer"). When the caller's [`crate::Cancel`] stops an engine, what
+//! it has matched so far is a valid partial placement (the structured flow: its zero-cost
 //! node-local seeds plus every augmentation done; dense JV: the rows already matched); this
 //! completes it greedily in dl-sched's manner (Guo, Fox, Zhou §4): a first pass puts each task
 //! on a node holding its data if one has a free slot, a second each task left on its cheapest

@@ -1,4 +1,4 @@
-//! Which engine solves an exact problem (DESIGN.md §The epoch pipeline, step 5: `policy.solver`
+//! Which engine solves an exact problem (docs/architecture.md, "The exact engines": `policy.solver`
 //! is `auto`, `flow`, `jv`, `hungarian` or `mip`), and which engines a policy accepts. `auto`
 //! is the structured flow, the fastest exact engine of this build (BENCHMARKS.md §Solver
 //! speed); `mip` is the MIP reference of the multi-resource policies (RAS, Polo et al. §3.4),

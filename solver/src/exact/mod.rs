@@ -1,5 +1,5 @@
-//! The exact front door (DESIGN.md §The epoch pipeline, step 5): "solve this exact assignment
-//! of one slot kind with this engine". Policies (`policy`) say what to minimise (an
+//! The exact front door (docs/architecture.md, "The exact engines"): "solve this exact
+//! assignment of one slot kind with this engine". Policies (`policy`) say what to minimise (an
 //! [`Objective`]: lsap-sched's locality cost, plus lsap-fair-sched's per-task offsets, or
 //! under `lsap_quota`'s pool and job capacities); this layer owns everything between that and
 //! an engine: the integer cost `quantum` and the offsets' shift, the dense matrix for the

@@ -1,7 +1,7 @@
-//! The integer cost quantum (DESIGN.md §Style: integer costs inside solvers). Locality costs are
-//! seconds (lsap-sched eq. 1); exact engines compare scaled integers so that ties are exact and
-//! sums never round. The quantum is 1 ns (scale 10⁹ per second) unless the largest cost of the
-//! epoch would then overflow the engine's bound, in which case the scale shrinks to fit.
+//! The integer cost quantum (docs/architecture.md, "Style": integer costs inside solvers). Locality
+//! costs are seconds (lsap-sched eq. 1); exact engines compare scaled integers so that ties are
+//! exact and sums never round. The quantum is 1 ns (scale 10⁹ per second) unless the largest cost
+//! of the epoch would then overflow the engine's bound, in which case the scale shrinks to fit.
 //!
 //! Rounding moves each entry by at most half a quantum, so the integer optimum is within
 //! n · quantum of the f64 optimum: at 1 ns and 5,000 tasks, 5 µs absolute.

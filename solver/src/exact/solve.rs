@@ -1,4 +1,4 @@
-//! The front door's one call (DESIGN.md §The epoch pipeline, step 5): place the runnable
+//! The front door's one call (docs/architecture.md, "The exact engines"): place the runnable
 //! pending tasks of one kind on that kind's free slots, exactly, with the engine asked for.
 //! lsap-sched (Guo, Fox, Zhou §3.2) minimises Σ C(i, φ(i)) over the rectangular task × slot
 //! matrix as it is (no padding); lsap-fair-sched (§3.3) adds a per-task term; `lsap_quota`
@@ -59,15 +59,16 @@ pub struct Problem<'p> {
 /// dropped by accident (a policy passes its epoch's, [`crate::Epoch::control`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Control<'c> {
-    /// The deadline (issue 16, DESIGN.md §Service endpoints): the engines poll it at bounded
-    /// intervals (the structured flow once per augmenting path, phase or blocking-flow push,
-    /// dense JV once per augmenting row, the capped reduces' flow once per augmenting path;
-    /// Kuhn–Munkres, a reference engine, does not poll), and a token already cancelled skips
-    /// the engine. When cut, the engine's partial placement (valid: every capacity respected)
-    /// is completed greedily under the same hard constraints (the exact layer's `anytime`
-    /// module): the answer is `time_limited`; otherwise `optimal`. `None`: run to the end.
+    /// The deadline (docs/operations/serving.md, "Deadlines and the anytime answer"): the engines
+    /// poll it at bounded intervals (the structured flow once per augmenting path, phase or
+    /// blocking-flow push, dense JV once per augmenting row, the capped reduces' flow once per
+    /// augmenting path; Kuhn–Munkres, a reference engine, does not poll), and a token already
+    /// cancelled skips the engine. When cut, the engine's partial placement (valid: every capacity
+    /// respected) is completed greedily under the same hard constraints (the exact layer's
+    /// `anytime` module): the answer is `time_limited`; otherwise `optimal`. `None`: run to the
+    /// end.
     pub cancel: Option<&'c Cancel>,
-    /// Labels kept across epochs (issue 18 item 3): the structured flow starts from the labels
+    /// Labels kept across epochs (warm starts): the structured flow starts from the labels
     /// its previous solve of the kind left and leaves its own
     /// ([`crate::flow::structured::solve_warm`]); the placement is still a least-cost one. The
     /// dense and capped engines ignore it. `None`: a cold start.

@@ -1,4 +1,4 @@
-//! A snapshot's kind as the structured network's arcs (DESIGN.md §The epoch pipeline, step 5:
+//! A snapshot's kind as the structured network's arcs (docs/architecture.md, "The exact engines":
 //! Quincy/Firmament's task → replica nodes / rack aggregators / cluster aggregator → nodes on
 //! lsap-sched's eq. 1 costs): each task's [`crate::cost::SparseRow`] in integer units, its
 //! shifted offset, and under `lsap_quota` the delay-level surcharges, then
@@ -30,8 +30,8 @@ use std::cell::RefCell;
 ///
 /// Each task's row is made when needed (once for the largest cost, which sizes the quantum,
 /// then for its arcs) and never held for all tasks at once: the network, when the zero-cost
-/// seeds do not settle the kind alone, is the only structure of size Σ replicas (issue 16,
-/// "Bounded memory").
+/// seeds do not settle the kind alone, is the only structure of size Σ replicas (bounded
+/// memory).
 ///
 /// # Complexity
 /// O(Σ replicas + listed racks) to build the arcs, plus [`structured::solve_with`].

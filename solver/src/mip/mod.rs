@@ -1,5 +1,5 @@
-//! Exact MIP references (DESIGN.md §The epoch pipeline: the `mip/` engine), solved by HiGHS
-//! through `good_lp` and built only with the cargo feature `mip` (on by default): RAS's epoch
+//! Exact MIP references (docs/architecture.md, "MIP reference (`solver: mip`)"), solved by
+//! HiGHS through `good_lp` and built only with the cargo feature `mip` (on by default): RAS's epoch
 //! problem (Polo et al. §3.4, eqs. 4–6) as max-min utility, then packing, over integer task
 //! counts per (class, node) ([`ras_mip`]), with RAS's utility as exact "at least k" ladders
 //! ([`ladder`]). For small instances: the reference heuristics are measured against.

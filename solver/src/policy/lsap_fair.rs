@@ -1,5 +1,5 @@
 //! lsap-fair-sched (Guo, Fox, Zhou §3.3, eqs. 4–9 and the "Algorithm skeleton of
-//! lsap-fair-sched"), in placer's definitions (DESIGN.md §Costs; the paper's formula images
+//! lsap-fair-sched"), in placer's definitions (docs/policies.md; the paper's formula images
 //! were lost). Per slot kind, over the active pools (running or pending tasks of the kind):
 //! - w_i = weight_i / Σ active weights; AS = all slots of the kind; rt_i = running tasks;
 //!   ut_i = pending tasks of runnable jobs;
@@ -223,8 +223,8 @@ pub fn aging_credits(ix: &Indexed<'_>) -> Vec<f64> {
 }
 
 /// Checks that FC and the ageing credits are finite and that Σ_t (FC_t + A_t) is too, so
-/// that every offset, every shift of them and every total of the answer is finite (issue 16:
-/// no `null` in an answer). O(pending).
+/// that every offset, every shift of them and every total of the answer is finite (no
+/// `null` in an answer). O(pending).
 ///
 /// # Errors
 /// [`SolveError::CostOverflow`] at `policy.beta` (FC, or β · wait beyond f64) or

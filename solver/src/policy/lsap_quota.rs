@@ -34,7 +34,7 @@
 //! runs them on its shuffle-aware model ([`crate::shuffle::cost`]) with per-task credits and
 //! no delay levels.
 //!
-//! Why pools are hard and jobs and levels soft: the issue asks that D never exceed `fair`'s,
+//! Why pools are hard and jobs and levels soft: the goals are that D never exceed `fair`'s,
 //! that locality never exceed `lsap_fair`'s, and that idle slots be filled (FAIR §3.3). A hard
 //! job cap or a hard delay restriction can leave a slot idle or force a more remote placement
 //! than `lsap_fair` (which knows neither) would make; the lexicographic order keeps all three

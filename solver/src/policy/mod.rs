@@ -1,4 +1,4 @@
-//! Placement policies (DESIGN.md §The epoch pipeline, step 5), one file per policy, each a
+//! Placement policies (docs/policies.md), one file per policy, each a
 //! [`Policy`] placing one [`Epoch`]: `fifo`, `fair` and `delay` (Hadoop's heartbeat schedulers
 //! and FAIR Alg. 1, over `crate::fair::heartbeat`), `dl_sched` (the lsap paper's greedy baseline), `lsap`,
 //! `lsap_fair` (lsap-sched and lsap-fair-sched) and `lsap_quota` (placer's default),

@@ -1,7 +1,6 @@
-//! The registry (DESIGN.md §The epoch pipeline: "one registry maps `Algorithm` to its policy:
-//! the only place that lists them"). Every caller that needs "all policies" or "the policy of
-//! this algorithm" asks here: the pipeline, the simulator, the server's error message, the
-//! tests and the benches.
+//! The registry: it maps each `Algorithm` to its policy and is the only place that lists them.
+//! Every caller that needs "all policies" or "the policy of this algorithm" asks here: the
+//! pipeline, the simulator, the server's error message, the tests and the benches.
 
 use super::{
     delay, dl_sched, drf, fair, fifo, fifo_per_pool, lsap, lsap_fair, lsap_quota, lsap_ras,

@@ -26,7 +26,7 @@
 //! out_j(q) = Σ_p ρ_j(p) · X(q, p) · m(q, p) (a byte of map output on q, to the reduces) and
 //! in_j(q) = Σ_p ρ_j(p) · X(p, q) · m(p, q) (a byte of future map output, to a reduce on q).
 //! Under uniform bandwidths and no saturation out_j(q) = ρ_j(q) · X_in + (1 − ρ_j(q)) · X_x:
-//! the (1 − ρ_j(q)) · 8 / (10⁶ · bw_cross) plus the in-rack share, priced as DLC prices
+//! the cross-rack term (1 − ρ_j(q)) · 8 / (10⁶ · bw_cross) plus the in-rack share, priced as DLC prices
 //! in-rack reads.
 //!
 //! **Map t** of job j (input I_t bytes, ratio_j = ShuffleInputRatio) on a node n of rack q:
