@@ -8,8 +8,7 @@
 //! (capacity 0, cost negated) in v's row, each holding the other's position; a row holds its
 //! vertex's half-arcs in the order the arcs were added, and an arc's id is the position of its
 //! forward half. The rows are laid out straight in two passes ([`FlowBuilder`]): no per-vertex
-//! lists, no permutation and no table of positions, 20 bytes per half-arc (issue 16, "Bounded
-//! memory": a network with 10⁷ replica arcs). The flow on an arc is its twin's residual
+//! lists, no permutation and no table of positions, 20 bytes per half-arc (bounded memory: a network with 10⁷ replica arcs). The flow on an arc is its twin's residual
 //! capacity (a twin starts at 0 and gains exactly what the arc loses).
 //!
 //! Complexity: O(V + E) time and memory to build; O(1) per arc read.

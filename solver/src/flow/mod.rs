@@ -1,4 +1,4 @@
-//! Min-cost flow (DESIGN.md §The epoch pipeline, step 5: the Quincy/Firmament-style network).
+//! Min-cost flow (docs/architecture.md, "The exact engines": the Quincy/Firmament-style network).
 //! This build uses it where an assignment has side capacities a dense LSAP cannot express:
 //! copy-compute splitting's per-(job, node) reducer caps (FAIR §5.2).
 //!

@@ -98,7 +98,7 @@ impl Network {
     ///
     /// Why backwards and one at a time: after placer's zero-cost seed, the unplaced tasks and
     /// everything zero-cost paths reach from them form a plateau at distance 0 from `s` that
-    /// spans almost the whole network (issue 18: ≈ 221,000 vertices at 100,000 nodes), so any
+    /// spans almost the whole network (≈ 221,000 vertices at 100,000 nodes), so any
     /// search from `s` crosses it. From one deficit, a search sees that deficit's few
     /// candidates in order of cost (its rack's and the cluster's cheapest tasks, through the
     /// hub heaps) and stops at the first that reaches `s`: at 100,000 nodes, 3,806 rounds
@@ -161,7 +161,7 @@ impl Network {
     }
 
     /// [`Network::solve_fixed_sink`] warm-started from `potential` (one label per vertex,
-    /// e.g. from an earlier solve of a similar network; issue 18 item 3): the labels are first
+    /// e.g. from an earlier solve of a similar network, a warm start): the labels are first
     /// lowered until every residual arc has a reduced cost ≥ 0 (`Csr::repair`, about 8 · E
     /// arc scans at most; beyond that the solve starts from zero labels, as a cold one does). On
     /// return `potential` holds the final labels. The answer is a minimum-cost flow whatever

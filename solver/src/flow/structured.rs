@@ -1,4 +1,4 @@
-//! placer's structured exact placement (DESIGN.md §The epoch pipeline, step 5; the network of
+//! placer's structured exact placement (docs/architecture.md, "The exact engines"; the network of
 //! Quincy and Firmament applied to lsap-sched's cost, Guo, Fox, Zhou eq. 1): instead of the
 //! dense task × slot matrix, one min-cost flow over a network linear in the snapshot:
 //!
@@ -97,7 +97,7 @@ pub struct StructuredSolution {
 
 /// The labels (dual potentials) that a solve leaves on the network's lasting vertices —
 /// source, sink, cluster, racks and nodes, which the next epoch's network has again — for
-/// the next solve of a similar network to start from ([`solve_warm`]; issue 18 item 3, the
+/// the next solve of a similar network to start from ([`solve_warm`]: the
 /// reuse of dual values across scheduling rounds that Firmament's incremental solvers make).
 /// In the caller's integer cost units, on the network the right way round (source → sink).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -461,7 +461,7 @@ pub fn solve_cancellable(
 
 /// [`solve_cancellable`] with task i's arcs made on demand by `arcs_of(i)`, each dropped as soon as it is
 /// used: the caller never holds every task's arcs at once, and the network is built only when
-/// the zero-cost seeds leave work to do (issue 16, "Bounded memory"). The answer is
+/// the zero-cost seeds leave work to do (bounded memory). The answer is
 /// [`solve`]'s on the same arcs. `arcs_of` is called once per task, or twice per task when the
 /// network is built.
 ///
@@ -497,7 +497,7 @@ pub fn solve_with(
     solve_warm(slots, count, arcs_of, quotas, cancel, None)
 }
 
-/// [`solve_with`], its searches started from `warm`'s labels when given (issue 18 item 3):
+/// [`solve_with`], its searches started from `warm`'s labels when given (warm starts):
 /// the network's lasting vertices take the labels an earlier solve left, every new vertex
 /// (tasks, lsap_quota's pools and jobs) a label above them all, and
 /// [`Network::solve_fixed_sink_warm`] lowers them until they are feasible. The placement
@@ -1055,7 +1055,7 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
 
-        /// The seeds-only answer is the network's answer, node for node (issue 16: the
+        /// The seeds-only answer is the network's answer, node for node (the
         /// shortcut must not change a placement), with and without lsap_quota's front.
         #[test]
         fn seeds_alone_is_the_networks_answer(
@@ -1101,7 +1101,7 @@ mod tests {
             }
         }
 
-        /// Warm starts (issue 18 item 3): over a run of epochs whose free slots and tasks
+        /// Warm starts: over a run of epochs whose free slots and tasks
         /// change, each solve started from the labels the previous one left (the first from
         /// arbitrary labels) places as many tasks at the same cost as a cold solve, with and
         /// without lsap_quota's front.

@@ -1,4 +1,4 @@
-//! The zero-cost seed of the structured flow (DESIGN.md §The epoch pipeline, step 5): a
+//! The zero-cost seed of the structured flow (docs/architecture.md, "The exact engines"): a
 //! maximum matching of tasks to free slots over zero-cost pairs only (node-local maps,
 //! lsap-sched §3.1's "data local" assignments), by augmenting paths (Kuhn's algorithm in
 //! phases, iterative, with per-phase visited marks). A flow of cost 0 is optimal for its value,
@@ -7,7 +7,7 @@
 //!
 //! The searches start from the nodes with room, not from the unmatched tasks: with more tasks
 //! than slots, what the unmatched tasks reach is most of the graph, while what the free slots
-//! reach is small (issue 18: at 100,000 nodes, the last phase, which proves the matching
+//! reach is small (at 100,000 nodes, the last phase, which proves the matching
 //! maximum, walks only that part). Nodes are vertices with a capacity, not one per slot.
 
 use crate::csr::Lists;
