@@ -33,10 +33,9 @@
 //! preferred racks and tentative reduces stay those of its submission.
 
 use super::{lsap_quota, Epoch, Placement, Policy};
-use crate::echo::Field;
 use crate::error::SolveError;
 use crate::exact::FLOW_ONLY;
-use crate::settings::{Declared, Knobs};
+use crate::settings::Declared;
 use crate::shuffle::cost::ShufflePricing;
 use crate::shuffle::ShuffleView;
 use placer_models::SolverEngine;
@@ -51,18 +50,11 @@ impl Policy for LsapShuffle {
     }
 
     fn settings(&self) -> &'static [&'static dyn Declared] {
-        &[
-            &Knobs::<crate::delay_scheduling::Heartbeat>::OF,
-            &Knobs::<crate::delay_scheduling::DelayWaits>::OF,
-            &Knobs::<crate::shuffle::ShuffleKnobs>::OF,
-        ]
+        crate::shuffle::SETTINGS
     }
 
     fn job_fields(&self) -> &'static [&'static dyn crate::echo::Declared] {
-        &[
-            &Field::<crate::delay_scheduling::DelayState>::OF,
-            &Field::<crate::shuffle::ShuffleWatcherState>::OF,
-        ]
+        crate::shuffle::JOB_FIELDS
     }
 
     fn plans_from_all_maps(&self, policy: &placer_models::Policy) -> Option<&'static str> {

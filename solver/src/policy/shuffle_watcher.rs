@@ -4,9 +4,8 @@
 //! `fair`.
 
 use super::{Epoch, Placement, Policy};
-use crate::echo::Field;
 use crate::error::SolveError;
-use crate::settings::{Declared, Knobs};
+use crate::settings::Declared;
 use crate::shuffle::nass;
 
 /// SW-fair.
@@ -19,18 +18,11 @@ impl Policy for ShuffleWatcher {
     }
 
     fn settings(&self) -> &'static [&'static dyn Declared] {
-        &[
-            &Knobs::<crate::delay_scheduling::Heartbeat>::OF,
-            &Knobs::<crate::delay_scheduling::DelayWaits>::OF,
-            &Knobs::<crate::shuffle::ShuffleKnobs>::OF,
-        ]
+        crate::shuffle::SETTINGS
     }
 
     fn job_fields(&self) -> &'static [&'static dyn crate::echo::Declared] {
-        &[
-            &Field::<crate::delay_scheduling::DelayState>::OF,
-            &Field::<crate::shuffle::ShuffleWatcherState>::OF,
-        ]
+        crate::shuffle::JOB_FIELDS
     }
 
     fn plans_from_all_maps(&self, policy: &placer_models::Policy) -> Option<&'static str> {

@@ -3,9 +3,8 @@
 //! wait for locality as FAIR Alg. 1 does (`crate::shuffle::nass`). Preemption as `delay`.
 
 use super::{Epoch, Placement, Policy};
-use crate::echo::Field;
 use crate::error::SolveError;
-use crate::settings::{Declared, Knobs};
+use crate::settings::Declared;
 use crate::shuffle::nass;
 
 /// SW-relaxed.
@@ -18,18 +17,11 @@ impl Policy for ShuffleWatcherRelaxed {
     }
 
     fn settings(&self) -> &'static [&'static dyn Declared] {
-        &[
-            &Knobs::<crate::delay_scheduling::Heartbeat>::OF,
-            &Knobs::<crate::delay_scheduling::DelayWaits>::OF,
-            &Knobs::<crate::shuffle::ShuffleKnobs>::OF,
-        ]
+        crate::shuffle::SETTINGS
     }
 
     fn job_fields(&self) -> &'static [&'static dyn crate::echo::Declared] {
-        &[
-            &Field::<crate::delay_scheduling::DelayState>::OF,
-            &Field::<crate::shuffle::ShuffleWatcherState>::OF,
-        ]
+        crate::shuffle::JOB_FIELDS
     }
 
     fn plans_from_all_maps(&self, policy: &placer_models::Policy) -> Option<&'static str> {

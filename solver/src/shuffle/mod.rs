@@ -31,6 +31,22 @@ use placer_models::{RackId, TaskKind};
 use samp::{estimate, samp, MapInput, SampPlan};
 use std::collections::HashMap;
 
+/// The knob groups the ShuffleWatcher policies (`shuffle_watcher`, `shuffle_watcher_relaxed`,
+/// `lsap_shuffle`) read: the heartbeat and delay scheduling's waits (NASS's relaxed categories,
+/// `lsap_shuffle`'s delay levels) and ShuffleWatcher's own.
+pub(crate) static SETTINGS: &[&dyn crate::settings::Declared] = &[
+    &crate::settings::Knobs::<crate::delay_scheduling::Heartbeat>::OF,
+    &crate::settings::Knobs::<crate::delay_scheduling::DelayWaits>::OF,
+    &crate::settings::Knobs::<ShuffleKnobs>::OF,
+];
+
+/// The per-job fields the ShuffleWatcher policies echo: delay scheduling's state and SAMP's
+/// decision.
+pub(crate) static JOB_FIELDS: &[&dyn crate::echo::Declared] = &[
+    &crate::echo::Field::<crate::delay_scheduling::DelayState>::OF,
+    &crate::echo::Field::<ShuffleWatcherState>::OF,
+];
+
 /// The most racks × (jobs + replicas of the maps of jobs SAMP still has to decide) one epoch
 /// of the shuffle-aware policies may cost: the view keeps a value per (job, rack), and SAMP
 /// evaluates each undecided job's rack sets over every rack ([`ShuffleView::check_size`]).
