@@ -439,8 +439,8 @@ impl Modify for ErrorLists {
     }
 }
 
-/// The checked-in example snapshots as examples of the `POST /place` body (Swagger UI's "Try it
-/// out" starts from them; schemathesis sends them first).
+/// The checked-in example snapshots as examples of the `POST /place` and `POST /v1/sessions`
+/// bodies (Swagger UI's "Try it out" starts from them; schemathesis sends them first).
 struct Examples;
 
 /// (name, summary, snapshot JSON).
@@ -460,23 +460,26 @@ const PLACE_EXAMPLES: [(&str, &str, &str); 2] = [
 
 impl Modify for Examples {
     fn modify(&self, openapi: &mut Document) {
-        let body = openapi
-            .paths
-            .paths
-            .get_mut("/place")
-            .and_then(|item| item.post.as_mut())
-            .and_then(|op| op.request_body.as_mut())
-            .and_then(|body| body.content.get_mut("application/json"));
-        let Some(body) = body else {
-            return;
-        };
-        for (name, summary, json) in PLACE_EXAMPLES {
-            // The examples are checked-in JSON (a test parses them); skip one that is not.
-            let Ok(value) = serde_json::from_str(json) else {
+        // A session starts from a full snapshot: the same examples.
+        for path in ["/place", crate::sessions::SESSIONS_PATH] {
+            let body = openapi
+                .paths
+                .paths
+                .get_mut(path)
+                .and_then(|item| item.post.as_mut())
+                .and_then(|op| op.request_body.as_mut())
+                .and_then(|body| body.content.get_mut("application/json"));
+            let Some(body) = body else {
                 continue;
             };
-            let example = Example::builder().summary(summary).value(Some(value)).build();
-            body.examples.insert(name.to_owned(), RefOr::T(example));
+            for (name, summary, json) in PLACE_EXAMPLES {
+                // The examples are checked-in JSON (a test parses them); skip one that is not.
+                let Ok(value) = serde_json::from_str(json) else {
+                    continue;
+                };
+                let example = Example::builder().summary(summary).value(Some(value)).build();
+                body.examples.insert(name.to_owned(), RefOr::T(example));
+            }
         }
     }
 }

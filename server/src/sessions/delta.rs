@@ -8,10 +8,34 @@
 
 use crate::error::ServerError;
 use placer_models::ModelError;
+use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt;
+use std::marker::PhantomData;
+
+/// `T` read from a JSON object only: serde's derived structs also take an array of their
+/// fields in order, which the delta's schema does not allow.
+#[derive(Debug, Default)]
+pub(crate) struct ObjectOnly<T>(pub T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectOnly<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Object<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for Object<T> {
+            type Value = T;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+                T::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+            }
+        }
+        deserializer.deserialize_map(Object(PhantomData)).map(ObjectOnly)
+    }
+}
 
 /// The body of `POST /v1/sessions/{id}/place`. Unknown keys are refused (a misspelt kind
 /// would otherwise change nothing, silently).
@@ -22,7 +46,7 @@ pub(crate) struct Delta<'a> {
     pub base_epoch: u64,
     /// What changed; none: the same snapshot again.
     #[serde(default, borrow)]
-    pub changes: Changes<'a>,
+    pub changes: ObjectOnly<Changes<'a>>,
 }
 
 /// What changed since `base_epoch`.
@@ -40,10 +64,10 @@ pub(crate) struct Changes<'a> {
     network: Option<&'a RawValue>,
     /// Full objects by kind: an id held is replaced in place, a new one appended.
     #[serde(default, borrow)]
-    upsert: Upsert<'a>,
+    upsert: ObjectOnly<Upsert<'a>>,
     /// Ids by kind; an id not held is ignored.
     #[serde(default)]
-    remove: Remove,
+    remove: ObjectOnly<Remove>,
 }
 
 /// Upserted objects by kind.
@@ -95,7 +119,7 @@ struct Remove {
 /// O(body).
 pub(crate) fn parse(body: &[u8]) -> Result<Delta<'_>, ServerError> {
     let mut de = serde_json::Deserializer::from_slice(body);
-    let delta = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+    let ObjectOnly(delta) = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
         let path = if path.is_empty() || path == "." { "$".to_owned() } else { path };
         let inner = e.into_inner();
@@ -108,6 +132,27 @@ pub(crate) fn parse(body: &[u8]) -> Result<Delta<'_>, ServerError> {
     })?;
     de.end()
         .map_err(|e| ModelError::MalformedJson { path: "$".to_owned(), message: e.to_string() })?;
+    let Delta { changes: ObjectOnly(changes), .. } = &delta;
+    for (key, value, number) in [
+        ("now_s", changes.now_s, true),
+        ("policy", changes.policy, false),
+        ("network", changes.network, false),
+    ] {
+        let Some(text) = value.map(RawValue::get) else { continue };
+        let fits = if number {
+            text.starts_with(|c: char| c == '-' || c.is_ascii_digit())
+        } else {
+            text.starts_with('{')
+        };
+        if !fits {
+            let expected = if number { "a number" } else { "an object" };
+            return Err(ModelError::InvalidField {
+                path: format!("changes.{key}"),
+                message: format!("expected {expected}, found {text}"),
+            }
+            .into());
+        }
+    }
     Ok(delta)
 }
 
@@ -223,7 +268,7 @@ pub(crate) fn apply(snapshot: &[u8], changes: &Changes<'_>) -> Result<Vec<u8>, S
         Some(Member::Raw(raw)) => members(raw.get(), "cluster")?,
         _ => BTreeMap::new(),
     };
-    let (up, rm) = (&changes.upsert, &changes.remove);
+    let (up, rm) = (&changes.upsert.0, &changes.remove.0);
     edit(&mut cluster, "racks", "cluster.", &rm.racks, &up.racks)?;
     edit(&mut cluster, "nodes", "cluster.", &rm.nodes, &up.nodes)?;
     if let Some(network) = changes.network {
@@ -257,7 +302,7 @@ mod tests {
         let body = serde_json::to_vec(&delta).unwrap();
         let delta = parse(&body).unwrap();
         let text = serde_json::to_vec(&snapshot).unwrap();
-        serde_json::from_slice(&apply(&text, &delta.changes).unwrap()).unwrap()
+        serde_json::from_slice(&apply(&text, &delta.changes.0).unwrap()).unwrap()
     }
 
     #[test]
@@ -291,7 +336,7 @@ mod tests {
     fn an_upsert_without_an_id_names_its_path() {
         let body = br#"{"base_epoch":0,"changes":{"upsert":{"jobs":[{"id":"j"},{"pool":"p"}]}}}"#;
         let delta = parse(body).unwrap();
-        let err = apply(br#"{"schema_version":1,"cluster":{}}"#, &delta.changes).unwrap_err();
+        let err = apply(br#"{"schema_version":1,"cluster":{}}"#, &delta.changes.0).unwrap_err();
         assert_eq!((err.code(), err.path()), ("invalid_field", "changes.upsert.jobs[1].id"));
     }
 
@@ -302,5 +347,17 @@ mod tests {
         let err = parse(br#"{"changes":{}}"#).unwrap_err();
         assert_eq!(err.code(), "invalid_field");
         assert_eq!(parse(b"{").unwrap_err().code(), "malformed_json");
+        // Arrays of the fields in order (which serde's structs would take) are refused.
+        for (body, path) in [
+            (&br#"[0]"#[..], "$"),
+            (br#"{"base_epoch":0,"changes":[null,null]}"#, "changes"),
+            (br#"{"base_epoch":0,"changes":{"remove":[[]]}}"#, "changes.remove"),
+            (br#"{"base_epoch":0,"changes":{"policy":[1]}}"#, "changes.policy"),
+            (br#"{"base_epoch":0,"changes":{"now_s":"1"}}"#, "changes.now_s"),
+            (br#"{"base_epoch":0,"changes":{"network":3}}"#, "changes.network"),
+        ] {
+            let err = parse(body).unwrap_err();
+            assert_eq!((err.code(), err.path()), ("invalid_field", path), "{err}");
+        }
     }
 }

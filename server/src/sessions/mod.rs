@@ -103,7 +103,7 @@ async fn place(
         if delta.base_epoch != epoch {
             return Err(store::wrong_epoch(delta.base_epoch, epoch));
         }
-        let rebuilt = Bytes::from(delta::apply(&stored, &delta.changes)?);
+        let rebuilt = Bytes::from(delta::apply(&stored, &delta.changes.0)?);
         Ok(((delta.base_epoch, rebuilt.clone()), rebuilt))
     };
     let ((base_epoch, kept), answer) =
