@@ -135,6 +135,47 @@ async fn create_delta_delete_round_trip() {
     assert_error(&body, "session_stale", "session");
 }
 
+/// `text` with the number after `"solve_ms":` replaced by 0.
+fn zero_solve_ms(text: &str) -> String {
+    let key = "\"solve_ms\":";
+    let at = text.find(key).unwrap() + key.len();
+    let end = at + text[at..].find([',', '}']).unwrap();
+    format!("{}0{}", &text[..at], &text[end..])
+}
+
+/// The bytes of a session answer are those of `POST /place` on the equivalent full snapshot,
+/// but `stats.solve_ms`: the answer is embedded as it was serialized.
+#[actix_web::test]
+async fn session_answers_are_byte_identical_to_place() {
+    let svc = test::init_service(app(AppState::new(&ServerConfig::default()))).await;
+    let raw = |req: TestRequest| {
+        let svc = &svc;
+        async move {
+            let resp = test::call_service(svc, req.to_request()).await;
+            String::from_utf8(test::read_body(resp).await.to_vec()).unwrap()
+        }
+    };
+    let created = raw(TestRequest::post().uri("/v1/sessions").set_payload(SNAPSHOT)).await;
+    let id =
+        serde_json::from_str::<Value>(&created).unwrap()["session"].as_str().unwrap().to_owned();
+    let head = format!(r#"{{"session":"{id}","epoch":0,"answer":"#);
+    let answer = created.strip_prefix(&head).and_then(|a| a.strip_suffix('}')).unwrap();
+    let placed = raw(TestRequest::post().uri("/place").set_payload(SNAPSHOT)).await;
+    assert_eq!(zero_solve_ms(answer), zero_solve_ms(&placed));
+
+    let body =
+        json!({"base_epoch": 0, "changes": {"now_s": 1500.0, "remove": {"running": ["j2-m-9"]}}});
+    let uri = format!("/v1/sessions/{id}/place");
+    let next = raw(TestRequest::post().uri(&uri).set_json(body)).await;
+    let answer =
+        next.strip_prefix(r#"{"epoch":1,"answer":"#).and_then(|a| a.strip_suffix('}')).unwrap();
+    let mut full = example();
+    full["now_s"] = json!(1500.0);
+    full["running"].as_array_mut().unwrap().remove(1);
+    let placed = raw(TestRequest::post().uri("/place").set_json(&full)).await;
+    assert_eq!(zero_solve_ms(answer), zero_solve_ms(&placed));
+}
+
 #[actix_web::test]
 async fn stale_deltas_get_409_and_leave_the_session_usable() {
     let svc = test::init_service(app(AppState::new(&ServerConfig::default()))).await;
