@@ -123,6 +123,13 @@ struct ServeArgs {
     /// it no token is checked. Re-read on SIGHUP or change.
     #[arg(long, value_name = "FILE")]
     tokens: Option<PathBuf>,
+    /// Sessions kept at once (POST /v1/sessions); the least recently used is evicted to make
+    /// room; 0 disables sessions.
+    #[arg(long, default_value_t = placer_server::DEFAULT_SESSIONS_MAX)]
+    sessions_max: usize,
+    /// Seconds a session may go unused before it is dropped; 0 keeps it until evicted.
+    #[arg(long, default_value_t = placer_server::DEFAULT_SESSION_IDLE_S)]
+    session_idle_s: u64,
 }
 
 impl ServeArgs {
@@ -158,6 +165,8 @@ impl ServeArgs {
             tls_client_ca: self.tls_client_ca,
             tls: None,
             tokens: self.tokens,
+            sessions_max: self.sessions_max,
+            session_idle_s: self.session_idle_s,
             auth_tokens: None,
         }
     }

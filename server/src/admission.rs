@@ -58,6 +58,13 @@ pub(crate) enum MemoryModel {
     },
     /// A body-less request holding at most this many bytes (`GET /v1/epochs`: one page).
     Fixed(u64),
+    /// A session's delta (`POST /v1/sessions/{id}/place`): [`estimate_solve_bytes`] of the
+    /// stored snapshot's `stored` bytes plus the delta's body, since the whole snapshot is
+    /// rebuilt as JSON and solved (the stored snapshot itself is held by its session).
+    SessionSolve {
+        /// The stored snapshot's JSON bytes.
+        stored: u64,
+    },
 }
 
 impl MemoryModel {
@@ -73,6 +80,10 @@ impl MemoryModel {
                 len.saturating_mul(per_body_byte).saturating_add(fixed)
             }
             MemoryModel::Fixed(bytes) => bytes,
+            MemoryModel::SessionSolve { stored } => {
+                let stored = usize::try_from(stored).unwrap_or(usize::MAX);
+                estimate_solve_bytes(body_len.saturating_add(stored))
+            }
         }
     }
 
@@ -90,14 +101,16 @@ impl MemoryModel {
                 base.saturating_add(shape.objects.saturating_mul(per_object))
                     .saturating_add(elements.saturating_mul(per_element))
             }
-            MemoryModel::Solve | MemoryModel::Fixed(_) => base,
+            MemoryModel::Solve | MemoryModel::Fixed(_) | MemoryModel::SessionSolve { .. } => base,
         }
     }
 
     /// The factor quoted in messages: peak bytes per body byte (0 for a fixed model).
     pub(crate) fn per_body_byte(self) -> u64 {
         match self {
-            MemoryModel::Solve => placer_solver::PEAK_BYTES_PER_BODY_BYTE as u64,
+            MemoryModel::Solve | MemoryModel::SessionSolve { .. } => {
+                placer_solver::PEAK_BYTES_PER_BODY_BYTE as u64
+            }
             MemoryModel::JsonTree { per_body_byte, .. } => per_body_byte,
             MemoryModel::Fixed(_) => 0,
         }
@@ -448,8 +461,7 @@ impl Admission {
         self.acquire(weight.saturating_sub(hold.bytes()), limits).await
     }
 
-    /// Bytes held by every permit and hold now.
-    #[cfg(test)]
+    /// Bytes held by every permit and hold now (stored sessions included).
     pub(crate) fn bytes_in_use(&self) -> u64 {
         self.lock().bytes
     }

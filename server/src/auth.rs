@@ -375,7 +375,7 @@ impl utoipa::Modify for SecurityDoc {
             .scheme(HttpAuthScheme::Bearer)
             .description(Some(
                 "A token of the server's token file (`placer serve --tokens FILE`), whose line \
-                 gives its scopes: `place` (POST /place, the extender routes) and `read` \
+                 gives its scopes: `place` (POST /place, the sessions, the extender routes) and `read` \
                  (GET /v1/epochs, GET /metrics). Checked only when the server has a token \
                  file. On the extender routes a client certificate verified by \
                  `--tls-client-ca` is accepted instead (kube-scheduler sends no token).",
@@ -387,7 +387,11 @@ impl utoipa::Modify for SecurityDoc {
             .add_security_scheme("bearer", SecurityScheme::Http(scheme));
         let error = || Content::new(Some(Ref::from_schema_name("ErrorResponse")));
         for (path, item) in &mut openapi.paths.paths {
-            let operations = [(Method::GET, &mut item.get), (Method::POST, &mut item.post)];
+            let operations = [
+                (Method::GET, &mut item.get),
+                (Method::POST, &mut item.post),
+                (Method::DELETE, &mut item.delete),
+            ];
             for (method, op) in operations {
                 let (Some(op), Some(scope)) = (op, required_scope(&method, path)) else {
                     continue;
@@ -612,6 +616,9 @@ mod tests {
         );
         for (path, method, scope) in [
             ("/place", "post", Some("place")),
+            ("/v1/sessions", "post", Some("place")),
+            ("/v1/sessions/{session}/place", "post", Some("place")),
+            ("/v1/sessions/{session}", "delete", Some("place")),
             ("/k8s/v1/filter", "post", Some("place")),
             ("/k8s/v1/prioritize", "post", Some("place")),
             ("/v1/epochs", "get", Some("read")),

@@ -35,6 +35,12 @@ pub const DEFAULT_SHUTDOWN_GRACE_MS: u64 = 30_000;
 /// The node label read as a node's rack by the scheduler extender when none is configured.
 pub const DEFAULT_K8S_RACK_LABEL: &str = "topology.kubernetes.io/rack";
 
+/// Default `--sessions-max`: sessions kept at once.
+pub const DEFAULT_SESSIONS_MAX: usize = 64;
+
+/// Default `--session-idle-s`: a session unused for 10 minutes is dropped.
+pub const DEFAULT_SESSION_IDLE_S: u64 = 600;
+
 /// Settings of one server instance. `ServerConfig::default()` works with no config file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServerConfig {
@@ -121,6 +127,11 @@ pub struct ServerConfig {
     /// The tokens read from `tokens` (`None` until loaded, or without a file):
     /// [`crate::auth::load_into`] reads them.
     pub auth_tokens: Option<crate::auth::Tokens>,
+    /// Most sessions kept (`--sessions-max`); the least recently used is evicted to make room;
+    /// 0 disables sessions (`POST /v1/sessions` gets 503).
+    pub sessions_max: usize,
+    /// Seconds a session may go unused before it is dropped (`--session-idle-s`); 0 never.
+    pub session_idle_s: u64,
 }
 
 impl Default for ServerConfig {
@@ -156,6 +167,8 @@ impl Default for ServerConfig {
             tls: None,
             tokens: None,
             auth_tokens: None,
+            sessions_max: DEFAULT_SESSIONS_MAX,
+            session_idle_s: DEFAULT_SESSION_IDLE_S,
         }
     }
 }
@@ -206,6 +219,7 @@ mod tests {
         assert_eq!((c.epochs_kept, c.event_log.as_deref()), (120, None));
         assert_eq!(c.epochs_max_bytes, 64 << 20);
         assert_eq!((c.event_log_max_bytes, c.event_log_keep), (64 << 20, 10));
+        assert_eq!((c.sessions_max, c.session_idle_s), (64, 600));
     }
 
     #[test]

@@ -72,6 +72,10 @@ pub struct FileConfig {
     pub tls_client_ca: Option<PathBuf>,
     /// `--tokens`: the bearer token file.
     pub tokens: Option<PathBuf>,
+    /// `--sessions-max`: sessions kept at once (0 disables them).
+    pub sessions_max: Option<usize>,
+    /// `--session-idle-s`: seconds a session may go unused (0: no limit).
+    pub session_idle_s: Option<u64>,
 }
 
 /// The `[policy]` table alone, read again with its spans for precise error lines.
@@ -234,6 +238,8 @@ pub fn resolve(file: &FileConfig, cli: &CommandLine) -> ServerConfig {
     set(cli, "event_log_max_bytes", &file.event_log_max_bytes, &mut c.event_log_max_bytes);
     set(cli, "event_log_keep", &file.event_log_keep, &mut c.event_log_keep);
     set(cli, "k8s_rack_label", &file.k8s_rack_label, &mut c.k8s_rack_label);
+    set(cli, "sessions_max", &file.sessions_max, &mut c.sessions_max);
+    set(cli, "session_idle_s", &file.session_idle_s, &mut c.session_idle_s);
     for (key, from, to) in [
         ("tls_cert", &file.tls_cert, &mut c.tls_cert),
         ("tls_key", &file.tls_key, &mut c.tls_key),

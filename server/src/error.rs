@@ -88,7 +88,7 @@ pub enum ServerError {
     #[error("server is shutting down; retry on another instance")]
     Draining,
     /// No route for this path (404).
-    #[error("no route for {method} {path}; routes: POST /place, GET /healthz, GET /readyz, GET /metrics, GET /openapi.json, GET /docs, GET /, GET /v1/epochs, POST /k8s/v1/filter, POST /k8s/v1/prioritize")]
+    #[error("no route for {method} {path}; routes: POST /place, GET /healthz, GET /readyz, GET /metrics, GET /openapi.json, GET /docs, GET /, GET /v1/epochs, POST /v1/sessions, POST /v1/sessions/ID/place, DELETE /v1/sessions/ID, POST /k8s/v1/filter, POST /k8s/v1/prioritize")]
     NotFound {
         /// The request method.
         method: String,
@@ -152,6 +152,22 @@ pub enum ServerError {
         /// The request path.
         path: String,
     },
+    /// A session delta the server cannot apply (409): the session is unknown, expired, evicted
+    /// or deleted (`path` `session`), or it is not at the delta's `base_epoch` (`path`
+    /// `base_epoch`). The master sends its full snapshot again to `POST /v1/sessions`.
+    #[error("{message}")]
+    SessionStale {
+        /// `session` or `base_epoch`.
+        path: &'static str,
+        /// What the server holds instead.
+        message: String,
+    },
+    /// `DELETE /v1/sessions/{id}` of a session the server does not hold (404 `not_found`).
+    #[error("no session {session:?}: unknown, expired, evicted or already deleted")]
+    SessionNotFound {
+        /// The id asked for.
+        session: String,
+    },
     /// A bug: the solver panicked or its thread pool failed (500).
     #[error("internal error (a bug in placer): {message}")]
     Internal {
@@ -183,6 +199,8 @@ impl ServerError {
             Self::ExtenderArgs { .. } => "invalid_field",
             Self::Unauthorized { .. } => "unauthorized",
             Self::Forbidden { .. } => "forbidden",
+            Self::SessionStale { .. } => "session_stale",
+            Self::SessionNotFound { .. } => "not_found",
         }
     }
 
@@ -193,6 +211,8 @@ impl ServerError {
             Self::Solve(e) => e.path(),
             Self::InvalidQuery { param, .. } => param,
             Self::ExtenderArgs { path, .. } => path,
+            Self::SessionStale { path, .. } => path,
+            Self::SessionNotFound { .. } => "session",
             _ => "$",
         }
     }
@@ -260,7 +280,8 @@ impl ResponseError for ServerError {
             Self::Overloaded { .. } | Self::Draining | Self::DeadlineExceeded { .. } => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
-            Self::NotFound { .. } => StatusCode::NOT_FOUND,
+            Self::NotFound { .. } | Self::SessionNotFound { .. } => StatusCode::NOT_FOUND,
+            Self::SessionStale { .. } => StatusCode::CONFLICT,
             Self::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             Self::Unauthorized { .. } => StatusCode::UNAUTHORIZED,
             Self::Forbidden { .. } => StatusCode::FORBIDDEN,

@@ -1,8 +1,9 @@
 //! The one way a request that does work gets in (docs/operations/serving.md, "Limits per
 //! route"; RFC 9110 §15.6.4 503 with Retry-After): the head checks, the body under the size limit,
 //! the body timeout and the memory budget, then a permit weighted by the route's measured memory
-//! model. `POST /place`, both scheduler-extender verbs and `GET /v1/epochs` come through here, and
-//! so must any later route that parses, solves or serializes more than a few bytes.
+//! model. `POST /place`, the sessions' `POST`s, both scheduler-extender verbs and `GET /v1/epochs`
+//! come through here, and so must any later route that parses, solves or serializes more than a
+//! few bytes.
 
 use crate::admission::{Hold, MemoryModel, Permit};
 use crate::body::{read_body, BodyLimits};
@@ -28,7 +29,9 @@ pub(crate) const EXTENDER_MODEL: MemoryModel =
 /// The memory model of a `POST` to `path`, `None` for a path that takes no body.
 pub(crate) fn post_model(path: &str) -> Option<MemoryModel> {
     match path {
-        "/place" => Some(MemoryModel::Solve),
+        "/place" | crate::sessions::SESSIONS_PATH => Some(MemoryModel::Solve),
+        // A delta: its body alone here, a lower bound; the handler adds the stored snapshot.
+        _ if crate::sessions::is_delta_path(path) => Some(MemoryModel::Solve),
         crate::k8s::FILTER_PATH | crate::k8s::PRIORITIZE_PATH => Some(EXTENDER_MODEL),
         _ => None,
     }
@@ -136,6 +139,9 @@ mod tests {
         assert_eq!(post_model(crate::k8s::FILTER_PATH), Some(EXTENDER_MODEL));
         assert_eq!(post_model(crate::k8s::PRIORITIZE_PATH), Some(EXTENDER_MODEL));
         assert_eq!(post_model("/healthz"), None);
+        assert_eq!(post_model("/v1/sessions"), Some(MemoryModel::Solve));
+        assert_eq!(post_model("/v1/sessions/ab12/place"), Some(MemoryModel::Solve));
+        assert_eq!(post_model("/v1/sessions/ab12"), None);
     }
 
     #[test]

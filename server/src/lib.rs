@@ -44,6 +44,7 @@ pub mod reload;
 pub mod request_id;
 mod routes;
 mod serve;
+mod sessions;
 mod state;
 pub mod tls;
 
@@ -52,8 +53,8 @@ pub use app::{app, configure};
 pub use config::{
     default_max_in_flight, default_max_memory_bytes, ServerConfig, DEFAULT_ADDR,
     DEFAULT_BODY_LIMIT_BYTES, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_HEADER_TIMEOUT_MS,
-    DEFAULT_K8S_RACK_LABEL, DEFAULT_QUEUE_LEN, DEFAULT_QUEUE_WAIT_MS, DEFAULT_SHUTDOWN_GRACE_MS,
-    FALLBACK_MAX_MEMORY_BYTES,
+    DEFAULT_K8S_RACK_LABEL, DEFAULT_QUEUE_LEN, DEFAULT_QUEUE_WAIT_MS, DEFAULT_SESSIONS_MAX,
+    DEFAULT_SESSION_IDLE_S, DEFAULT_SHUTDOWN_GRACE_MS, FALLBACK_MAX_MEMORY_BYTES,
 };
 pub use error::ServerError;
 pub use k8s::check_label_key as check_k8s_rack_label;
@@ -65,4 +66,5 @@ pub use openapi::{
     document as openapi_document, ErrorCodeDoc, DOCS_PATH, ERROR_CODES, OPENAPI_PATH,
 };
 pub use serve::{run, run_reloading, run_with};
+pub use sessions::SESSIONS_PATH;
 pub use state::{AppState, SolveFn};

@@ -72,6 +72,13 @@ pub const ERROR_CODES: &[ErrorCodeDoc] = &[
     code("forbidden", 403, "With `--tokens`: the bearer token lacks the route's scope."),
     code("not_found", 404, "No route for this path."),
     code("method_not_allowed", 405, "The path exists, not for this method (see `Allow`)."),
+    code(
+        "session_stale",
+        409,
+        "A session delta against a session the server does not hold (unknown, expired, evicted \
+         or deleted: path `session`) or not at the delta's `base_epoch` (path `base_epoch`); \
+         send the full snapshot to `POST /v1/sessions`.",
+    ),
     code("request_timeout", 408, "The headers or the body did not arrive in time."),
     code("payload_too_large", 413, "The (decompressed) body exceeds `--body-limit`."),
     code(
@@ -395,10 +402,14 @@ mod operations {
         operations::dashboard,
     ),
     components(schemas(ErrorResponse, ErrorDetail, ErrorCode)),
-    nest((path = "/k8s/v1", api = crate::k8s::openapi::ExtenderApi)),
+    nest(
+        (path = "/k8s/v1", api = crate::k8s::openapi::ExtenderApi),
+        (path = "/v1/sessions", api = crate::sessions::openapi::SessionsApi),
+    ),
     modifiers(&SecurityDoc, &ErrorLists, &Examples, &PolicyRegistry),
     tags(
         (name = "placement", description = "One scheduling epoch."),
+        (name = "sessions", description = "Epochs sent as deltas against a snapshot the server keeps."),
         (name = "operations", description = "Probes, metrics, the dashboard and its data."),
         (name = "documentation", description = "This document and its UI."),
         (name = "kubernetes", description = "The kube-scheduler extender (k8s.io/kube-scheduler/extender/v1)."),
@@ -412,7 +423,7 @@ struct ErrorLists;
 impl Modify for ErrorLists {
     fn modify(&self, openapi: &mut Document) {
         for item in openapi.paths.paths.values_mut() {
-            let operations = [&mut item.get, &mut item.post];
+            let operations = [&mut item.get, &mut item.post, &mut item.delete];
             for op in operations.into_iter().flatten() {
                 for (status, response) in op.responses.responses.iter_mut() {
                     let (Ok(status), RefOr::T(response)) = (status.parse::<u16>(), response) else {
@@ -428,8 +439,8 @@ impl Modify for ErrorLists {
     }
 }
 
-/// The checked-in example snapshots as examples of the `POST /place` body (Swagger UI's "Try it
-/// out" starts from them; schemathesis sends them first).
+/// The checked-in example snapshots as examples of the `POST /place` and `POST /v1/sessions`
+/// bodies (Swagger UI's "Try it out" starts from them; schemathesis sends them first).
 struct Examples;
 
 /// (name, summary, snapshot JSON).
@@ -449,23 +460,26 @@ const PLACE_EXAMPLES: [(&str, &str, &str); 2] = [
 
 impl Modify for Examples {
     fn modify(&self, openapi: &mut Document) {
-        let body = openapi
-            .paths
-            .paths
-            .get_mut("/place")
-            .and_then(|item| item.post.as_mut())
-            .and_then(|op| op.request_body.as_mut())
-            .and_then(|body| body.content.get_mut("application/json"));
-        let Some(body) = body else {
-            return;
-        };
-        for (name, summary, json) in PLACE_EXAMPLES {
-            // The examples are checked-in JSON (a test parses them); skip one that is not.
-            let Ok(value) = serde_json::from_str(json) else {
+        // A session starts from a full snapshot: the same examples.
+        for path in ["/place", crate::sessions::SESSIONS_PATH] {
+            let body = openapi
+                .paths
+                .paths
+                .get_mut(path)
+                .and_then(|item| item.post.as_mut())
+                .and_then(|op| op.request_body.as_mut())
+                .and_then(|body| body.content.get_mut("application/json"));
+            let Some(body) = body else {
                 continue;
             };
-            let example = Example::builder().summary(summary).value(Some(value)).build();
-            body.examples.insert(name.to_owned(), RefOr::T(example));
+            for (name, summary, json) in PLACE_EXAMPLES {
+                // The examples are checked-in JSON (a test parses them); skip one that is not.
+                let Ok(value) = serde_json::from_str(json) else {
+                    continue;
+                };
+                let example = Example::builder().summary(summary).value(Some(value)).build();
+                body.examples.insert(name.to_owned(), RefOr::T(example));
+            }
         }
     }
 }

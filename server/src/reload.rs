@@ -246,6 +246,8 @@ fn changed_keys(a: &ServerConfig, b: &ServerConfig) -> Vec<&'static str> {
     check(a.tokens != b.tokens || a.auth_tokens != b.auth_tokens, "tokens");
     check(a.k8s_rack_label != b.k8s_rack_label, "k8s_rack_label");
     check(a.k8s_rack_map != b.k8s_rack_map || a.k8s_rack_file != b.k8s_rack_file, "k8s_rack_map");
+    check(a.sessions_max != b.sessions_max, "sessions_max");
+    check(a.session_idle_s != b.session_idle_s, "session_idle_s");
     keys
 }
 

@@ -41,6 +41,7 @@ pub(crate) fn register(cfg: &mut web::ServiceConfig, state: AppState) {
                 .default_service(method_not_allowed("GET")),
         )
         .configure(crate::dashboard::register)
+        .configure(crate::sessions::register)
         .configure(crate::k8s::register)
         .configure(crate::openapi::register)
         .default_service(web::to(not_found));
@@ -110,7 +111,7 @@ async fn not_found(req: HttpRequest) -> Result<HttpResponse, ServerError> {
 }
 
 /// A known path with the wrong method: 405 `method_not_allowed` with `Allow: allowed`.
-fn method_not_allowed(allowed: &'static str) -> Route {
+pub(crate) fn method_not_allowed(allowed: &'static str) -> Route {
     web::to(move |req: HttpRequest| async move {
         Err::<HttpResponse, _>(ServerError::MethodNotAllowed {
             method: req.method().to_string(),

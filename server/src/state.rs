@@ -1,7 +1,7 @@
 //! What every request handler shares (docs/operations/serving.md, "Admission and limits": limits
 //! behind 413 and 503, admission, draining): the live settings, the admission queue, the draining
-//! flag and the solve function. The service keeps no placement state: per-job state travels in the
-//! snapshot (docs/wire-schema.md).
+//! flag, the solve function and the sessions. `POST /place` keeps no placement state: per-job state
+//! travels in the snapshot (docs/wire-schema.md); sessions keep a snapshot as soft state.
 
 use crate::admission::{Admission, Limits};
 use crate::config::ServerConfig;
@@ -34,6 +34,8 @@ pub struct AppState {
     pub(crate) event_log: Option<EventLog>,
     /// Node racks learned by the scheduler extender.
     pub(crate) k8s_racks: crate::k8s::RackMap,
+    /// The sessions' snapshots (`/v1/sessions`), soft state.
+    pub(crate) sessions: crate::sessions::Store,
 }
 
 impl AppState {
@@ -69,6 +71,7 @@ impl AppState {
             epochs: Epochs::bounded(settings.epochs_kept, settings.epochs_max_bytes),
             event_log,
             k8s_racks: crate::k8s::RackMap::default(),
+            sessions: crate::sessions::Store::default(),
         }
     }
 
@@ -106,6 +109,17 @@ impl AppState {
     /// Solves running right now (admitted, not finished).
     pub fn in_flight(&self) -> usize {
         self.admission.running()
+    }
+
+    /// Bytes held in the memory ledger right now: the requests' bodies and permits, and every
+    /// stored session's snapshot.
+    pub fn memory_held(&self) -> u64 {
+        self.admission.bytes_in_use()
+    }
+
+    /// Sessions kept right now (`/v1/sessions`).
+    pub fn sessions(&self) -> usize {
+        self.sessions.len()
     }
 
     /// Requests waiting for a solve slot right now.

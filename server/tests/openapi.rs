@@ -72,6 +72,9 @@ fn the_document_is_openapi_3_1_with_every_route() {
         ("/", "get"),
         ("/k8s/v1/filter", "post"),
         ("/k8s/v1/prioritize", "post"),
+        ("/v1/sessions", "post"),
+        ("/v1/sessions/{session}/place", "post"),
+        ("/v1/sessions/{session}", "delete"),
     ] {
         assert!(doc["paths"][path][method].is_object(), "{method} {path} missing");
     }
@@ -333,6 +336,8 @@ fn every_error_code_is_listed_with_its_status() {
         ServerError::ExtenderArgs { path: p(), message: p() },
         ServerError::Unauthorized { denial: placer_server::auth::Denial::Missing },
         ServerError::Forbidden { scope: "read", method: p(), path: p() },
+        ServerError::SessionStale { path: "base_epoch", message: p() },
+        ServerError::SessionNotFound { session: p() },
     ];
     for e in &samples {
         let listed = ERROR_CODES.iter().find(|c| c.code == e.code());

@@ -1,0 +1,192 @@
+//! Sessions on the wire (docs/wire-schema.md, "Sessions"; docs/operations/serving.md,
+//! "Sessions"): a cluster master sends its full snapshot once (`POST /v1/sessions`), then only
+//! what changed each epoch (`POST /v1/sessions/{id}/place` with `base_epoch` and `changes`),
+//! and ends with `DELETE /v1/sessions/{id}`. The server keeps the snapshot as JSON text
+//! ([`store`]), rebuilds the full snapshot from a delta ([`delta`]) and solves it by the same
+//! path as `POST /place` ([`crate::pipeline::answer`]), so the answer after a delta is the one
+//! `POST /place` gives on the equivalent full snapshot. The `POST`s come in through the same
+//! intake as `POST /place` ([`crate::intake`]: body limit and timeout, memory budget,
+//! admission) and run under the same deadline; the observing middleware counts them by route.
+
+mod delta;
+pub(crate) mod openapi;
+mod store;
+
+pub(crate) use store::Store;
+
+use crate::admission::MemoryModel;
+use crate::deadline::Deadline;
+use crate::error::ServerError;
+use crate::intake::{admit, Admitted, CancelOnDrop};
+use crate::logging::SolveLog;
+use crate::pipeline;
+use crate::query::PlaceQuery;
+use crate::request_id::RequestId;
+use crate::routes::method_not_allowed;
+use crate::state::AppState;
+use actix_web::http::header::ContentType;
+use actix_web::web::{self, Bytes};
+use actix_web::{HttpMessage, HttpRequest, HttpResponse};
+use placer_solver::PlaceOptions;
+use store::StoreLimits;
+
+/// Where sessions are created.
+pub const SESSIONS_PATH: &str = "/v1/sessions";
+
+/// Whether `path` is a session's delta route, `/v1/sessions/{id}/place`.
+pub(crate) fn is_delta_path(path: &str) -> bool {
+    path.strip_prefix("/v1/sessions/")
+        .and_then(|rest| rest.strip_suffix("/place"))
+        .is_some_and(|id| !id.is_empty() && !id.contains('/'))
+}
+
+/// Registers the three routes on `cfg` (the shared state is registered by `crate::routes`).
+pub(crate) fn register(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource(SESSIONS_PATH)
+            .route(web::post().to(create))
+            .default_service(method_not_allowed("POST")),
+    )
+    .service(
+        web::resource("/v1/sessions/{session}")
+            .route(web::delete().to(delete))
+            .default_service(method_not_allowed("DELETE")),
+    )
+    .service(
+        web::resource("/v1/sessions/{session}/place")
+            .route(web::post().to(place))
+            .default_service(method_not_allowed("POST")),
+    );
+}
+
+/// `POST /v1/sessions`: answers the full snapshot as `POST /place` does, then keeps it as a new
+/// session at epoch 0. `201 {"session", "epoch": 0, "answer"}`.
+async fn create(
+    req: HttpRequest,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, ServerError> {
+    let config = state.config.get();
+    let limits = StoreLimits::of(&config);
+    Store::check_enabled(&limits)?;
+    let query = PlaceQuery::parse(req.query_string())?;
+    let admitted = admit(&req, payload.into_inner(), &state, &config, MemoryModel::Solve).await?;
+    let reserve = admitted.bytes.len();
+    // The kept copy is exactly the body's length (the read buffer may be larger).
+    let prepare = |body: Bytes| Ok::<_, ServerError>((Bytes::copy_from_slice(&body), body));
+    let (kept, answer) = solve(&req, &state, admitted, query, reserve, prepare).await?;
+    let id = state.sessions.insert(kept, &state.admission, &limits)?;
+    let head = format!(r#"{{"session":"{id}","epoch":0,"answer":"#);
+    Ok(HttpResponse::Created().insert_header(ContentType::json()).body(wrap(&head, &answer)))
+}
+
+/// `POST /v1/sessions/{id}/place`: rebuilds the session's snapshot with the delta's changes,
+/// answers it as `POST /place` does, and only then keeps it as the next epoch.
+/// `200 {"epoch", "answer"}`.
+async fn place(
+    req: HttpRequest,
+    payload: web::Payload,
+    id: web::Path<String>,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, ServerError> {
+    let config = state.config.get();
+    let limits = StoreLimits::of(&config);
+    let id = id.into_inner();
+    let query = PlaceQuery::parse(req.query_string())?;
+    let (epoch, stored) = state.sessions.get(&id, &limits)?;
+    let model =
+        MemoryModel::SessionSolve { stored: u64::try_from(stored.len()).unwrap_or(u64::MAX) };
+    let admitted = admit(&req, payload.into_inner(), &state, &config, model).await?;
+    let reserve = admitted.bytes.len().saturating_add(stored.len());
+    let prepare = move |body: Bytes| {
+        let delta = delta::parse(&body)?;
+        if delta.base_epoch != epoch {
+            return Err(store::wrong_epoch(delta.base_epoch, epoch));
+        }
+        let rebuilt = Bytes::from(delta::apply(&stored, &delta.changes.0)?);
+        Ok(((delta.base_epoch, rebuilt.clone()), rebuilt))
+    };
+    let ((base_epoch, kept), answer) =
+        solve(&req, &state, admitted, query, reserve, prepare).await?;
+    let epoch = state.sessions.replace(&id, base_epoch, kept, &limits)?;
+    let head = format!(r#"{{"epoch":{epoch},"answer":"#);
+    Ok(HttpResponse::Ok().insert_header(ContentType::json()).body(wrap(&head, &answer)))
+}
+
+/// `DELETE /v1/sessions/{id}`: 204, its memory given back; 404 `not_found` if not held.
+async fn delete(
+    id: web::Path<String>,
+    state: web::Data<AppState>,
+) -> Result<HttpResponse, ServerError> {
+    let id = id.into_inner();
+    if state.sessions.remove(&id) {
+        Ok(HttpResponse::NoContent().finish())
+    } else {
+        Err(ServerError::SessionNotFound { session: id })
+    }
+}
+
+/// `head` + `answer` + `}`.
+fn wrap(head: &str, answer: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(head.len() + answer.len() + 1);
+    out.extend_from_slice(head.as_bytes());
+    out.extend_from_slice(answer);
+    out.push(b'}');
+    out
+}
+
+/// Runs `prepare` on the admitted body, then answers the snapshot it returns as `POST /place`
+/// does ([`pipeline::answer`]: policy defaults, allocations, solve, the epoch recorded), on the
+/// blocking pool under the request's deadline (its serialization reserve for `reserve` bytes);
+/// the body's memory and the permit stay taken until the work ends. Returns what `prepare`
+/// kept and the answer's bytes.
+async fn solve<T, F>(
+    req: &HttpRequest,
+    state: &AppState,
+    admitted: Admitted,
+    query: PlaceQuery,
+    reserve: usize,
+    prepare: F,
+) -> Result<(T, Vec<u8>), ServerError>
+where
+    T: Send + 'static,
+    F: FnOnce(Bytes) -> Result<(T, Bytes), ServerError> + Send + 'static,
+{
+    let config = state.config.get();
+    let log = req.extensions().get::<SolveLog>().cloned().unwrap_or_default();
+    let request_id = req.extensions().get::<RequestId>().map(|id| id.as_str().to_owned());
+    let recording = state.recording(log, request_id.unwrap_or_default());
+    let deadline = Deadline::new(query.deadline_ms, config.deadline_ms, admitted.body_read_at)
+        .reserving_for(reserve);
+    let gone = CancelOnDrop::new(deadline.cancel());
+    let opts = PlaceOptions { explain: query.explain, cancel: Some(deadline.cancel()), warm: None };
+    let solve = state.solve;
+    let out = web::block(move || {
+        let Admitted { bytes, hold, permit, .. } = admitted;
+        let _held = (hold, permit);
+        let (kept, snapshot) = prepare(bytes)?;
+        let allocations = config.fair_allocations.as_ref().map(|a| &*a.0);
+        let defaults = config.policy_defaults.as_ref();
+        let answer =
+            pipeline::answer(snapshot, &opts, solve, &deadline, defaults, allocations, &recording)?;
+        Ok::<_, ServerError>((kept, answer))
+    })
+    .await
+    .map_err(|e| ServerError::Internal { message: format!("solver thread failed: {e}") })??;
+    gone.disarm();
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delta_paths_are_recognised() {
+        assert!(is_delta_path("/v1/sessions/ab/place"));
+        assert!(!is_delta_path("/v1/sessions//place"));
+        assert!(!is_delta_path("/v1/sessions/a/b/place"));
+        assert!(!is_delta_path("/v1/sessions/ab"));
+        assert!(!is_delta_path("/place"));
+    }
+}
