@@ -293,15 +293,19 @@ fn column_reduction<C: JvCost>(
     n: usize,
     s: &mut Wide<C>,
 ) -> Result<Vec<usize>, SolveError> {
-    // v[j] = min_i c[i][j] (first row on ties), row-major so the matrix streams once.
+    // v[j] = min_i c[i][j] (first row on ties), row-major so the matrix streams once; `tied`
+    // marks a column whose minimum is shared by several rows (branch-free, so it vectorises).
     let mut argmin = vec![NONE; n];
+    let mut tied = vec![0usize; n];
     s.v.fill(C::INF);
     for (i, r) in a.chunks_exact(n).enumerate() {
-        for ((&x, m), am) in r.iter().zip(s.v.iter_mut()).zip(argmin.iter_mut()) {
-            if x < *m {
-                *m = x;
-                *am = i;
-            }
+        for (((&x, m), am), t) in
+            r.iter().zip(s.v.iter_mut()).zip(argmin.iter_mut()).zip(tied.iter_mut())
+        {
+            let lt = x < *m;
+            *t = if lt { 0 } else { *t | usize::from(x == *m) };
+            *am = if lt { i } else { *am };
+            *m = if lt { x } else { *m };
         }
     }
     if let Some(j) = argmin.iter().position(|&i| i == NONE) {
@@ -314,16 +318,35 @@ fn column_reduction<C: JvCost>(
     let mut adj: Vec<u32> = Vec::new();
     let mut degree = vec![0usize; n];
     start.push(0);
-    for (r, d) in a.chunks_exact(n).zip(degree.iter_mut()) {
-        for (j, (&x, &vj)) in r.iter().zip(&s.v).enumerate() {
-            if x == vj {
-                *d += 1;
-                if *d <= MAX_EQUALITY_DEGREE {
-                    adj.push(j as u32);
-                }
+    if tied.iter().all(|&t| t == 0) {
+        // Every column's minimum is at its argmin row alone: the graph is read from argmin
+        // (each row's columns in column order), without a second pass over the matrix.
+        for &i in &argmin {
+            degree[i] += 1;
+        }
+        for &d in &degree {
+            start.push(start[start.len() - 1] + d.min(MAX_EQUALITY_DEGREE));
+        }
+        adj.resize(start[n], 0);
+        let mut fill = start[..n].to_vec();
+        for (j, &i) in argmin.iter().enumerate() {
+            if fill[i] < start[i + 1] {
+                adj[fill[i]] = j as u32;
+                fill[i] += 1;
             }
         }
-        start.push(adj.len());
+    } else {
+        for (r, d) in a.chunks_exact(n).zip(degree.iter_mut()) {
+            for (j, (&x, &vj)) in r.iter().zip(&s.v).enumerate() {
+                if x == vj {
+                    *d += 1;
+                    if *d <= MAX_EQUALITY_DEGREE {
+                        adj.push(j as u32);
+                    }
+                }
+            }
+            start.push(adj.len());
+        }
     }
     let (col4row, row4col) = equality::max_matching(&EqualityGraph { start, adj }, n, n);
     s.col4row = col4row;
@@ -433,26 +456,80 @@ fn augmenting_row_reduction<C: JvCost>(
     Ok((free, false))
 }
 
-/// The smallest and second smallest `c[i][j] − v[j]` of a row with their columns (`NONE` /
-/// `INF` when missing); among columns tied at the smallest a free one is preferred.
+/// The smallest and second smallest `c[i][j] − v[j]` of a row, u1 ≤ u2 (`INF` when missing),
+/// the column j1 of u1 and, on a tie u1 = u2, the column j2 of u2 (`NONE` otherwise, and j1
+/// `NONE` when every entry is forbidden). Among the columns tied at u1 (in column order t1, t2,
+/// …) j1 is the first free one, else t1, and j2 is t2: the choices of a scan in column order
+/// that keeps the first minimum and moves to a free column on a tie.
+///
+/// Four lanes keep their own smallest (first position on ties) and second smallest values
+/// without branches, so that the loop vectorises; the rare tie at the minimum re-reads the row
+/// from t1 on.
 #[inline]
 fn two_smallest<C: JvCost>(r: &[C], v: &[C], row4col: &[usize]) -> (C, usize, C, usize) {
-    let (mut u1, mut j1, mut u2, mut j2) = (C::INF, NONE, C::INF, NONE);
-    for (j, (&x, &vj)) in r.iter().zip(v).enumerate() {
+    let mut m1 = [C::INF; 4];
+    let mut m2 = [C::INF; 4];
+    let mut at = [NONE; 4];
+    let mut rc = r.chunks_exact(4);
+    let mut vc = v.chunks_exact(4);
+    let mut base = 0;
+    for (rr, vv) in (&mut rc).zip(&mut vc) {
+        for k in 0..4 {
+            let h = C::minus(rr[k], vv[k]);
+            let lt = h < m1[k];
+            let hi = if lt { m1[k] } else { h };
+            m2[k] = if hi < m2[k] { hi } else { m2[k] };
+            at[k] = if lt { base + k } else { at[k] };
+            m1[k] = if lt { h } else { m1[k] };
+        }
+        base += 4;
+    }
+    for (k, (&x, &vj)) in rc.remainder().iter().zip(vc.remainder()).enumerate() {
         let h = C::minus(x, vj);
-        if h < u2 {
-            if h < u1 {
-                (u2, j2, u1, j1) = (u1, j1, h, j);
-            } else if h == u1 && row4col[j] == NONE && row4col[j1] != NONE {
-                (u2, j2, j1) = (u1, j1, j);
-            } else {
-                (u2, j2) = (h, j);
-            }
-        } else if h == u1 && j1 != NONE && row4col[j] == NONE && row4col[j1] != NONE {
-            j1 = j;
+        if h < m1[k] {
+            m2[k] = m1[k];
+            m1[k] = h;
+            at[k] = base + k;
+        } else if h < m2[k] {
+            m2[k] = h;
         }
     }
-    (u1, j1, u2, j2)
+    // u1 and its first column over the lanes; u2: the lanes' second values and the other
+    // lanes' first ones.
+    let (mut u1, mut t1, mut lane) = (C::INF, NONE, 0);
+    for k in 0..4 {
+        if m1[k] < u1 || (m1[k] == u1 && at[k] < t1) {
+            (u1, t1, lane) = (m1[k], at[k], k);
+        }
+    }
+    if t1 == NONE {
+        return (C::INF, NONE, C::INF, NONE);
+    }
+    let mut u2 = m2[lane];
+    for k in 0..4 {
+        if k != lane && m1[k] < u2 {
+            u2 = m1[k];
+        }
+        if m2[k] < u2 {
+            u2 = m2[k];
+        }
+    }
+    if u1 < u2 || row4col[t1] == NONE {
+        return (u1, t1, u2, NONE);
+    }
+    // Tied at u1 and t1 taken: the first free column at u1 if any, and t2.
+    let mut t2 = NONE;
+    for (j, (&x, &vj)) in r.iter().zip(v).enumerate().skip(t1 + 1) {
+        if C::minus(x, vj) == u1 {
+            if row4col[j] == NONE {
+                return (u1, j, u2, NONE);
+            }
+            if t2 == NONE {
+                t2 = j;
+            }
+        }
+    }
+    (u1, t1, u2, t2)
 }
 
 /// Pushes the start of every block of four columns holding one at distance `level` onto
@@ -831,6 +908,27 @@ mod tests {
         Ok(sum)
     }
 
+    /// The column-order scan [`two_smallest`] stands for: keeps the first minimum, moves to a
+    /// free column on a tie at the minimum.
+    fn two_smallest_scan(r: &[i64], v: &[i64], row4col: &[usize]) -> (i64, usize, i64, usize) {
+        let (mut u1, mut j1, mut u2, mut j2) = (i64::MAX, NONE, i64::MAX, NONE);
+        for (j, (&x, &vj)) in r.iter().zip(v).enumerate() {
+            let h = i64::minus(x, vj);
+            if h < u2 {
+                if h < u1 {
+                    (u2, j2, u1, j1) = (u1, j1, h, j);
+                } else if h == u1 && row4col[j] == NONE && row4col[j1] != NONE {
+                    (u2, j2, j1) = (u1, j1, j);
+                } else {
+                    (u2, j2) = (h, j);
+                }
+            } else if h == u1 && j1 != NONE && row4col[j] == NONE && row4col[j1] != NONE {
+                j1 = j;
+            }
+        }
+        (u1, j1, u2, j2)
+    }
+
     fn wide_matrix(max_r: usize, max_c: usize, values: i64) -> impl Strategy<Value = Array2<i64>> {
         (1..=max_r, 1..=max_c).prop_flat_map(move |(a, b)| {
             let (r, c) = (a.min(b), a.max(b));
@@ -904,6 +1002,24 @@ mod tests {
             for m in [m, w] {
                 let reference = Hungarian.solve_i64(m.view()).map(|s| s.objective).ok();
                 prop_assert_eq!(certify_phase3(&m).ok(), reference);
+            }
+        }
+
+        /// The lane-parallel two smallest of a row agree with the column-order scan on
+        /// everything augmenting row reduction reads: u1, j1, u2, and j2 on a tie whose j1 is
+        /// taken (rows of 1–23 entries in 0..4 with forbidden ones, so ties are the rule).
+        #[test]
+        fn two_smallest_equals_the_scan(
+            row in proptest::collection::vec((prop_oneof![8 => 0i64..4, 1 => Just(X)], -2i64..2, any::<bool>()), 1..24)
+        ) {
+            let r: Vec<i64> = row.iter().map(|e| e.0).collect();
+            let v: Vec<i64> = row.iter().map(|e| e.1).collect();
+            let row4col: Vec<usize> = row.iter().map(|e| if e.2 { 0 } else { NONE }).collect();
+            let (u1, j1, u2, j2) = two_smallest(&r, &v, &row4col);
+            let (s1, k1, s2, k2) = two_smallest_scan(&r, &v, &row4col);
+            prop_assert_eq!((u1, j1, u2), (s1, k1, s2));
+            if u1 == u2 && j1 != NONE && row4col[j1] != NONE {
+                prop_assert_eq!(j2, k2);
             }
         }
 
