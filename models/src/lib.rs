@@ -2,7 +2,9 @@
 //! per scheduling epoch (lsap-sched, Guo et al., §3.2 "instant system state") and the placement
 //! placer answers with. Serde types and validation only; all logic lives in `placer-solver`.
 
+mod delta;
 mod error;
+mod footprint;
 mod ids;
 mod parse;
 mod policy;
@@ -12,6 +14,7 @@ mod response;
 mod state;
 mod validate;
 
+pub use delta::{parse_delta, Changes, Delta, ObjectOnly, Remove, Undo, Upsert};
 pub use error::ModelError;
 pub use ids::{JobId, NodeId, PoolId, RackId, TaskId, UserId};
 pub use parse::parse_request;

@@ -14,6 +14,7 @@ use crate::logging::SolveLog;
 use crate::state::SolveFn;
 use crate::{metrics, policy_defaults};
 use placer_datasets::FairAllocations;
+use placer_models::PlaceRequest;
 use placer_solver::PlaceOptions;
 use serde_json::{Map, Value};
 use std::any::Any;
@@ -69,28 +70,84 @@ fn answer_unguarded(
     allocations: Option<&FairAllocations>,
     recording: &Recording,
 ) -> Result<Vec<u8>, ServerError> {
-    let log = &recording.log;
     let body = bytes.as_ref();
-    metrics::snapshot_bytes(body.len());
-    log.body(body.len());
+    let body_len = body.len();
     let mut request = placer_models::parse_request(body)?;
-    if let Some(defaults) = policy_defaults {
-        policy_defaults::apply(&mut request, defaults)?;
-    }
-    if let Some(allocations) = allocations {
-        allocations.fill(&mut request);
-    }
     // The body is not needed past parsing: give its memory back before the solve.
     drop(bytes);
+    let context = Context { opts, solve, deadline, policy_defaults, allocations, recording };
+    answer_parsed(&mut request, body_len, &context)
+}
+
+/// What answering a parsed snapshot needs besides it: [`answer`]'s other arguments.
+pub(crate) struct Context<'a> {
+    /// The solve's options (explain, deadline token, warm start).
+    pub opts: &'a PlaceOptions,
+    /// The solver.
+    pub solve: SolveFn,
+    /// The request's deadline.
+    pub deadline: &'a Deadline,
+    /// The config file's `[policy]` keys.
+    pub policy_defaults: Option<&'a Map<String, Value>>,
+    /// The fair allocations file's pools and users.
+    pub allocations: Option<&'a FairAllocations>,
+    /// Where the request's facts go.
+    pub recording: &'a Recording,
+}
+
+/// [`answer`] on an already parsed snapshot (a session's, edited by a delta): `body_len` is the
+/// request body's size for the metrics and the log. The policy defaults and the allocations
+/// apply to the solve only: on return `request` is as it came in (its policy restored, the
+/// pools and users the allocations appended taken off again), so that a session keeps the
+/// snapshot its master sent. A panic inside is caught as in [`answer`].
+pub(crate) fn answer_request(
+    request: &mut PlaceRequest,
+    body_len: usize,
+    context: &Context<'_>,
+) -> Result<Vec<u8>, ServerError> {
+    catch_unwind(AssertUnwindSafe(move || {
+        let policy = context.policy_defaults.map(|_| request.policy.clone());
+        let (pools, users) = (request.pools.len(), request.users.len());
+        let answer = answer_parsed(request, body_len, context);
+        if let Some(policy) = policy {
+            request.policy = policy;
+        }
+        request.pools.truncate(pools);
+        request.users.truncate(users);
+        answer
+    }))
+    .unwrap_or_else(|payload| {
+        metrics::panic_caught();
+        Err(ServerError::Internal { message: format!("panic: {}", panic_message(&*payload)) })
+    })
+}
+
+/// Fills the policy defaults and the allocations into `request`, then solves, records and
+/// serializes it.
+fn answer_parsed(
+    request: &mut PlaceRequest,
+    body_len: usize,
+    context: &Context<'_>,
+) -> Result<Vec<u8>, ServerError> {
+    let Context { opts, solve, deadline, policy_defaults, allocations, recording } = *context;
+    let log = &recording.log;
+    metrics::snapshot_bytes(body_len);
+    log.body(body_len);
+    if let Some(defaults) = policy_defaults {
+        policy_defaults::apply(request, defaults)?;
+    }
+    if let Some(allocations) = allocations {
+        allocations.fill(request);
+    }
     let _timer = deadline.arm(request.policy.deadline_ms);
-    log.request(&request);
+    log.request(request);
     let started = Instant::now();
-    let mut response = solve(&request, opts)?;
+    let mut response = solve(request, opts)?;
     let seconds = started.elapsed().as_secs_f64();
     response.stats.solve_ms = seconds * 1e3;
     metrics::answered(&request.policy, &response, seconds);
     log.response(&response);
-    record(recording, &request, &response);
+    record(recording, request, &response);
     serde_json::to_vec(&response)
         .map_err(|e| ServerError::Internal { message: format!("serializing the response: {e}") })
 }

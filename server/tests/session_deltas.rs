@@ -1,6 +1,6 @@
 //! Random sequences of session deltas (docs/wire-schema.md, "Sessions"): pending and running
 //! tasks added, replaced and removed, the clock moved, the policy switched among the exact
-//! `lsap`, `lsap_fair` and `lsap_quota`. After each delta the session's answer must equal
+//! policies (`lsap`, `lsap_fair`, `lsap_quota`, `lsap_shuffle`, `lsap_ras`). After each delta the session's answer must equal
 //! `placer_solver::place` on the equivalent full snapshot, which the test keeps itself by the
 //! documented rules (remove, then upsert in place or appended, then `now_s` and `policy`); a
 //! delta the full snapshot's rules refuse must get the same error code and path, and leave the
@@ -36,7 +36,8 @@ fn base() -> Value {
 
 const NODES: [&str; 3] = ["n1", "n2", "n3"];
 const JOBS: [&str; 2] = ["j1", "j2"];
-const POLICIES: [&str; 3] = ["lsap", "lsap_fair", "lsap_quota"];
+/// Every exact policy.
+const POLICIES: [&str; 5] = ["lsap", "lsap_fair", "lsap_quota", "lsap_shuffle", "lsap_ras"];
 
 /// One change of a delta.
 #[derive(Clone, Debug)]
@@ -63,7 +64,7 @@ fn op() -> impl Strategy<Value = Op> {
         (0u8..6, 0..2usize, 0..3usize).prop_map(|(id, job, node)| Op::Running { id, job, node }),
         (0u8..6).prop_map(Op::Stop),
         (100u32..2000).prop_map(Op::Now),
-        (0..3usize).prop_map(Op::Policy),
+        (0..POLICIES.len()).prop_map(Op::Policy),
     ]
 }
 
@@ -163,7 +164,7 @@ fn check(deltas: &[Vec<Op>]) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
     #[test]
     fn each_session_answer_is_the_full_snapshots_answer(

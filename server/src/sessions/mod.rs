@@ -1,14 +1,18 @@
 //! Sessions on the wire (docs/wire-schema.md, "Sessions"; docs/operations/serving.md,
 //! "Sessions"): a cluster master sends its full snapshot once (`POST /v1/sessions`), then only
 //! what changed each epoch (`POST /v1/sessions/{id}/place` with `base_epoch` and `changes`),
-//! and ends with `DELETE /v1/sessions/{id}`. The server keeps the snapshot as JSON text
-//! ([`store`]), rebuilds the full snapshot from a delta ([`delta`]) and solves it by the same
-//! path as `POST /place` ([`crate::pipeline::answer`]), so the answer after a delta is the one
-//! `POST /place` gives on the equivalent full snapshot. The `POST`s come in through the same
-//! intake as `POST /place` ([`crate::intake`]: body limit and timeout, memory budget,
-//! admission) and run under the same deadline; the observing middleware counts them by route.
+//! and ends with `DELETE /v1/sessions/{id}`. The server keeps the parsed snapshot and the
+//! solver's state across epochs ([`store`]); a delta is parsed alone
+//! ([`placer_models::parse_delta`]), applied to the kept snapshot in place
+//! ([`placer_models::PlaceRequest::apply_changes`]) and answered by the same path as
+//! `POST /place` ([`crate::pipeline::answer_request`]), so the answer after a delta is the
+//! one `POST /place` gives on the equivalent full snapshot (ties between placements of equal
+//! cost aside: the solver's kept state may break them otherwise). A delta whose snapshot does
+//! not validate or solve is undone, and the session stays at its epoch. The `POST`s come in
+//! through the same intake as `POST /place` ([`crate::intake`]: body limit and timeout, memory
+//! budget, admission) and run under the same deadline; the observing middleware counts them by
+//! route.
 
-mod delta;
 pub(crate) mod openapi;
 mod store;
 
@@ -19,7 +23,7 @@ use crate::deadline::Deadline;
 use crate::error::ServerError;
 use crate::intake::{admit, Admitted, CancelOnDrop};
 use crate::logging::SolveLog;
-use crate::pipeline;
+use crate::pipeline::{self, Context};
 use crate::query::PlaceQuery;
 use crate::request_id::RequestId;
 use crate::routes::method_not_allowed;
@@ -27,8 +31,8 @@ use crate::state::AppState;
 use actix_web::http::header::ContentType;
 use actix_web::web::{self, Bytes};
 use actix_web::{HttpMessage, HttpRequest, HttpResponse};
-use placer_solver::PlaceOptions;
-use store::StoreLimits;
+use placer_solver::{PlaceOptions, WarmStart};
+use store::{Kept, StoreLimits};
 
 /// Where sessions are created.
 pub const SESSIONS_PATH: &str = "/v1/sessions";
@@ -59,8 +63,9 @@ pub(crate) fn register(cfg: &mut web::ServiceConfig) {
     );
 }
 
-/// `POST /v1/sessions`: answers the full snapshot as `POST /place` does, then keeps it as a new
-/// session at epoch 0. `201 {"session", "epoch": 0, "answer"}`.
+/// `POST /v1/sessions`: answers the full snapshot as `POST /place` does, then keeps it, parsed,
+/// with the solver's state, as a new session at epoch 0. `201 {"session", "epoch": 0,
+/// "answer"}`.
 async fn create(
     req: HttpRequest,
     payload: web::Payload,
@@ -72,17 +77,24 @@ async fn create(
     let query = PlaceQuery::parse(req.query_string())?;
     let admitted = admit(&req, payload.into_inner(), &state, &config, MemoryModel::Solve).await?;
     let reserve = admitted.bytes.len();
-    // The kept copy is exactly the body's length (the read buffer may be larger).
-    let prepare = |body: Bytes| Ok::<_, ServerError>((Bytes::copy_from_slice(&body), body));
-    let (kept, answer) = solve(&req, &state, admitted, query, reserve, prepare).await?;
-    let id = state.sessions.insert(kept, &state.admission, &limits)?;
+    let work = |body: Bytes, context: &Context<'_>| {
+        let mut request = placer_models::parse_request(&body)?;
+        let body_len = body.len();
+        drop(body);
+        let answer = pipeline::answer_request(&mut request, body_len, context)?;
+        Ok((request, answer))
+    };
+    let warm = WarmStart::new();
+    let (request, answer) =
+        solve(&req, &state, admitted, query, reserve, Some(warm.clone()), work).await?;
+    let id = state.sessions.insert(Kept { request, warm }, &state.admission, &limits)?;
     let head = format!(r#"{{"session":"{id}","epoch":0,"answer":"#);
     Ok(HttpResponse::Created().insert_header(ContentType::json()).body(wrap(&head, &answer)))
 }
 
-/// `POST /v1/sessions/{id}/place`: rebuilds the session's snapshot with the delta's changes,
-/// answers it as `POST /place` does, and only then keeps it as the next epoch.
-/// `200 {"epoch", "answer"}`.
+/// `POST /v1/sessions/{id}/place`: applies the delta's changes to the session's snapshot,
+/// answers it as `POST /place` does, and only then moves the session to the next epoch; on an
+/// error the changes are undone and the session stays where it was. `200 {"epoch", "answer"}`.
 async fn place(
     req: HttpRequest,
     payload: web::Payload,
@@ -93,22 +105,34 @@ async fn place(
     let limits = StoreLimits::of(&config);
     let id = id.into_inner();
     let query = PlaceQuery::parse(req.query_string())?;
-    let (epoch, stored) = state.sessions.get(&id, &limits)?;
-    let model =
-        MemoryModel::SessionSolve { stored: u64::try_from(stored.len()).unwrap_or(u64::MAX) };
+    // The epoch is checked when the body is read; the session must exist before the body is
+    // admitted (its size sizes the admission).
+    let stored = state.sessions.weight(&id, &limits)?;
+    let model = MemoryModel::SessionSolve { stored };
     let admitted = admit(&req, payload.into_inner(), &state, &config, model).await?;
-    let reserve = admitted.bytes.len().saturating_add(stored.len());
-    let prepare = move |body: Bytes| {
-        let delta = delta::parse(&body)?;
-        if delta.base_epoch != epoch {
-            return Err(store::wrong_epoch(delta.base_epoch, epoch));
+    let reserve = admitted.bytes.len().saturating_add(usize::try_from(stored).unwrap_or(0));
+    let sessions = state.sessions.clone();
+    let session = id.clone();
+    let work = move |body: Bytes, context: &Context<'_>| {
+        let delta = placer_models::parse_delta(&body)?;
+        let base_epoch = delta.base_epoch;
+        let (mut kept, _) = sessions.checkout(&session, base_epoch, &limits)?;
+        let undo = kept.request.apply_changes(delta.changes.0);
+        let opts = PlaceOptions { warm: Some(kept.warm.clone()), ..context.opts.clone() };
+        let context = Context { opts: &opts, ..*context };
+        match pipeline::answer_request(&mut kept.request, body.len(), &context) {
+            Ok(answer) => {
+                let epoch = sessions.checkin(&session, base_epoch, kept, true, &limits)?;
+                Ok((epoch, answer))
+            }
+            Err(e) => {
+                kept.request.undo(undo);
+                sessions.checkin(&session, base_epoch, kept, false, &limits)?;
+                Err(e)
+            }
         }
-        let rebuilt = Bytes::from(delta::apply(&stored, &delta.changes.0)?);
-        Ok(((delta.base_epoch, rebuilt.clone()), rebuilt))
     };
-    let ((base_epoch, kept), answer) =
-        solve(&req, &state, admitted, query, reserve, prepare).await?;
-    let epoch = state.sessions.replace(&id, base_epoch, kept, &limits)?;
+    let (epoch, answer) = solve(&req, &state, admitted, query, reserve, None, work).await?;
     let head = format!(r#"{{"epoch":{epoch},"answer":"#);
     Ok(HttpResponse::Ok().insert_header(ContentType::json()).body(wrap(&head, &answer)))
 }
@@ -135,22 +159,22 @@ fn wrap(head: &str, answer: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Runs `prepare` on the admitted body, then answers the snapshot it returns as `POST /place`
-/// does ([`pipeline::answer`]: policy defaults, allocations, solve, the epoch recorded), on the
-/// blocking pool under the request's deadline (its serialization reserve for `reserve` bytes);
-/// the body's memory and the permit stay taken until the work ends. Returns what `prepare`
-/// kept and the answer's bytes.
+/// Runs `work` on the admitted body with the context of `POST /place` (policy defaults,
+/// allocations, the epoch recorded; `warm` as the solve's warm start, which `work` may replace), on the blocking pool
+/// under the request's deadline (its serialization reserve for `reserve` bytes); the body's
+/// memory and the permit stay taken until the work ends.
 async fn solve<T, F>(
     req: &HttpRequest,
     state: &AppState,
     admitted: Admitted,
     query: PlaceQuery,
     reserve: usize,
-    prepare: F,
-) -> Result<(T, Vec<u8>), ServerError>
+    warm: Option<WarmStart>,
+    work: F,
+) -> Result<T, ServerError>
 where
     T: Send + 'static,
-    F: FnOnce(Bytes) -> Result<(T, Bytes), ServerError> + Send + 'static,
+    F: FnOnce(Bytes, &Context<'_>) -> Result<T, ServerError> + Send + 'static,
 {
     let config = state.config.get();
     let log = req.extensions().get::<SolveLog>().cloned().unwrap_or_default();
@@ -159,17 +183,20 @@ where
     let deadline = Deadline::new(query.deadline_ms, config.deadline_ms, admitted.body_read_at)
         .reserving_for(reserve);
     let gone = CancelOnDrop::new(deadline.cancel());
-    let opts = PlaceOptions { explain: query.explain, cancel: Some(deadline.cancel()), warm: None };
+    let opts = PlaceOptions { explain: query.explain, cancel: Some(deadline.cancel()), warm };
     let solve = state.solve;
     let out = web::block(move || {
         let Admitted { bytes, hold, permit, .. } = admitted;
         let _held = (hold, permit);
-        let (kept, snapshot) = prepare(bytes)?;
-        let allocations = config.fair_allocations.as_ref().map(|a| &*a.0);
-        let defaults = config.policy_defaults.as_ref();
-        let answer =
-            pipeline::answer(snapshot, &opts, solve, &deadline, defaults, allocations, &recording)?;
-        Ok::<_, ServerError>((kept, answer))
+        let context = Context {
+            opts: &opts,
+            solve,
+            deadline: &deadline,
+            policy_defaults: config.policy_defaults.as_ref(),
+            allocations: config.fair_allocations.as_ref().map(|a| &*a.0),
+            recording: &recording,
+        };
+        work(bytes, &context)
     })
     .await
     .map_err(|e| ServerError::Internal { message: format!("solver thread failed: {e}") })??;

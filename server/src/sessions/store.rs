@@ -1,19 +1,25 @@
-//! The sessions the server keeps (docs/operations/serving.md, "Sessions"): each one snapshot's
-//! JSON text and its epoch, soft state bounded in count (`--sessions-max`), in bytes (half of
-//! `--max-memory`, every stored session holding its bytes in the admission ledger,
-//! [`crate::admission`]) and in idle time (`--session-idle-s`), the least recently used evicted
-//! first when full, all lost on restart.
+//! The sessions the server keeps (docs/operations/serving.md, "Sessions"): each one parsed
+//! snapshot, the solver state kept across its epochs, and its epoch, soft state bounded in count
+//! (`--sessions-max`), in bytes (half of `--max-memory`, every stored session holding its
+//! estimated bytes in the admission ledger, [`crate::admission`]) and in idle time
+//! (`--session-idle-s`), the least recently used evicted first when full, all lost on restart.
+//!
+//! A delta checks its session's state out ([`Store::checkout`]), edits and solves it outside
+//! the store's lock, and checks it back in ([`Store::checkin`]), moved to the next epoch or, on
+//! error, unchanged. While it is out, another delta for that session is stale: the one in
+//! flight moves the epoch on.
 
 use crate::admission::{Admission, Hold, MemoryModel};
 use crate::config::ServerConfig;
 use crate::error::ServerError;
-use actix_web::web::Bytes;
+use placer_models::PlaceRequest;
+use placer_solver::WarmStart;
 use ring::rand::{SecureRandom, SystemRandom};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-/// Bytes counted per session beside its snapshot's JSON: its id, its map entry and its record.
+/// Bytes counted per session beside its snapshot: its id, its map entry and its record.
 pub(crate) const SESSION_OVERHEAD_BYTES: u64 = 256;
 
 /// The bounds of the store, read from the live configuration per request.
@@ -54,12 +60,34 @@ struct Inner {
     bytes: u64,
 }
 
+/// What a session keeps across epochs: the snapshot as its master sent it, edited by every
+/// delta since, and the solver's state (the incremental engine's network, flow and labels).
+#[derive(Debug)]
+pub(crate) struct Kept {
+    /// The equivalent full snapshot of the session's epoch.
+    pub request: PlaceRequest,
+    /// The solver's state, passed to every solve of the session.
+    pub warm: WarmStart,
+}
+
+impl Kept {
+    /// The bytes the session holds in the ledger: the snapshot's and the solver state's
+    /// estimates, plus [`SESSION_OVERHEAD_BYTES`].
+    ///
+    /// Complexity: O(snapshot) ([`PlaceRequest::heap_bytes`]).
+    pub(crate) fn weight(&self) -> u64 {
+        let bytes = self.request.heap_bytes().saturating_add(self.warm.heap_bytes());
+        u64::try_from(bytes).unwrap_or(u64::MAX).saturating_add(SESSION_OVERHEAD_BYTES)
+    }
+}
+
 #[derive(Debug)]
 struct Session {
     epoch: u64,
-    snapshot: Bytes,
-    /// The session's bytes in the admission ledger: its snapshot plus
-    /// [`SESSION_OVERHEAD_BYTES`]; given back on drop (delete, eviction, expiry).
+    /// `None` while a delta has it checked out.
+    kept: Option<Box<Kept>>,
+    /// The session's bytes in the admission ledger ([`Kept::weight`]); given back on drop
+    /// (delete, eviction, expiry).
     hold: Hold,
     used_at: Instant,
     used: u64,
@@ -69,11 +97,6 @@ impl Session {
     fn weight(&self) -> u64 {
         self.hold.bytes()
     }
-}
-
-/// The ledger weight of a session whose snapshot is `len` bytes.
-fn weight_of(len: usize) -> u64 {
-    u64::try_from(len).unwrap_or(u64::MAX).saturating_add(SESSION_OVERHEAD_BYTES)
 }
 
 /// The 409 for a session the store does not hold.
@@ -116,14 +139,21 @@ impl Store {
         Ok(())
     }
 
-    /// The epoch and snapshot of session `id`, marked as used.
+    /// Takes session `id`'s state out for a delta against `base_epoch`, marking it used;
+    /// returns the state and the bytes its session holds in the ledger.
     ///
     /// # Errors
-    /// 409 `session_stale` (path `session`) when it is not held.
+    /// 409 `session_stale`: path `session` when it is not held, `base_epoch` when the session
+    /// is at another epoch or a delta is being answered on it.
     ///
     /// # Complexity
     /// O(sessions) (the expiry sweep).
-    pub(crate) fn get(&self, id: &str, limits: &StoreLimits) -> Result<(u64, Bytes), ServerError> {
+    pub(crate) fn checkout(
+        &self,
+        id: &str,
+        base_epoch: u64,
+        limits: &StoreLimits,
+    ) -> Result<(Box<Kept>, u64), ServerError> {
         let mut inner = self.lock();
         inner.expire(Instant::now(), limits.idle);
         inner.clock += 1;
@@ -131,10 +161,34 @@ impl Store {
         let session = inner.sessions.get_mut(id).ok_or_else(|| unknown(id))?;
         session.used_at = Instant::now();
         session.used = clock;
-        Ok((session.epoch, session.snapshot.clone()))
+        if session.epoch != base_epoch {
+            return Err(wrong_epoch(base_epoch, session.epoch));
+        }
+        let weight = session.weight();
+        let kept = session.kept.take().ok_or_else(|| busy(base_epoch))?;
+        Ok((kept, weight))
     }
 
-    /// Stores `snapshot` as a new session at epoch 0 and returns its id. Makes room first:
+    /// The bytes session `id` holds in the ledger (what sizes a delta's admission).
+    ///
+    /// # Errors
+    /// 409 `session_stale` (path `session`) when it is not held.
+    ///
+    /// # Complexity
+    /// O(sessions) (the expiry sweep).
+    pub(crate) fn weight(&self, id: &str, limits: &StoreLimits) -> Result<u64, ServerError> {
+        let mut inner = self.lock();
+        inner.expire(Instant::now(), limits.idle);
+        inner.sessions.get(id).map(Session::weight).ok_or_else(|| unknown(id))
+    }
+
+    /// The epoch of session `id`, for tests.
+    #[cfg(test)]
+    fn epoch(&self, id: &str) -> Option<u64> {
+        self.lock().sessions.get(id).map(|s| s.epoch)
+    }
+
+    /// Stores `kept` as a new session at epoch 0 and returns its id. Makes room first:
     /// expired sessions go, then the least recently used while the count, the sessions' bytes
     /// or the ledger leave no room.
     ///
@@ -143,15 +197,15 @@ impl Store {
     /// with every other session evicted.
     ///
     /// # Complexity
-    /// O(sessions) per eviction.
+    /// O(sessions) per eviction, and [`Kept::weight`].
     pub(crate) fn insert(
         &self,
-        snapshot: Bytes,
+        kept: Kept,
         admission: &Admission,
         limits: &StoreLimits,
     ) -> Result<String, ServerError> {
         Self::check_enabled(limits)?;
-        let weight = weight_of(snapshot.len());
+        let weight = kept.weight();
         let mut inner = self.lock();
         inner.expire(Instant::now(), limits.idle);
         while inner.sessions.len() >= limits.max_sessions && inner.evict_lru(None) {}
@@ -165,62 +219,68 @@ impl Store {
         inner.clock += 1;
         let used = inner.clock;
         inner.bytes = inner.bytes.saturating_add(weight);
-        let session = Session { epoch: 0, snapshot, hold, used_at: Instant::now(), used };
+        let kept = Some(Box::new(kept));
+        let session = Session { epoch: 0, kept, hold, used_at: Instant::now(), used };
         inner.sessions.insert(id.clone(), session);
         Ok(id)
     }
 
-    /// Moves session `id` from `base_epoch` to the next epoch with `snapshot`; returns the new
-    /// epoch. The session is unchanged on error.
+    /// Gives session `id` its state back after a delta against `base_epoch`: moved to the next
+    /// epoch when `advance` (its ledger hold resized to `kept`'s weight), else unchanged.
+    /// Returns the session's epoch.
     ///
     /// # Errors
-    /// 409 `session_stale` when the session is gone or moved on meanwhile; 503 `overloaded`
-    /// when the ledger cannot take the new snapshot even with every other session evicted.
+    /// 409 `session_stale` when the session was evicted, expired or deleted meanwhile (the state
+    /// is dropped); 503 `overloaded` when the ledger cannot take the grown state even with every
+    /// other session evicted (the session is dropped: its state is no longer the one its hold
+    /// counts).
     ///
     /// # Complexity
-    /// O(sessions) per eviction.
-    pub(crate) fn replace(
+    /// O(sessions) per eviction, and [`Kept::weight`] when `advance`.
+    pub(crate) fn checkin(
         &self,
         id: &str,
         base_epoch: u64,
-        snapshot: Bytes,
+        kept: Box<Kept>,
+        advance: bool,
         limits: &StoreLimits,
     ) -> Result<u64, ServerError> {
+        let weight = if advance { kept.weight() } else { 0 };
         let mut inner = self.lock();
         inner.expire(Instant::now(), limits.idle);
         let Some(mut session) = inner.sessions.remove(id) else {
             return Err(unknown(id));
         };
-        if session.epoch != base_epoch {
+        if session.epoch != base_epoch || session.kept.is_some() {
+            // Deleted and created again under the same id cannot happen (ids are random); keep
+            // whatever the store holds.
             let epoch = session.epoch;
             inner.sessions.insert(id.to_owned(), session);
             return Err(wrong_epoch(base_epoch, epoch));
         }
+        if !advance {
+            session.kept = Some(kept);
+            inner.sessions.insert(id.to_owned(), session);
+            return Ok(base_epoch);
+        }
         let old = session.weight();
-        let weight = weight_of(snapshot.len());
         inner.bytes = inner.bytes.saturating_sub(old);
         if weight > old {
             // Room for the growth: the others may be evicted, this one is out of the map.
             while inner.bytes.saturating_add(weight) > limits.max_bytes && inner.evict_lru(None) {}
-            loop {
+            let grown = loop {
                 match session.hold.grow_to(weight) {
-                    Ok(()) => break,
+                    Ok(()) => break Ok(()),
                     Err(_) if inner.evict_lru(None) => {}
-                    Err(refusal) => {
-                        inner.bytes = inner.bytes.saturating_add(old);
-                        inner.sessions.insert(id.to_owned(), session);
-                        return Err(refusal.into_error(MemoryModel::Fixed(weight)));
-                    }
+                    Err(refusal) => break Err(refusal.into_error(MemoryModel::Fixed(weight))),
                 }
-            }
+            };
+            grown?;
             if inner.bytes.saturating_add(weight) > limits.max_bytes {
-                session.hold.shrink_to(old);
-                inner.bytes = inner.bytes.saturating_add(old);
-                inner.sessions.insert(id.to_owned(), session);
                 return Err(too_large(weight, limits));
             }
         }
-        session.snapshot = snapshot;
+        session.kept = Some(kept);
         session.hold.shrink_to(weight);
         session.epoch += 1;
         inner.clock += 1;
@@ -245,6 +305,17 @@ impl Store {
     /// Sessions held now.
     pub(crate) fn len(&self) -> usize {
         self.lock().sessions.len()
+    }
+}
+
+/// The 409 for a delta while another one on the same session is being answered.
+fn busy(base_epoch: u64) -> ServerError {
+    ServerError::SessionStale {
+        path: "base_epoch",
+        message: format!(
+            "another delta against epoch {base_epoch} is being answered; wait for its answer, \
+             or send the full snapshot to POST /v1/sessions"
+        ),
     }
 }
 
@@ -340,12 +411,27 @@ mod tests {
         StoreLimits { max_sessions, idle: None, max_bytes: budget / 2, budget }
     }
 
+    /// A session state of `pending` pending tasks (its weight grows with them).
+    fn kept(pending: usize) -> Kept {
+        let mut request = PlaceRequest::default();
+        for i in 0..pending {
+            request.pending.push(placer_models::PendingTask {
+                id: format!("t{i}").into(),
+                ..placer_models::PendingTask::default()
+            });
+        }
+        Kept { request, warm: WarmStart::new() }
+    }
+
     #[test]
     fn a_stored_session_holds_its_bytes_until_removed() {
         let (store, adm) = (Store::default(), Admission::default());
-        let id = store.insert(Bytes::from_static(b"{}"), &adm, &limits(4, 1 << 20)).unwrap();
+        let state = kept(2);
+        let weight = state.weight();
+        assert!(weight > SESSION_OVERHEAD_BYTES);
+        let id = store.insert(state, &adm, &limits(4, 1 << 20)).unwrap();
         assert_eq!(id.len(), 32);
-        assert_eq!(adm.bytes_in_use(), 2 + SESSION_OVERHEAD_BYTES);
+        assert_eq!(adm.bytes_in_use(), weight);
         assert!(store.remove(&id));
         assert!(!store.remove(&id));
         assert_eq!(adm.bytes_in_use(), 0);
@@ -355,40 +441,58 @@ mod tests {
     fn the_least_recently_used_goes_first_when_full() {
         let (store, adm) = (Store::default(), Admission::default());
         let l = limits(2, 1 << 20);
-        let a = store.insert(Bytes::from_static(b"a"), &adm, &l).unwrap();
-        let b = store.insert(Bytes::from_static(b"b"), &adm, &l).unwrap();
-        store.get(&a, &l).unwrap();
-        let c = store.insert(Bytes::from_static(b"c"), &adm, &l).unwrap();
-        assert!(store.get(&b, &l).is_err(), "b was the least recently used");
-        assert!(store.get(&a, &l).is_ok() && store.get(&c, &l).is_ok());
-        assert_eq!(adm.bytes_in_use(), 2 * (1 + SESSION_OVERHEAD_BYTES));
+        let a = store.insert(kept(0), &adm, &l).unwrap();
+        let b = store.insert(kept(0), &adm, &l).unwrap();
+        let (state, _) = store.checkout(&a, 0, &l).unwrap();
+        store.checkin(&a, 0, state, false, &l).unwrap();
+        let c = store.insert(kept(0), &adm, &l).unwrap();
+        assert!(store.checkout(&b, 0, &l).is_err(), "b was the least recently used");
+        assert!(store.epoch(&a).is_some() && store.epoch(&c).is_some());
+        assert_eq!(adm.bytes_in_use(), 2 * kept(0).weight());
     }
 
     #[test]
-    fn replace_moves_the_epoch_and_the_bytes() {
+    fn checkin_moves_the_epoch_and_the_bytes() {
         let (store, adm) = (Store::default(), Admission::default());
         let l = limits(2, 1 << 20);
-        let id = store.insert(Bytes::from_static(b"ab"), &adm, &l).unwrap();
-        assert_eq!(store.replace(&id, 0, Bytes::from_static(b"abcd"), &l).unwrap(), 1);
-        assert_eq!(adm.bytes_in_use(), 4 + SESSION_OVERHEAD_BYTES);
-        let err = store.replace(&id, 0, Bytes::from_static(b"x"), &l).unwrap_err();
+        let id = store.insert(kept(1), &adm, &l).unwrap();
+        let (state, weight) = store.checkout(&id, 0, &l).unwrap();
+        assert_eq!(weight, kept(1).weight());
+        // While it is out, another delta is stale.
+        let err = store.checkout(&id, 0, &l).unwrap_err();
         assert_eq!((err.code(), err.path()), ("session_stale", "base_epoch"));
-        assert_eq!(store.get(&id, &l).unwrap(), (1, Bytes::from_static(b"abcd")));
-        assert_eq!(store.replace(&id, 1, Bytes::from_static(b"x"), &l).unwrap(), 2);
-        assert_eq!(adm.bytes_in_use(), 1 + SESSION_OVERHEAD_BYTES);
+        let mut state = state;
+        state.request = kept(40).request;
+        let grown = state.weight();
+        assert_eq!(store.checkin(&id, 0, state, true, &l).unwrap(), 1);
+        assert_eq!(adm.bytes_in_use(), grown);
+        let err = store.checkout(&id, 0, &l).unwrap_err();
+        assert_eq!((err.code(), err.path()), ("session_stale", "base_epoch"));
+        // A failed delta gives the state back at the same epoch.
+        let (state, _) = store.checkout(&id, 1, &l).unwrap();
+        assert_eq!(store.checkin(&id, 1, state, false, &l).unwrap(), 1);
+        assert_eq!(store.epoch(&id), Some(1));
+        assert_eq!(adm.bytes_in_use(), grown);
+        // Deleted while out: the check-in is stale.
+        let (state, _) = store.checkout(&id, 1, &l).unwrap();
+        assert!(store.remove(&id));
+        let err = store.checkin(&id, 1, state, true, &l).unwrap_err();
+        assert_eq!((err.code(), err.path()), ("session_stale", "session"));
+        assert_eq!(adm.bytes_in_use(), 0);
     }
 
     #[test]
     fn sessions_hold_at_most_half_the_budget() {
         let (store, adm) = (Store::default(), Admission::default());
-        // Budget 1200: sessions hold at most 600, two of 257 + 256 bytes do not fit together.
-        let l = limits(8, 1200);
-        let a = store.insert(Bytes::from(vec![b' '; 257]), &adm, &l).unwrap();
-        let b = store.insert(Bytes::from(vec![b' '; 257]), &adm, &l).unwrap();
-        assert!(store.get(&a, &l).is_err());
-        assert!(store.get(&b, &l).is_ok());
+        let one = kept(4).weight();
+        // Sessions hold at most 1.5 sessions' worth: two do not fit together.
+        let l = limits(8, 3 * one);
+        let a = store.insert(kept(4), &adm, &l).unwrap();
+        let b = store.insert(kept(4), &adm, &l).unwrap();
+        assert!(store.epoch(&a).is_none());
+        assert!(store.epoch(&b).is_some());
         assert_eq!(store.len(), 1);
-        let err = store.insert(Bytes::from(vec![b' '; 600]), &adm, &l).unwrap_err();
+        let err = store.insert(kept(400), &adm, &l).unwrap_err();
         assert_eq!(err.code(), "overloaded");
     }
 }
