@@ -148,8 +148,9 @@ fn create() {}
 
 /// Place the next epoch of a session from what changed.
 ///
-/// The server rebuilds the full snapshot (the session's, with `changes` applied) and answers
-/// it exactly as `POST /place` answers that snapshot; only a successful answer moves the
+/// The server applies `changes` to the session's snapshot and answers it as `POST /place`
+/// answers the equivalent full snapshot (placements of equal cost may tie differently: the
+/// exact engine re-solves from the last epoch's state); only a successful answer moves the
 /// session to the next epoch. A delta that makes the snapshot invalid gets the error the full
 /// snapshot would get (its path in the full snapshot, or in the delta for the delta's own
 /// shape) and leaves the session at its epoch.
@@ -172,7 +173,7 @@ fn create() {}
     responses(
         (status = 200, description = "The session's next epoch and its answer.",
          body = SessionAnswer, content_type = "application/json"),
-        (status = 400, description = "A bad delta, or a rebuilt snapshot that is not valid.",
+        (status = 400, description = "A bad delta, or an edited snapshot that is not valid.",
          body = ErrorResponse, content_type = "application/json"),
         (status = 408, description = "Headers or body too slow.",
          body = ErrorResponse, content_type = "application/json"),
@@ -182,12 +183,14 @@ fn create() {}
                                       `POST /v1/sessions`.",
          body = ErrorResponse, content_type = "application/json"),
         (status = 413, description = "The body, decompressed, exceeds `--body-limit`, or the \
-                                      estimated memory of the rebuilt snapshot the whole \
+                                      estimated memory of the edited snapshot the whole \
                                       `--max-memory`.",
          body = ErrorResponse, content_type = "application/json"),
         (status = 415, description = "Unsupported `Content-Encoding`.",
          body = ErrorResponse, content_type = "application/json"),
-        (status = 422, description = "A valid rebuilt snapshot that cannot be solved as asked.",
+        (status = 431, description = "Too many or too large headers.",
+         body = ErrorResponse, content_type = "application/json"),
+        (status = 422, description = "A valid edited snapshot that cannot be solved as asked.",
          body = ErrorResponse, content_type = "application/json"),
         (status = 500, description = "A bug in placer.",
          body = ErrorResponse, content_type = "application/json"),
