@@ -192,7 +192,7 @@ pub fn parse_delta(body: &[u8]) -> Result<Delta, ModelError> {
 }
 
 /// An object located by its string id.
-trait Keyed {
+pub(crate) trait Keyed {
     fn key(&self) -> &str;
 }
 
@@ -209,7 +209,7 @@ keyed!(Rack, Node, Pool, User, Job, RunningTask, PendingTask);
 
 /// How to take one list's edits back.
 #[derive(Debug)]
-struct ListUndo<T> {
+pub(crate) struct ListUndo<T> {
     /// (position before the edit, element) of each removed element, ascending.
     removed: Vec<(usize, T)>,
     /// The list's length after the removals (appended elements are past it).
@@ -221,6 +221,13 @@ struct ListUndo<T> {
 impl<T> Default for ListUndo<T> {
     fn default() -> Self {
         Self { removed: Vec::new(), kept: 0, replaced: Vec::new() }
+    }
+}
+
+impl<T> ListUndo<T> {
+    /// Σ `bytes` over the removed and replaced elements.
+    pub(crate) fn bytes(&self, bytes: impl Fn(&T) -> usize) -> usize {
+        self.removed.iter().chain(&self.replaced).map(|(_, e)| bytes(e)).sum()
     }
 }
 
@@ -300,13 +307,13 @@ impl<T: Keyed> ListUndo<T> {
 /// How to take a whole delta back ([`PlaceRequest::apply_changes`]).
 #[derive(Debug, Default)]
 pub struct Undo {
-    racks: ListUndo<Rack>,
-    nodes: ListUndo<Node>,
-    pools: ListUndo<Pool>,
-    users: ListUndo<User>,
-    jobs: ListUndo<Job>,
-    running: ListUndo<RunningTask>,
-    pending: ListUndo<PendingTask>,
+    pub(crate) racks: ListUndo<Rack>,
+    pub(crate) nodes: ListUndo<Node>,
+    pub(crate) pools: ListUndo<Pool>,
+    pub(crate) users: ListUndo<User>,
+    pub(crate) jobs: ListUndo<Job>,
+    pub(crate) running: ListUndo<RunningTask>,
+    pub(crate) pending: ListUndo<PendingTask>,
     now_s: Option<f64>,
     policy: Option<Policy>,
     network: Option<Network>,

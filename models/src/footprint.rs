@@ -2,7 +2,8 @@
 //! snapshot across epochs, lsap-sched's "instant system state", Guo et al. §3.2, and the server
 //! counts it against its memory budget).
 
-use crate::request::{Job, Node, PendingTask, PlaceRequest, Pool, RunningTask};
+use crate::delta::{Changes, Undo};
+use crate::request::{Job, Node, PendingTask, PlaceRequest, Pool, Rack, RunningTask, User};
 use std::mem::size_of;
 
 /// Bytes counted per map entry beyond its key and value (a B-tree node's share).
@@ -36,8 +37,8 @@ impl PlaceRequest {
             + self.cluster.nodes.capacity() * size_of::<Node>();
         let pools: usize = self.pools.iter().map(pool_bytes).sum::<usize>()
             + self.pools.capacity() * size_of::<Pool>();
-        let users: usize = self.users.iter().map(|u| u.id.0.capacity()).sum::<usize>()
-            + self.users.capacity() * size_of::<crate::User>();
+        let users: usize = self.users.iter().map(user_bytes).sum::<usize>()
+            + self.users.capacity() * size_of::<User>();
         let jobs: usize = self.jobs.iter().map(job_bytes).sum::<usize>()
             + self.jobs.capacity() * size_of::<Job>();
         let pending: usize = self.pending.iter().map(pending_bytes).sum::<usize>()
@@ -54,6 +55,60 @@ impl PlaceRequest {
             .into_iter()
             .fold(size_of::<PlaceRequest>(), usize::saturating_add)
     }
+}
+
+impl Changes {
+    /// An estimate of the bytes the objects this delta upserts hold, as
+    /// [`PlaceRequest::heap_bytes`] counts them: what applying it adds to a snapshot's estimate
+    /// before what it takes away ([`Undo::heap_bytes`]).
+    ///
+    /// # Complexity
+    /// O(upserted objects and their lists).
+    pub fn heap_bytes(&self) -> usize {
+        let u = &self.upsert.0;
+        let lists = [
+            u.racks.iter().map(rack_bytes).sum::<usize>() + u.racks.len() * size_of::<Rack>(),
+            u.nodes.iter().map(node_bytes).sum::<usize>() + u.nodes.len() * size_of::<Node>(),
+            u.pools.iter().map(pool_bytes).sum::<usize>() + u.pools.len() * size_of::<Pool>(),
+            u.users.iter().map(user_bytes).sum::<usize>() + u.users.len() * size_of::<User>(),
+            u.jobs.iter().map(job_bytes).sum::<usize>() + u.jobs.len() * size_of::<Job>(),
+            u.running.iter().map(running_bytes).sum::<usize>()
+                + u.running.len() * size_of::<RunningTask>(),
+            u.pending.iter().map(pending_bytes).sum::<usize>()
+                + u.pending.len() * size_of::<PendingTask>(),
+        ];
+        lists.into_iter().fold(0, usize::saturating_add)
+    }
+}
+
+impl Undo {
+    /// An estimate of the bytes of what the delta took out of the snapshot (removed objects and
+    /// the previous versions of those it replaced in place), as [`PlaceRequest::heap_bytes`]
+    /// counts them. A snapshot's estimate after a delta is its estimate before, plus
+    /// [`Changes::heap_bytes`], minus this (list capacities aside).
+    ///
+    /// # Complexity
+    /// O(removed and replaced objects).
+    pub fn heap_bytes(&self) -> usize {
+        let lists = [
+            self.racks.bytes(|r| rack_bytes(r) + size_of::<Rack>()),
+            self.nodes.bytes(|n| node_bytes(n) + size_of::<Node>()),
+            self.pools.bytes(|p| pool_bytes(p) + size_of::<Pool>()),
+            self.users.bytes(|u| user_bytes(u) + size_of::<User>()),
+            self.jobs.bytes(|j| job_bytes(j) + size_of::<Job>()),
+            self.running.bytes(|t| running_bytes(t) + size_of::<RunningTask>()),
+            self.pending.bytes(|t| pending_bytes(t) + size_of::<PendingTask>()),
+        ];
+        lists.into_iter().fold(0, usize::saturating_add)
+    }
+}
+
+fn rack_bytes(r: &Rack) -> usize {
+    r.id.0.capacity()
+}
+
+fn user_bytes(u: &User) -> usize {
+    u.id.0.capacity()
 }
 
 fn amounts_bytes(a: &crate::Amounts) -> usize {
@@ -93,4 +148,40 @@ fn running_bytes(t: &RunningTask) -> usize {
         + t.job.0.capacity()
         + t.node.0.capacity()
         + t.demand.as_ref().map_or(0, amounts_bytes)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use crate::{parse_delta, parse_request};
+    use serde_json::json;
+
+    fn task(id: &str, replicas: &[&str]) -> serde_json::Value {
+        json!({"id": id, "job": "j", "kind": "map", "input_bytes": 1, "replicas": replicas})
+    }
+
+    /// Before + what a delta upserts − what it took out = after, but for the lists' spare
+    /// capacity (counted by the walk, not by the per-delta terms).
+    #[test]
+    fn a_delta_moves_the_estimate_by_its_objects() {
+        let pending: Vec<_> =
+            (0..40).map(|i| task(&format!("task-{i}"), &["node-a", "node-b"])).collect();
+        let body = json!({"schema_version": 1, "cluster": {}, "pending": pending});
+        let mut req = parse_request(&serde_json::to_vec(&body).unwrap()).unwrap();
+        req.pending.shrink_to_fit();
+        let before = req.heap_bytes();
+        let delta = json!({"base_epoch": 0, "changes": {
+            "remove": {"pending": ["task-3", "task-7", "task-30"]},
+            "upsert": {"pending": [task("task-5", &["node-c"]), task("new-1", &["a", "b", "c"])]}}});
+        let changes = parse_delta(&serde_json::to_vec(&delta).unwrap()).unwrap().changes.0;
+        let added = changes.heap_bytes();
+        let undo = req.apply_changes(changes);
+        let estimate = before + added - undo.heap_bytes();
+        // The list keeps its capacity of 40 slots; the terms count 38 elements.
+        let spare = (req.pending.capacity() - req.pending.len() + 2)
+            * std::mem::size_of::<crate::PendingTask>();
+        let walked = req.heap_bytes();
+        assert!(estimate.abs_diff(walked) <= spare, "{estimate} vs {walked} (spare {spare})");
+        assert!(added > 0 && undo.heap_bytes() > 0);
+    }
 }

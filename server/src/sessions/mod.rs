@@ -87,7 +87,7 @@ async fn create(
     let warm = WarmStart::new();
     let (request, answer) =
         solve(&req, &state, admitted, query, reserve, Some(warm.clone()), work).await?;
-    let id = state.sessions.insert(Kept { request, warm }, &state.admission, &limits)?;
+    let id = state.sessions.insert(Kept::new(request, warm), &state.admission, &limits)?;
     let head = format!(r#"{{"session":"{id}","epoch":0,"answer":"#);
     Ok(HttpResponse::Created().insert_header(ContentType::json()).body(wrap(&head, &answer)))
 }
@@ -117,7 +117,9 @@ async fn place(
         let delta = placer_models::parse_delta(&body)?;
         let base_epoch = delta.base_epoch;
         let (mut kept, _) = sessions.checkout(&session, base_epoch, &limits)?;
+        let (bytes_before, added) = (kept.request_bytes, delta.changes.0.heap_bytes());
         let undo = kept.request.apply_changes(delta.changes.0);
+        kept.request_bytes = bytes_before.saturating_add(added).saturating_sub(undo.heap_bytes());
         let opts = PlaceOptions { warm: Some(kept.warm.clone()), ..context.opts.clone() };
         let context = Context { opts: &opts, ..*context };
         match pipeline::answer_request(&mut kept.request, body.len(), &context) {
@@ -127,6 +129,7 @@ async fn place(
             }
             Err(e) => {
                 kept.request.undo(undo);
+                kept.request_bytes = bytes_before;
                 sessions.checkin(&session, base_epoch, kept, false, &limits)?;
                 Err(e)
             }

@@ -66,17 +66,28 @@ struct Inner {
 pub(crate) struct Kept {
     /// The equivalent full snapshot of the session's epoch.
     pub request: PlaceRequest,
+    /// The estimate of `request`'s bytes ([`PlaceRequest::heap_bytes`] when created, then
+    /// moved by each delta's [`placer_models::Changes::heap_bytes`] and
+    /// [`placer_models::Undo::heap_bytes`]: O(change) per delta, not O(snapshot)).
+    pub request_bytes: usize,
     /// The solver's state, passed to every solve of the session.
     pub warm: WarmStart,
 }
 
 impl Kept {
+    /// A new session's state: `request` as its master sent it, and `warm` after its first solve.
+    ///
+    /// Complexity: O(snapshot) ([`PlaceRequest::heap_bytes`]).
+    pub(crate) fn new(request: PlaceRequest, warm: WarmStart) -> Self {
+        Self { request_bytes: request.heap_bytes(), request, warm }
+    }
+
     /// The bytes the session holds in the ledger: the snapshot's and the solver state's
     /// estimates, plus [`SESSION_OVERHEAD_BYTES`].
     ///
-    /// Complexity: O(snapshot) ([`PlaceRequest::heap_bytes`]).
+    /// Complexity: O(1) beside [`WarmStart::heap_bytes`].
     pub(crate) fn weight(&self) -> u64 {
-        let bytes = self.request.heap_bytes().saturating_add(self.warm.heap_bytes());
+        let bytes = self.request_bytes.saturating_add(self.warm.heap_bytes());
         u64::try_from(bytes).unwrap_or(u64::MAX).saturating_add(SESSION_OVERHEAD_BYTES)
     }
 }
@@ -420,7 +431,7 @@ mod tests {
                 ..placer_models::PendingTask::default()
             });
         }
-        Kept { request, warm: WarmStart::new() }
+        Kept::new(request, WarmStart::new())
     }
 
     #[test]
@@ -462,7 +473,7 @@ mod tests {
         let err = store.checkout(&id, 0, &l).unwrap_err();
         assert_eq!((err.code(), err.path()), ("session_stale", "base_epoch"));
         let mut state = state;
-        state.request = kept(40).request;
+        *state = kept(40);
         let grown = state.weight();
         assert_eq!(store.checkin(&id, 0, state, true, &l).unwrap(), 1);
         assert_eq!(adm.bytes_in_use(), grown);
