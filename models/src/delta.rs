@@ -239,27 +239,36 @@ impl<T: Keyed> ListUndo<T> {
         let mut undo = Self { kept: list.len(), ..Self::default() };
         if !remove.is_empty() {
             let gone: foldhash::HashSet<&str> = remove.iter().map(String::as_str).collect();
-            if list.iter().any(|e| gone.contains(e.key())) {
-                let old = std::mem::take(list);
-                list.reserve(old.len());
-                for (i, e) in old.into_iter().enumerate() {
-                    if gone.contains(e.key()) {
-                        undo.removed.push((i, e));
-                    } else {
-                        list.push(e);
+            // One pass that keeps the order of what stays and hands out what goes, each with
+            // its position before the edit.
+            let (mut at, mut positions) = (0usize, Vec::new());
+            let removed: Vec<T> = list
+                .extract_if(.., |e| {
+                    let hit = gone.contains(e.key());
+                    if hit {
+                        positions.push(at);
                     }
-                }
-            }
+                    at += 1;
+                    hit
+                })
+                .collect();
+            undo.removed = positions.into_iter().zip(removed).collect();
             undo.kept = list.len();
         }
         if upsert.is_empty() {
             return undo;
         }
+        // Positions of the upserted ids the list holds: one pass over the list, one hash per
+        // element, an allocation per id found only.
+        let wanted: foldhash::HashSet<&str> = upsert.iter().map(Keyed::key).collect();
         let mut at: HashMap<String, usize, foldhash::fast::RandomState> =
-            HashMap::with_capacity_and_hasher(list.len() + upsert.len(), Default::default());
+            HashMap::with_capacity_and_hasher(upsert.len(), Default::default());
         for (i, e) in list.iter().enumerate() {
-            at.entry(e.key().to_owned()).or_insert(i);
+            if wanted.contains(e.key()) {
+                at.entry(e.key().to_owned()).or_insert(i);
+            }
         }
+        drop(wanted);
         for item in upsert {
             match at.get(item.key()) {
                 Some(&j) => {
