@@ -76,6 +76,8 @@ const RELOAD_TIME: &str = "placer_config_last_reload_timestamp_seconds";
 const GENERATION: &str = "placer_config_generation";
 const EVENT_LOG_ERRORS: &str = "placer_event_log_errors_total";
 const AUTH_FAILURES: &str = "placer_auth_failures_total";
+const SESSIONS: &str = "placer_sessions";
+const SESSION_BYTES: &str = "placer_session_bytes";
 
 /// How often the background thread folds histogram samples into their buckets, so that an
 /// unscraped process does not accumulate samples.
@@ -180,6 +182,15 @@ pub fn describe() {
     for reason in ["missing", "invalid", "scope"] {
         counter!(AUTH_FAILURES, "reason" => reason).absolute(0);
     }
+    describe_gauge!(SESSIONS, "Sessions held right now (POST /v1/sessions; --sessions-max)");
+    describe_gauge!(
+        SESSION_BYTES,
+        Unit::Bytes,
+        "Estimated bytes the sessions hold right now (part of placer_memory_held_bytes; at most \
+         half of --max-memory)"
+    );
+    gauge!(SESSIONS).set(0.0);
+    gauge!(SESSION_BYTES).set(0.0);
     gauge!(IN_FLIGHT).set(0.0);
     gauge!(QUEUE).set(0.0);
     gauge!(MEMORY_HELD).set(0.0);
@@ -226,6 +237,13 @@ pub fn in_flight(n: usize) {
 /// whenever the held bytes change).
 pub fn memory_held(bytes: u64) {
     gauge!(MEMORY_HELD).set(bytes as f64);
+}
+
+/// Sets `placer_sessions` and `placer_session_bytes` (the session store calls it under its
+/// lock whenever a session is stored, moved on, or dropped).
+pub fn sessions(count: usize, bytes: u64) {
+    gauge!(SESSIONS).set(count as f64);
+    gauge!(SESSION_BYTES).set(bytes as f64);
 }
 
 /// Sets `placer_queue_length` to `n` (the admission code calls it whenever the queue changes).

@@ -130,4 +130,23 @@ async fn metrics_page_counts_what_the_answers_said() {
     assert_eq!(sample(&page, r#"placer_config_reloads_total{result="error"}"#), Some(1.0));
     assert_eq!(sample(&page, "placer_config_generation"), Some(2.0));
     assert!(sample(&page, "placer_config_last_reload_timestamp_seconds").is_some_and(|t| t > 0.0));
+
+    // Sessions: the gauges follow the store (0 before, 1 and its bytes while held, 0 after).
+    let page = metrics::render();
+    assert_eq!(sample(&page, "placer_sessions"), Some(0.0));
+    let svc = init_service(app(AppState::new(&ServerConfig::default()))).await;
+    let req = TestRequest::post().uri("/v1/sessions").set_payload(body.clone()).to_request();
+    let res = call_service(&svc, req).await;
+    assert_eq!(res.status(), 201);
+    let created: Value = serde_json::from_slice(&read_body(res).await).unwrap();
+    let page = metrics::render();
+    assert_eq!(sample(&page, "placer_sessions"), Some(1.0));
+    let bytes = sample(&page, "placer_session_bytes").unwrap();
+    assert!(bytes > body.len() as f64, "{bytes}");
+    let id = created["session"].as_str().unwrap();
+    let req = TestRequest::delete().uri(&format!("/v1/sessions/{id}")).to_request();
+    assert_eq!(call_service(&svc, req).await.status(), 204);
+    let page = metrics::render();
+    assert_eq!(sample(&page, "placer_sessions"), Some(0.0));
+    assert_eq!(sample(&page, "placer_session_bytes"), Some(0.0));
 }

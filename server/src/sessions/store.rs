@@ -132,9 +132,31 @@ pub(crate) fn wrong_epoch(base_epoch: u64, epoch: u64) -> ServerError {
     }
 }
 
+/// The store's lock: the session gauges follow its count and bytes when it is released.
+struct Locked<'a>(MutexGuard<'a, Inner>);
+
+impl std::ops::Deref for Locked<'_> {
+    type Target = Inner;
+    fn deref(&self) -> &Inner {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Locked<'_> {
+    fn deref_mut(&mut self) -> &mut Inner {
+        &mut self.0
+    }
+}
+
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        crate::metrics::sessions(self.0.sessions.len(), self.0.bytes);
+    }
+}
+
 impl Store {
-    fn lock(&self) -> MutexGuard<'_, Inner> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    fn lock(&self) -> Locked<'_> {
+        Locked(self.0.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
     /// Refuses at once when sessions are disabled (`--sessions-max 0`).
