@@ -4,7 +4,8 @@
 //! kept solver state (`PlaceOptions::warm`); each delta is parsed
 //! (`placer_models::parse_delta`), applied in place (`PlaceRequest::apply_changes`) and solved
 //! with the same state. A delta whose snapshot fails is undone, and the snapshot must then equal
-//! what it was. An answer must hold the invariants of the `place` target and equal a cold
+//! what it was. Validation by difference (`placer_models::Revalidator`) must give what
+//! validation in full gives: the same resolved references, or the same error. An answer must hold the invariants of the `place` target and equal a cold
 //! solve of the same snapshot in status, counts and objective (to 1 ns per placement: the
 //! exact engines' integer quantum).
 #![no_main]
@@ -13,7 +14,7 @@ mod checks;
 
 use checks::{check, too_big};
 use libfuzzer_sys::fuzz_target;
-use placer_models::PlaceResponse;
+use placer_models::{PlaceResponse, Revalidator};
 use placer_solver::{PlaceOptions, WarmStart};
 
 fuzz_target!(|data: &[u8]| {
@@ -26,12 +27,21 @@ fuzz_target!(|data: &[u8]| {
     }
     let warm = PlaceOptions { warm: Some(WarmStart::new()), ..PlaceOptions::default() };
     let _ = placer_solver::place(&request, &warm);
+    let mut checker = Revalidator::new();
+    let _ = checker.revalidate(&request, None);
     for part in parts.take(8) {
         let Ok(delta) = placer_models::parse_delta(part) else { continue };
         let before = request.clone();
         let undo = request.apply_changes(delta.changes.0);
+        let by_difference = checker.revalidate(&request, Some(&undo));
+        match (placer_models::validate_resolved(&request), by_difference) {
+            (Ok(full), Ok(checked)) => assert!(checked.resolved_for(&request) == Some(full)),
+            (Err(full), Err(got)) => assert!(got == full, "{got:?} by difference, {full:?} in full"),
+            (full, got) => panic!("in full {full:?}, by difference {got:?}"),
+        }
         if too_big(&request) {
             request.undo(undo);
+            checker.invalidate();
             assert!(request == before, "undo gives the snapshot back");
             continue;
         }
@@ -44,6 +54,7 @@ fuzz_target!(|data: &[u8]| {
             }
             Err(_) => {
                 request.undo(undo);
+                checker.invalidate();
                 assert!(request == before, "undo gives the snapshot back");
             }
         }

@@ -211,11 +211,12 @@ keyed!(Rack, Node, Pool, User, Job, RunningTask, PendingTask);
 #[derive(Debug)]
 pub(crate) struct ListUndo<T> {
     /// (position before the edit, element) of each removed element, ascending.
-    removed: Vec<(usize, T)>,
+    pub(crate) removed: Vec<(usize, T)>,
     /// The list's length after the removals (appended elements are past it).
-    kept: usize,
-    /// (position, previous element) of each element replaced in place, in edit order.
-    replaced: Vec<(usize, T)>,
+    pub(crate) kept: usize,
+    /// (position after the removals, previous element) of each element replaced in place, in
+    /// edit order.
+    pub(crate) replaced: Vec<(usize, T)>,
 }
 
 impl<T> Default for ListUndo<T> {
@@ -323,9 +324,9 @@ pub struct Undo {
     pub(crate) jobs: ListUndo<Job>,
     pub(crate) running: ListUndo<RunningTask>,
     pub(crate) pending: ListUndo<PendingTask>,
-    now_s: Option<f64>,
-    policy: Option<Policy>,
-    network: Option<Network>,
+    pub(crate) now_s: Option<f64>,
+    pub(crate) policy: Option<Policy>,
+    pub(crate) network: Option<Network>,
 }
 
 impl PlaceRequest {

@@ -11,6 +11,7 @@ mod policy;
 mod replicas;
 mod request;
 mod response;
+mod revalidate;
 mod state;
 mod validate;
 
@@ -28,6 +29,7 @@ pub use response::{
     Assignment, CostBreakdown, JobReport, Locality, PlaceResponse, PoolReport, Preemption,
     PreemptionReason, SlotCounts, Stats, Status, WaitReason, Waiting,
 };
+pub use revalidate::{Checked, Revalidator};
 pub use state::{JobState, StarvationClock, StarvationState};
 pub use validate::{fraction, non_negative, positive, validate, validate_resolved, Resolved};
 
