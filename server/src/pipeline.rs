@@ -14,7 +14,7 @@ use crate::logging::SolveLog;
 use crate::state::SolveFn;
 use crate::{metrics, policy_defaults};
 use placer_datasets::FairAllocations;
-use placer_models::PlaceRequest;
+use placer_models::{Checked, PlaceRequest};
 use placer_solver::PlaceOptions;
 use serde_json::{Map, Value};
 use std::any::Any;
@@ -76,7 +76,7 @@ fn answer_unguarded(
     // The body is not needed past parsing: give its memory back before the solve.
     drop(bytes);
     let context = Context { opts, solve, deadline, policy_defaults, allocations, recording };
-    answer_parsed(&mut request, body_len, &context)
+    answer_parsed(&mut request, body_len, &context, None)
 }
 
 /// What answering a parsed snapshot needs besides it: [`answer`]'s other arguments.
@@ -99,16 +99,20 @@ pub(crate) struct Context<'a> {
 /// request body's size for the metrics and the log. The policy defaults and the allocations
 /// apply to the solve only: on return `request` is as it came in (its policy restored, the
 /// pools and users the allocations appended taken off again), so that a session keeps the
-/// snapshot its master sent. A panic inside is caught as in [`answer`].
+/// snapshot its master sent. `checked`, the snapshot as a [`placer_models::Revalidator`] found
+/// it valid, spares the solver validating it again; it is used only when there are no policy
+/// defaults and no allocations (they change the snapshot after it was checked). A panic inside
+/// is caught as in [`answer`].
 pub(crate) fn answer_request(
     request: &mut PlaceRequest,
     body_len: usize,
     context: &Context<'_>,
+    checked: Option<Checked>,
 ) -> Result<Vec<u8>, ServerError> {
     catch_unwind(AssertUnwindSafe(move || {
         let policy = context.policy_defaults.map(|_| request.policy.clone());
         let (pools, users) = (request.pools.len(), request.users.len());
-        let answer = answer_parsed(request, body_len, context);
+        let answer = answer_parsed(request, body_len, context, checked);
         if let Some(policy) = policy {
             request.policy = policy;
         }
@@ -128,6 +132,7 @@ fn answer_parsed(
     request: &mut PlaceRequest,
     body_len: usize,
     context: &Context<'_>,
+    checked: Option<Checked>,
 ) -> Result<Vec<u8>, ServerError> {
     let Context { opts, solve, deadline, policy_defaults, allocations, recording } = *context;
     let log = &recording.log;
@@ -142,7 +147,11 @@ fn answer_parsed(
     let _timer = deadline.arm(request.policy.deadline_ms);
     log.request(request);
     let started = Instant::now();
-    let mut response = solve(request, opts)?;
+    let checked = checked.filter(|_| policy_defaults.is_none() && allocations.is_none());
+    let mut response = match checked {
+        Some(checked) => placer_solver::place_checked(request, checked, opts)?,
+        None => solve(request, opts)?,
+    };
     let seconds = started.elapsed().as_secs_f64();
     response.stats.solve_ms = seconds * 1e3;
     metrics::answered(&request.policy, &response, seconds);

@@ -69,7 +69,7 @@ pub use error::SolveError;
 pub use fairness::fairness_distance;
 pub use index::Indexed;
 pub use memory::{peak_estimate_bytes, PEAK_BYTES_PER_BODY_BYTE};
-pub use pipeline::{cost_matrix, place};
+pub use pipeline::{cost_matrix, place, place_checked};
 pub use placement::Placement;
 pub use policy::{registry, Candidates, Policy, PolicyOf};
 pub use room::{Room, UNCAPPED};

@@ -16,7 +16,7 @@ use crate::index::Indexed;
 use crate::matrix::CostMatrix;
 use crate::policy::{registry, Epoch, Placement};
 use ndarray::Array2;
-use placer_models::{PlaceRequest, PlaceResponse, Status, TaskKind, WaitReason};
+use placer_models::{Checked, PlaceRequest, PlaceResponse, Resolved, Status, TaskKind, WaitReason};
 
 /// One epoch: validate and index the snapshot (with running-job limits and CPAC admission),
 /// compute fair shares and starvation, place with the registered policy of
@@ -58,8 +58,52 @@ use placer_models::{PlaceRequest, PlaceResponse, Status, TaskKind, WaitReason};
 /// assert_eq!((exact.stats.node_local, exact.stats.objective), (2, 0.0));
 /// ```
 pub fn place(req: &PlaceRequest, opts: &PlaceOptions) -> Result<PlaceResponse, SolveError> {
+    place_resolved(req, None, opts)
+}
+
+/// [`place`] on a snapshot a [`placer_models::Revalidator`] checked (a session's, after a
+/// delta validated by difference): its references are not resolved again. A `checked` of
+/// another shape than `req` (another snapshot's) is ignored and `req` validated in full.
+///
+/// # Complexity
+/// As [`place`] without the validation's O(snapshot) hashing.
+///
+/// # Errors
+/// As [`place`].
+///
+/// # Examples
+/// lsap-sched's Fig. 1 as in [`place`], checked first:
+/// ```
+/// let req = placer_models::parse_request(br#"{"schema_version": 1,
+///   "cluster": {"racks": [{"id": "r"}],
+///     "nodes": [{"id": "A", "rack": "r", "map_slots": 1}, {"id": "B", "rack": "r", "map_slots": 1}]},
+///   "pools": [{"id": "p"}], "jobs": [{"id": "j", "pool": "p"}],
+///   "pending": [{"id": "T1", "job": "j", "kind": "map", "input_bytes": 125000000, "replicas": ["A", "B"]},
+///               {"id": "T2", "job": "j", "kind": "map", "input_bytes": 125000000, "replicas": ["A"]}]}"#).unwrap();
+/// let checked = placer_models::Revalidator::new().revalidate(&req, None).unwrap();
+/// let opts = placer_solver::PlaceOptions::default();
+/// let answer = placer_solver::place_checked(&req, checked, &opts).unwrap();
+/// assert_eq!(answer, placer_solver::place(&req, &opts).unwrap());
+/// ```
+pub fn place_checked(
+    req: &PlaceRequest,
+    checked: Checked,
+    opts: &PlaceOptions,
+) -> Result<PlaceResponse, SolveError> {
+    place_resolved(req, checked.resolved_for(req), opts)
+}
+
+/// [`place`] with `resolved`, when given, as `req`'s validated references.
+fn place_resolved(
+    req: &PlaceRequest,
+    resolved: Option<Resolved>,
+    opts: &PlaceOptions,
+) -> Result<PlaceResponse, SolveError> {
     registry::check_settings(&req.policy)?;
-    let resolved = placer_models::validate_resolved(req)?;
+    let resolved = match resolved {
+        Some(resolved) => resolved,
+        None => placer_models::validate_resolved(req)?,
+    };
     registry::check_job_fields(req)?;
     let policy = registry::lookup(req.policy.algorithm)?;
     let engine = req.policy.solver;

@@ -81,7 +81,7 @@ async fn create(
         let mut request = placer_models::parse_request(&body)?;
         let body_len = body.len();
         drop(body);
-        let answer = pipeline::answer_request(&mut request, body_len, context)?;
+        let answer = pipeline::answer_request(&mut request, body_len, context, None)?;
         Ok((request, answer))
     };
     let warm = WarmStart::new();
@@ -120,15 +120,21 @@ async fn place(
         let (bytes_before, added) = (kept.request_bytes, delta.changes.0.heap_bytes());
         let undo = kept.request.apply_changes(delta.changes.0);
         kept.request_bytes = bytes_before.saturating_add(added).saturating_sub(undo.heap_bytes());
+        // Validated by difference when the snapshot is solved as sent; an invalid one goes the
+        // way of `POST /place`, which gives its error.
+        let as_sent = context.policy_defaults.is_none() && context.allocations.is_none();
+        let checked =
+            as_sent.then(|| kept.revalidator.revalidate(&kept.request, Some(&undo)).ok()).flatten();
         let opts = PlaceOptions { warm: Some(kept.warm.clone()), ..context.opts.clone() };
         let context = Context { opts: &opts, ..*context };
-        match pipeline::answer_request(&mut kept.request, body.len(), &context) {
+        match pipeline::answer_request(&mut kept.request, body.len(), &context, checked) {
             Ok(answer) => {
                 let epoch = sessions.checkin(&session, base_epoch, kept, true, &limits)?;
                 Ok((epoch, answer))
             }
             Err(e) => {
                 kept.request.undo(undo);
+                kept.revalidator.invalidate();
                 kept.request_bytes = bytes_before;
                 sessions.checkin(&session, base_epoch, kept, false, &limits)?;
                 Err(e)

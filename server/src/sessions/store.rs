@@ -12,7 +12,7 @@
 use crate::admission::{Admission, Hold, MemoryModel};
 use crate::config::ServerConfig;
 use crate::error::ServerError;
-use placer_models::PlaceRequest;
+use placer_models::{PlaceRequest, Revalidator};
 use placer_solver::WarmStart;
 use ring::rand::{SecureRandom, SystemRandom};
 use std::collections::HashMap;
@@ -72,6 +72,8 @@ pub(crate) struct Kept {
     pub request_bytes: usize,
     /// The solver's state, passed to every solve of the session.
     pub warm: WarmStart,
+    /// What validates the next delta by difference.
+    pub revalidator: Revalidator,
 }
 
 impl Kept {
@@ -79,7 +81,7 @@ impl Kept {
     ///
     /// Complexity: O(snapshot) ([`PlaceRequest::heap_bytes`]).
     pub(crate) fn new(request: PlaceRequest, warm: WarmStart) -> Self {
-        Self { request_bytes: request.heap_bytes(), request, warm }
+        Self { request_bytes: request.heap_bytes(), request, warm, revalidator: Revalidator::new() }
     }
 
     /// The bytes the session holds in the ledger: the snapshot's and the solver state's
@@ -87,7 +89,10 @@ impl Kept {
     ///
     /// Complexity: O(1) beside [`WarmStart::heap_bytes`].
     pub(crate) fn weight(&self) -> u64 {
-        let bytes = self.request_bytes.saturating_add(self.warm.heap_bytes());
+        let bytes = self
+            .request_bytes
+            .saturating_add(self.warm.heap_bytes())
+            .saturating_add(self.revalidator.heap_bytes());
         u64::try_from(bytes).unwrap_or(u64::MAX).saturating_add(SESSION_OVERHEAD_BYTES)
     }
 }
