@@ -296,3 +296,38 @@ async fn other_methods_get_405_with_allow() {
         assert_eq!(resp.headers().get("allow").unwrap(), allow);
     }
 }
+
+/// The shipped example delta (docs/wire-schema.md, "Sessions") against the shipped snapshot:
+/// epoch 1 answers as `POST /place` on the equivalent full snapshot. One map slot is free, on
+/// n1 (`j1-m-9` ended; `j1-m-0` took the other): `j1-m-1`, whose block is on n1, takes it at no
+/// cost, the new `j2-m-2` (blocks in rack r2) waits, and the reduce takes n1's reduce slot.
+#[actix_web::test]
+async fn the_example_delta_answers_its_next_epoch() {
+    let svc = test::init_service(app(AppState::new(&ServerConfig::default()))).await;
+    let id = create(&svc).await;
+    let text =
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/session_delta.json"))
+            .unwrap();
+    let body: Value = serde_json::from_slice(&text).unwrap();
+    let (status, got) = delta(&svc, &id, body.clone()).await;
+    assert_eq!((status, got["epoch"].clone()), (200, json!(1)), "{got}");
+    let changes = &body["changes"];
+    let mut full = example();
+    full["now_s"] = changes["now_s"].clone();
+    for key in ["pending", "running"] {
+        let gone: Vec<Value> = changes["remove"][key].as_array().unwrap().clone();
+        let list = full[key].as_array_mut().unwrap();
+        list.retain(|t| !gone.contains(&t["id"]));
+        list.extend(changes["upsert"][key].as_array().unwrap().iter().cloned());
+    }
+    let (status, expected) = place(&svc, &full).await;
+    assert_eq!(status, 200);
+    assert_eq!(timeless(got["answer"].clone()), expected);
+    let placed: Vec<(&str, &str)> = expected["assignments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| (a["task"].as_str().unwrap(), a["node"].as_str().unwrap()))
+        .collect();
+    assert_eq!(placed, [("j1-m-1", "n1"), ("j1-r-0", "n1")], "{expected}");
+}
