@@ -77,6 +77,7 @@ const GENERATION: &str = "placer_config_generation";
 const EVENT_LOG_ERRORS: &str = "placer_event_log_errors_total";
 const AUTH_FAILURES: &str = "placer_auth_failures_total";
 const SESSIONS: &str = "placer_sessions";
+const SESSION_DELTAS: &str = "placer_session_deltas_total";
 const SESSION_BYTES: &str = "placer_session_bytes";
 
 /// How often the background thread folds histogram samples into their buckets, so that an
@@ -189,6 +190,13 @@ pub fn describe() {
         "Estimated bytes the sessions hold right now (part of placer_memory_held_bytes; at most \
          half of --max-memory)"
     );
+    describe_counter!(
+        SESSION_DELTAS,
+        "Session deltas answered, by how their snapshot was validated: by_difference or full"
+    );
+    for validation in ["by_difference", "full"] {
+        counter!(SESSION_DELTAS, "validation" => validation).absolute(0);
+    }
     gauge!(SESSIONS).set(0.0);
     gauge!(SESSION_BYTES).set(0.0);
     gauge!(IN_FLIGHT).set(0.0);
@@ -244,6 +252,12 @@ pub fn memory_held(bytes: u64) {
 pub fn sessions(count: usize, bytes: u64) {
     gauge!(SESSIONS).set(count as f64);
     gauge!(SESSION_BYTES).set(bytes as f64);
+}
+
+/// One session delta answered, its snapshot validated by difference or in full.
+pub fn session_delta(by_difference: bool) {
+    let validation = if by_difference { "by_difference" } else { "full" };
+    counter!(SESSION_DELTAS, "validation" => validation).increment(1);
 }
 
 /// Sets `placer_queue_length` to `n` (the admission code calls it whenever the queue changes).

@@ -144,6 +144,18 @@ async fn metrics_page_counts_what_the_answers_said() {
     let bytes = sample(&page, "placer_session_bytes").unwrap();
     assert!(bytes > body.len() as f64, "{bytes}");
     let id = created["session"].as_str().unwrap();
+    // Two empty deltas: the first validates in full (no state yet), the second by difference.
+    for epoch in 0..2 {
+        let req = TestRequest::post()
+            .uri(&format!("/v1/sessions/{id}/place"))
+            .set_payload(format!(r#"{{"base_epoch": {epoch}}}"#))
+            .to_request();
+        assert_eq!(call_service(&svc, req).await.status(), 200);
+    }
+    let page = metrics::render();
+    let deltas =
+        |v: &str| sample(&page, &format!(r#"placer_session_deltas_total{{validation="{v}"}}"#));
+    assert_eq!((deltas("full"), deltas("by_difference")), (Some(1.0), Some(1.0)));
     let req = TestRequest::delete().uri(&format!("/v1/sessions/{id}")).to_request();
     assert_eq!(call_service(&svc, req).await.status(), 204);
     let page = metrics::render();

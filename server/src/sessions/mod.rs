@@ -127,8 +127,10 @@ async fn place(
             as_sent.then(|| kept.revalidator.revalidate(&kept.request, Some(&undo)).ok()).flatten();
         let opts = PlaceOptions { warm: Some(kept.warm.clone()), ..context.opts.clone() };
         let context = Context { opts: &opts, ..*context };
+        let by_difference = checked.is_some() && kept.revalidator.was_by_difference();
         match pipeline::answer_request(&mut kept.request, body.len(), &context, checked) {
             Ok(answer) => {
+                crate::metrics::session_delta(by_difference);
                 let epoch = sessions.checkin(&session, base_epoch, kept, true, &limits)?;
                 Ok((epoch, answer))
             }
