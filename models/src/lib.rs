@@ -3,6 +3,7 @@
 //! placer answers with. Serde types and validation only; all logic lives in `placer-solver`.
 
 mod error;
+mod fast_read;
 mod ids;
 mod parse;
 mod policy;

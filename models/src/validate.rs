@@ -218,16 +218,26 @@ pub fn validate_resolved(req: &PlaceRequest) -> Result<Resolved, ModelError> {
         }
     }
 
-    // Task ids are unique across pending and running together.
-    let mut tasks: HashMap<&str, TaskAt> = map_with_capacity(req.pending.len() + req.running.len());
+    // Task ids are unique across pending and running together. A sort of their hashes finds
+    // most snapshots free of duplicates at once; only one with two equal hashes is checked id by
+    // id, with a map, for the first duplicate and where it was first seen.
+    let task_ids = || {
+        req.pending.iter().map(|t| t.id.as_str()).chain(req.running.iter().map(|t| t.id.as_str()))
+    };
+    let mut tasks: Option<HashMap<&str, TaskAt>> =
+        equal_hashes(task_ids()).then(|| map_with_capacity(req.pending.len() + req.running.len()));
     // The replica lists' duplicates: the (task + 1, position) that last named each node.
     let mut named: Vec<(usize, usize)> = vec![(0, 0); req.cluster.nodes.len()];
     // The last pending task with shuffle sources, and where its resolved nodes start.
     let mut last_shuffle: Option<(usize, usize)> = None;
 
+    // Tasks of one job come together: the previous task's job, when it is the same, is not
+    // looked up again (one string comparison).
+    let mut last_job: Option<(&str, usize)> = None;
     for (i, task) in req.pending.iter().enumerate() {
-        claim(&mut tasks, task.id.as_str(), TaskAt::Pending(i))?;
-        let j = known(&jobs, task.job.as_str(), "job", || format!("pending[{i}].job"))?;
+        claim(tasks.as_mut(), task.id.as_str(), TaskAt::Pending(i))?;
+        let j =
+            cached(&mut last_job, &jobs, task.job.as_str(), "job", || format!("pending[{i}].job"))?;
         out.pending_job.push(position(j));
         match task.kind {
             TaskKind::Map => {
@@ -303,10 +313,16 @@ pub fn validate_resolved(req: &PlaceRequest) -> Result<Resolved, ModelError> {
     }
 
     let mut used: Vec<[u32; 2]> = vec![[0, 0]; req.cluster.nodes.len()];
+    // Running tasks are often listed node by node: the previous task's node, as its job.
+    let (mut last_job, mut last_node): (Option<(&str, usize)>, Option<(&str, usize)>) =
+        (None, None);
     for (i, task) in req.running.iter().enumerate() {
-        claim(&mut tasks, task.id.as_str(), TaskAt::Running(i))?;
-        let j = known(&jobs, task.job.as_str(), "job", || format!("running[{i}].job"))?;
-        let n = known(&nodes, task.node.as_str(), "node", || format!("running[{i}].node"))?;
+        claim(tasks.as_mut(), task.id.as_str(), TaskAt::Running(i))?;
+        let j =
+            cached(&mut last_job, &jobs, task.job.as_str(), "job", || format!("running[{i}].job"))?;
+        let n = cached(&mut last_node, &nodes, task.node.as_str(), "node", || {
+            format!("running[{i}].node")
+        })?;
         out.running_job.push(position(j));
         out.running_node.push(position(n));
         if let Some(s) = task.started_s {
@@ -356,15 +372,30 @@ impl TaskAt {
     }
 }
 
-/// Registers a task id, rejecting empty ones and ids already seen (pending or running).
+/// Whether two of `ids` have the same hash (so that they may be equal): the hashes sorted and
+/// compared with their neighbours, O(n log n) time, cache-friendly, where a map of the ids
+/// would take a cache miss or two per id.
+fn equal_hashes<'a>(ids: impl Iterator<Item = &'a str>) -> bool {
+    use std::hash::BuildHasher;
+    let state = foldhash::fast::RandomState::default();
+    let mut hashes: Vec<u64> = ids.map(|id| state.hash_one(id)).collect();
+    hashes.sort_unstable();
+    hashes.windows(2).any(|w| w[0] == w[1])
+}
+
+/// Registers a task id, rejecting empty ones and ids already seen (pending or running); with
+/// no map (no two ids share a hash) only empty ones.
 fn claim<'a>(
-    tasks: &mut HashMap<&'a str, TaskAt>,
+    tasks: Option<&mut HashMap<&'a str, TaskAt>>,
     id: &'a str,
     at: TaskAt,
 ) -> Result<(), ModelError> {
     if id.is_empty() {
         return Err(ModelError::EmptyId { path: at.path() });
     }
+    let Some(tasks) = tasks else {
+        return Ok(());
+    };
     if let Some(first) = tasks.insert(id, at) {
         // Keep the first occurrence for later duplicates (none: this one is an error).
         return Err(ModelError::DuplicateId {
@@ -407,6 +438,25 @@ fn unique_ids<'a>(
         }
     }
     Ok(index)
+}
+
+/// [`known`], remembering the last id resolved: the same id again costs one string comparison.
+#[inline]
+fn cached<'a>(
+    last: &mut Option<(&'a str, usize)>,
+    index: &HashMap<&str, usize>,
+    id: &'a str,
+    entity: &'static str,
+    path: impl FnOnce() -> String,
+) -> Result<usize, ModelError> {
+    if let Some((name, at)) = *last {
+        if name == id {
+            return Ok(at);
+        }
+    }
+    let at = known(index, id, entity, path)?;
+    *last = Some((id, at));
+    Ok(at)
 }
 
 fn known(
