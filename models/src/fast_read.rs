@@ -35,6 +35,9 @@ pub(crate) fn read(bytes: &[u8]) -> Option<PlaceRequest> {
 /// than this, counting the containers around it, goes to the whole-body path instead.
 const DEPTH_HANDED_OVER: usize = 96;
 
+/// Elements read before an array's length is estimated from their bytes.
+const SAMPLE: usize = 64;
+
 /// Powers of ten exact in an `f64` (10²² is the largest).
 const POW10: [f64; 23] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
@@ -273,6 +276,7 @@ impl<'a> Reader<'a> {
         fast: impl Fn(&mut Self) -> Option<T>,
     ) -> Option<Vec<T>> {
         let mut out = Vec::new();
+        let first = self.i;
         self.array(|r| {
             r.ws();
             let start = r.i;
@@ -284,8 +288,16 @@ impl<'a> Reader<'a> {
                 }
             };
             out.push(item);
+            if out.len() == SAMPLE {
+                // Room for the rest of the body at the sample's bytes per element, if it can be
+                // had: pages never written are never mapped, and growing by doubling would
+                // write (and, for large arrays, fault in) every element twice or more.
+                let per = ((r.i - first) / SAMPLE).max(1);
+                let _ = out.try_reserve((r.b.len() - r.i) / per);
+            }
             Some(())
         })?;
+        out.shrink_to_fit();
         Some(out)
     }
 

@@ -5,6 +5,7 @@
 mod error;
 mod fast_read;
 mod ids;
+mod name_index;
 mod parse;
 mod policy;
 mod replicas;

@@ -3,6 +3,7 @@
 //! the first offending field. O(size of the snapshot) time and memory.
 
 use crate::error::ModelError;
+use crate::name_index::NameIndex;
 use crate::policy::Algorithm;
 use crate::request::{Amounts, PlaceRequest, TaskKind};
 use crate::SCHEMA_VERSION;
@@ -422,19 +423,29 @@ fn map_with_capacity<K, V>(n: usize) -> HashMap<K, V> {
 fn unique_ids<'a>(
     ids: impl Iterator<Item = &'a str>,
     array: &str,
-) -> Result<HashMap<&'a str, usize>, ModelError> {
-    let mut index = map_with_capacity(ids.size_hint().0);
+) -> Result<NameIndex, ModelError> {
+    let mut index = NameIndex::with_capacity(ids.size_hint().0);
     for (i, id) in ids.enumerate() {
         let path = || format!("{array}[{i}].id");
         if id.is_empty() {
             return Err(ModelError::EmptyId { path: path() });
         }
-        if let Some(first) = index.insert(id, i) {
-            return Err(ModelError::DuplicateId {
-                path: path(),
-                id: id.to_owned(),
-                first: format!("{array}[{first}].id"),
-            });
+        match index.insert(id) {
+            Ok(_) => {}
+            Err(Some(first)) => {
+                return Err(ModelError::DuplicateId {
+                    path: path(),
+                    id: id.to_owned(),
+                    first: format!("{array}[{first}].id"),
+                })
+            }
+            // More than 2³² ids or 4 GiB of them (a body limit keeps real snapshots far below).
+            Err(None) => {
+                return Err(ModelError::Inconsistent {
+                    path: path(),
+                    message: format!("more ids in {array} than positions can hold"),
+                })
+            }
         }
     }
     Ok(index)
@@ -444,7 +455,7 @@ fn unique_ids<'a>(
 #[inline]
 fn cached<'a>(
     last: &mut Option<(&'a str, usize)>,
-    index: &HashMap<&str, usize>,
+    index: &NameIndex,
     id: &'a str,
     entity: &'static str,
     path: impl FnOnce() -> String,
@@ -460,12 +471,12 @@ fn cached<'a>(
 }
 
 fn known(
-    index: &HashMap<&str, usize>,
+    index: &NameIndex,
     id: &str,
     entity: &'static str,
     path: impl FnOnce() -> String,
 ) -> Result<usize, ModelError> {
-    index.get(id).copied().ok_or_else(|| ModelError::UnknownReference {
+    index.get(id).ok_or_else(|| ModelError::UnknownReference {
         path: path(),
         entity,
         id: id.to_owned(),
