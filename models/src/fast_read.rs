@@ -108,19 +108,13 @@ impl<'a> Reader<'a> {
     fn str(&mut self) -> Option<&'a str> {
         self.eat(b'"')?;
         let start = self.i;
-        loop {
-            let c = *self.b.get(self.i)?;
-            if c == b'"' {
-                break;
-            }
-            if c == b'\\' || c < 0x20 {
-                return None;
-            }
-            self.i += 1;
+        let rest = self.b.get(start..)?;
+        let len = rest.iter().position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+        if rest[len] != b'"' {
+            return None;
         }
-        let s = self.text.get(start..self.i);
-        self.i += 1;
-        s
+        self.i = start + len + 1;
+        self.text.get(start..start + len)
     }
 
     /// The digits of a non-negative integer: `None` for a sign, a fraction, an exponent, a

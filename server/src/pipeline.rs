@@ -91,7 +91,8 @@ fn answer_unguarded(
     metrics::answered(&request.policy, &response, seconds);
     log.response(&response);
     record(recording, &request, &response);
-    serde_json::to_vec(&response)
+    response
+        .to_json()
         .map_err(|e| ServerError::Internal { message: format!("serializing the response: {e}") })
 }
 
