@@ -31,38 +31,6 @@ pub struct PlaceResponse {
     pub stats: Stats,
 }
 
-impl PlaceResponse {
-    /// The response as JSON bytes, written into a buffer reserved from its lists' lengths
-    /// (about 200 bytes an entry, more than one usually takes): a 10 MB answer written by
-    /// doubling a small buffer copies itself and faults in about twice its size.
-    ///
-    /// # Complexity
-    /// O(size of the answer).
-    ///
-    /// # Errors
-    /// Those of `serde_json::to_writer` (none for the types here).
-    ///
-    /// # Example
-    /// ```
-    /// # let response: placer_models::PlaceResponse = serde_json::from_str(
-    /// #     r#"{"schema_version":1,"assignments":[],"preemptions":[],"waiting":[],"pools":[],
-    /// #        "jobs":[],"stats":{"pending":0,"free_slots":0,"free_map_slots":0,
-    /// #        "free_reduce_slots":0,"assigned":0,"node_local":0,"rack_local":0,"remote":0,
-    /// #        "no_preference":0,"locality_cost":0.0,"fairness_distance":0.0,"preempted":0,
-    /// #        "objective":0.0,"status":"optimal","solve_ms":0.0}}"#).unwrap();
-    /// assert_eq!(response.to_json().unwrap(), serde_json::to_vec(&response).unwrap());
-    /// ```
-    pub fn to_json(&self) -> Result<Vec<u8>, serde_json::Error> {
-        let entries = self.assignments.len() + self.preemptions.len() + self.waiting.len();
-        let reports = self.pools.len() + self.jobs.len();
-        let mut out = Vec::new();
-        // A guess too large for memory is no reason to fail: the writer grows the buffer.
-        let _ = out.try_reserve(1024 + 200 * entries + 512 * reports);
-        serde_json::to_writer(&mut out, self)?;
-        Ok(out)
-    }
-}
-
 /// One placement.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

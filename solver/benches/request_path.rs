@@ -104,7 +104,7 @@ fn main() {
         let response = stages::build(&ix, &model, &outcome, &PlaceOptions::default());
         stages::check_answer(&req, &response).unwrap();
         lap(4);
-        let out = response.to_json().unwrap();
+        let out = serde_json::to_vec(&response).unwrap();
         lap(5);
         answer_len = out.len();
         for (b, x) in best.iter_mut().zip(t) {
