@@ -315,8 +315,8 @@ pub fn validate_resolved(req: &PlaceRequest) -> Result<Resolved, ModelError> {
 
     let mut used: Vec<[u32; 2]> = vec![[0, 0]; req.cluster.nodes.len()];
     // Running tasks are often listed node by node: the previous task's node, as its job.
-    let (mut last_job, mut last_node): (Option<(&str, usize)>, Option<(&str, usize)>) =
-        (None, None);
+    let mut last_job: Option<(&str, usize)> = None;
+    let mut last_node: Option<(&str, usize)> = None;
     for (i, task) in req.running.iter().enumerate() {
         claim(tasks.as_mut(), task.id.as_str(), TaskAt::Running(i))?;
         let j =
