@@ -653,6 +653,43 @@ mod tests {
     }
 
     #[test]
+    fn mutated_bodies_never_disagree_with_serde_json() {
+        use rand::{Rng, SeedableRng};
+        // A body with every shape the fast reader takes, mutated one to three bytes at a time
+        // (seeded): wherever the fast reader answers, serde_json gives the same snapshot.
+        let base = format!(
+            r#"{{"schema_version":1,"now_s":12.25,{CLUSTER},"jobs":[{{"id":"j","pool":"p"}}],
+            "pending":[{{"id":"t0","job":"j","kind":"map","input_bytes":128,"output_bytes":7,
+                         "replicas":["n0","n1"],"pending_since_s":3.5}}],
+            "running":[{{"id":"t2","job":"j","kind":"reduce","node":"n0","started_s":10,
+                         "phase":"copy"}}]}}"#
+        );
+        let alphabet = b"\"\\{}[],:0123456789.-eEnul \t\x01\xc3";
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let (mut fast, mut total) = (0, 0);
+        for _ in 0..4000 {
+            let mut body = base.clone().into_bytes();
+            for _ in 0..rng.random_range(1..=3) {
+                let at = rng.random_range(0..body.len());
+                match rng.random_range(0..3) {
+                    0 => {
+                        body.remove(at);
+                    }
+                    1 => body.insert(at, alphabet[rng.random_range(0..alphabet.len())]),
+                    _ => body[at] = alphabet[rng.random_range(0..alphabet.len())],
+                }
+            }
+            total += 1;
+            let Some(read) = read(&body) else { continue };
+            fast += 1;
+            let text = std::str::from_utf8(&body).expect("the fast reader took UTF-8 only");
+            assert_eq!(Some(&read), by_serde(text).as_ref(), "{text}");
+        }
+        // The mutations must leave many bodies the fast reader takes (or the test is vacuous).
+        assert!(fast > total / 20, "{fast} of {total} read fast");
+    }
+
+    #[test]
     fn deep_nesting_is_left_to_the_whole_body() {
         // serde_json counts 128 levels from the body's top; a value nested that deep inside a
         // task is not read apart from the body, but by the whole-body path.
