@@ -227,8 +227,10 @@ pub fn validate_resolved(req: &PlaceRequest) -> Result<Resolved, ModelError> {
     };
     let mut tasks: Option<HashMap<&str, TaskAt>> =
         equal_hashes(task_ids()).then(|| map_with_capacity(req.pending.len() + req.running.len()));
-    // The replica lists' duplicates: the (task + 1, position) that last named each node.
-    let mut named: Vec<(usize, usize)> = vec![(0, 0); req.cluster.nodes.len()];
+    // The replica lists' duplicates: the task + 1 that last named each node (4 bytes a node, so
+    // that the stamps of 10⁵ nodes stay in cache). Stamps wrap beyond 2³² − 1 tasks, which no
+    // body under any limit holds.
+    let mut named: Vec<u32> = vec![0; req.cluster.nodes.len()];
     // The last pending task with shuffle sources, and where its resolved nodes start.
     let mut last_shuffle: Option<(usize, usize)> = None;
 
@@ -280,15 +282,17 @@ pub fn validate_resolved(req: &PlaceRequest) -> Result<Resolved, ModelError> {
         for (k, replica) in task.replicas.iter().enumerate() {
             let path = || format!("pending[{i}].replicas[{k}]");
             let n = known(&nodes, replica, "node", path)?;
-            let (by, first) = named[n];
-            if by == i + 1 {
+            let stamp = (i as u32).wrapping_add(1);
+            if named[n] == stamp {
+                // The first naming in this task is the earlier one (this is the first repeat).
+                let first = task.replicas.iter().position(|r| r == replica).unwrap_or(k);
                 return Err(ModelError::DuplicateId {
                     path: path(),
                     id: replica.to_string(),
                     first: format!("pending[{i}].replicas[{first}]"),
                 });
             }
-            named[n] = (i + 1, k);
+            named[n] = stamp;
             out.replica_nodes.push(position(n));
         }
         // Reduces of one job list the same source nodes in the same order: a source named as
