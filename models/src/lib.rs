@@ -4,8 +4,10 @@
 
 mod delta;
 mod error;
+mod fast_read;
 mod footprint;
 mod ids;
+mod name_index;
 mod parse;
 mod policy;
 mod replicas;

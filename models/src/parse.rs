@@ -10,9 +10,11 @@ use serde::Deserialize;
 /// each with the path of the field the parser was in. Does not validate references: call
 /// [`crate::validate`] next.
 ///
-/// A valid body is read once, without tracking paths; only a body that fails is read again
-/// with `serde_path_to_error` for the path of its error (the same deserializer, so the same
-/// message).
+/// A body of the common shape is read once by the fast reader (`fast_read`: byte by byte
+/// where it can be exactly what `serde_json` would read, by `serde_json` elsewhere); one it
+/// declines is read once by `serde_json`, without tracking paths; only a body that fails is read
+/// again with `serde_path_to_error` for the path of its error (the same deserializer, so the
+/// same message).
 ///
 /// # Complexity
 /// O(bytes) time; memory the parsed snapshot.
@@ -25,6 +27,9 @@ use serde::Deserialize;
 /// [`ModelError::MalformedJson`], [`ModelError::InvalidField`] or
 /// [`ModelError::UnsupportedSchemaVersion`], as above.
 pub fn parse_request(bytes: &[u8]) -> Result<PlaceRequest, ModelError> {
+    if let Some(request) = crate::fast_read::read(bytes) {
+        return Ok(request);
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     match PlaceRequest::deserialize(&mut de).and_then(|r| de.end().map(|()| r)) {
         Ok(request) => Ok(request),

@@ -74,6 +74,20 @@ impl Replicas {
         self.iter().map(NodeId::from).collect()
     }
 
+    /// The list of `names`, allocated at its exact size; `None` past 4 GiB of names (as
+    /// deserialization refuses them).
+    pub(crate) fn from_names(names: &[&str]) -> Option<Self> {
+        let total: usize = names.iter().map(|n| n.len()).sum();
+        u32::try_from(total).ok()?;
+        let mut list =
+            Self { names: String::with_capacity(total), ends: Vec::with_capacity(names.len()) };
+        for name in names {
+            list.names.push_str(name);
+            list.ends.push(list.names.len() as u32);
+        }
+        Some(list)
+    }
+
     /// Heap bytes held: the arena and the offsets (capacity, not length).
     pub fn heap_bytes(&self) -> usize {
         self.names.capacity() + self.ends.capacity() * std::mem::size_of::<u32>()

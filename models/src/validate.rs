@@ -3,6 +3,7 @@
 //! the first offending field. O(size of the snapshot) time and memory.
 
 use crate::error::ModelError;
+use crate::name_index::NameIndex;
 use crate::policy::Algorithm;
 use crate::request::{Amounts, PlaceRequest, TaskKind};
 use crate::SCHEMA_VERSION;
@@ -218,16 +219,28 @@ pub fn validate_resolved(req: &PlaceRequest) -> Result<Resolved, ModelError> {
         }
     }
 
-    // Task ids are unique across pending and running together.
-    let mut tasks: HashMap<&str, TaskAt> = map_with_capacity(req.pending.len() + req.running.len());
-    // The replica lists' duplicates: the (task + 1, position) that last named each node.
-    let mut named: Vec<(usize, usize)> = vec![(0, 0); req.cluster.nodes.len()];
+    // Task ids are unique across pending and running together. A sort of their hashes finds
+    // most snapshots free of duplicates at once; only one with two equal hashes is checked id by
+    // id, with a map, for the first duplicate and where it was first seen.
+    let task_ids = || {
+        req.pending.iter().map(|t| t.id.as_str()).chain(req.running.iter().map(|t| t.id.as_str()))
+    };
+    let mut tasks: Option<HashMap<&str, TaskAt>> =
+        equal_hashes(task_ids()).then(|| map_with_capacity(req.pending.len() + req.running.len()));
+    // The replica lists' duplicates: the task + 1 that last named each node (4 bytes a node, so
+    // that the stamps of 10⁵ nodes stay in cache). Stamps wrap beyond 2³² − 1 tasks, which no
+    // body under any limit holds.
+    let mut named: Vec<u32> = vec![0; req.cluster.nodes.len()];
     // The last pending task with shuffle sources, and where its resolved nodes start.
     let mut last_shuffle: Option<(usize, usize)> = None;
 
+    // Tasks of one job come together: the previous task's job, when it is the same, is not
+    // looked up again (one string comparison).
+    let mut last_job: Option<(&str, usize)> = None;
     for (i, task) in req.pending.iter().enumerate() {
-        claim(&mut tasks, task.id.as_str(), TaskAt::Pending(i))?;
-        let j = known(&jobs, task.job.as_str(), "job", || format!("pending[{i}].job"))?;
+        claim(tasks.as_mut(), task.id.as_str(), TaskAt::Pending(i))?;
+        let j =
+            cached(&mut last_job, &jobs, task.job.as_str(), "job", || format!("pending[{i}].job"))?;
         out.pending_job.push(position(j));
         match task.kind {
             TaskKind::Map => {
@@ -269,15 +282,17 @@ pub fn validate_resolved(req: &PlaceRequest) -> Result<Resolved, ModelError> {
         for (k, replica) in task.replicas.iter().enumerate() {
             let path = || format!("pending[{i}].replicas[{k}]");
             let n = known(&nodes, replica, "node", path)?;
-            let (by, first) = named[n];
-            if by == i + 1 {
+            let stamp = (i as u32).wrapping_add(1);
+            if named[n] == stamp {
+                // The first naming in this task is the earlier one (this is the first repeat).
+                let first = task.replicas.iter().position(|r| r == replica).unwrap_or(k);
                 return Err(ModelError::DuplicateId {
                     path: path(),
                     id: replica.to_string(),
                     first: format!("pending[{i}].replicas[{first}]"),
                 });
             }
-            named[n] = (i + 1, k);
+            named[n] = stamp;
             out.replica_nodes.push(position(n));
         }
         // Reduces of one job list the same source nodes in the same order: a source named as
@@ -303,10 +318,16 @@ pub fn validate_resolved(req: &PlaceRequest) -> Result<Resolved, ModelError> {
     }
 
     let mut used: Vec<[u32; 2]> = vec![[0, 0]; req.cluster.nodes.len()];
+    // Running tasks are often listed node by node: the previous task's node, as its job.
+    let mut last_job: Option<(&str, usize)> = None;
+    let mut last_node: Option<(&str, usize)> = None;
     for (i, task) in req.running.iter().enumerate() {
-        claim(&mut tasks, task.id.as_str(), TaskAt::Running(i))?;
-        let j = known(&jobs, task.job.as_str(), "job", || format!("running[{i}].job"))?;
-        let n = known(&nodes, task.node.as_str(), "node", || format!("running[{i}].node"))?;
+        claim(tasks.as_mut(), task.id.as_str(), TaskAt::Running(i))?;
+        let j =
+            cached(&mut last_job, &jobs, task.job.as_str(), "job", || format!("running[{i}].job"))?;
+        let n = cached(&mut last_node, &nodes, task.node.as_str(), "node", || {
+            format!("running[{i}].node")
+        })?;
         out.running_job.push(position(j));
         out.running_node.push(position(n));
         if let Some(s) = task.started_s {
@@ -356,15 +377,30 @@ impl TaskAt {
     }
 }
 
-/// Registers a task id, rejecting empty ones and ids already seen (pending or running).
+/// Whether two of `ids` have the same hash (so that they may be equal): the hashes sorted and
+/// compared with their neighbours, O(n log n) time, cache-friendly, where a map of the ids
+/// would take a cache miss or two per id.
+fn equal_hashes<'a>(ids: impl Iterator<Item = &'a str>) -> bool {
+    use std::hash::BuildHasher;
+    let state = foldhash::fast::RandomState::default();
+    let mut hashes: Vec<u64> = ids.map(|id| state.hash_one(id)).collect();
+    hashes.sort_unstable();
+    hashes.windows(2).any(|w| w[0] == w[1])
+}
+
+/// Registers a task id, rejecting empty ones and ids already seen (pending or running); with
+/// no map (no two ids share a hash) only empty ones.
 fn claim<'a>(
-    tasks: &mut HashMap<&'a str, TaskAt>,
+    tasks: Option<&mut HashMap<&'a str, TaskAt>>,
     id: &'a str,
     at: TaskAt,
 ) -> Result<(), ModelError> {
     if id.is_empty() {
         return Err(ModelError::EmptyId { path: at.path() });
     }
+    let Some(tasks) = tasks else {
+        return Ok(());
+    };
     if let Some(first) = tasks.insert(id, at) {
         // Keep the first occurrence for later duplicates (none: this one is an error).
         return Err(ModelError::DuplicateId {
@@ -391,31 +427,60 @@ fn map_with_capacity<K, V>(n: usize) -> HashMap<K, V> {
 fn unique_ids<'a>(
     ids: impl Iterator<Item = &'a str>,
     array: &str,
-) -> Result<HashMap<&'a str, usize>, ModelError> {
-    let mut index = map_with_capacity(ids.size_hint().0);
+) -> Result<NameIndex, ModelError> {
+    let mut index = NameIndex::with_capacity(ids.size_hint().0);
     for (i, id) in ids.enumerate() {
         let path = || format!("{array}[{i}].id");
         if id.is_empty() {
             return Err(ModelError::EmptyId { path: path() });
         }
-        if let Some(first) = index.insert(id, i) {
-            return Err(ModelError::DuplicateId {
-                path: path(),
-                id: id.to_owned(),
-                first: format!("{array}[{first}].id"),
-            });
+        match index.insert(id) {
+            Ok(_) => {}
+            Err(Some(first)) => {
+                return Err(ModelError::DuplicateId {
+                    path: path(),
+                    id: id.to_owned(),
+                    first: format!("{array}[{first}].id"),
+                })
+            }
+            // More than 2³² ids or 4 GiB of them (a body limit keeps real snapshots far below).
+            Err(None) => {
+                return Err(ModelError::Inconsistent {
+                    path: path(),
+                    message: format!("more ids in {array} than positions can hold"),
+                })
+            }
         }
     }
     Ok(index)
 }
 
+/// [`known`], remembering the last id resolved: the same id again costs one string comparison.
+#[inline]
+fn cached<'a>(
+    last: &mut Option<(&'a str, usize)>,
+    index: &NameIndex,
+    id: &'a str,
+    entity: &'static str,
+    path: impl FnOnce() -> String,
+) -> Result<usize, ModelError> {
+    if let Some((name, at)) = *last {
+        if name == id {
+            return Ok(at);
+        }
+    }
+    let at = known(index, id, entity, path)?;
+    *last = Some((id, at));
+    Ok(at)
+}
+
 fn known(
-    index: &HashMap<&str, usize>,
+    index: &NameIndex,
     id: &str,
     entity: &'static str,
     path: impl FnOnce() -> String,
 ) -> Result<usize, ModelError> {
-    index.get(id).copied().ok_or_else(|| ModelError::UnknownReference {
+    index.get(id).ok_or_else(|| ModelError::UnknownReference {
         path: path(),
         entity,
         id: id.to_owned(),
