@@ -50,6 +50,10 @@ const BIG_M: i128 = 1 << 100;
 /// Potentials are shifted back towards 0 when the source's passes this.
 const RECENTRE: i128 = 1 << 120;
 
+const S: u32 = 0;
+const T: u32 = 1;
+const C: u32 = 2;
+
 /// A task's place in an [`IncrementalFlow`], as [`IncrementalFlow::add_task`] gave it (slots
 /// of removed tasks are reused).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -88,8 +92,10 @@ enum Arc {
     SrcSink,
 }
 
-/// A sorted fan-out: which set, as a search walks it.
-#[derive(Clone, Copy, Debug)]
+/// A sorted fan of residual arcs at one vertex. Forward fans (out-arcs u → m) are keyed
+/// c − π(m), backward fans (in-arcs m → u) c + π(m), so that a walk takes their members in
+/// order of reduced cost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Fan {
     /// S → unplaced tasks.
     Src,
@@ -103,6 +109,32 @@ enum Fan {
     RackTasks(u32),
     /// Node → the tasks it feeds directly.
     NodeTasks(u32),
+    /// Placed tasks → S (backward at S).
+    PlacedIn,
+    /// Nodes with a free slot left → T.
+    OpenNodes,
+    /// Tasks not fed by the cluster → cluster.
+    ClusterIn,
+    /// Racks the cluster feeds → cluster.
+    RacksFeeding,
+    /// Tasks listing the rack, not fed by it → rack.
+    RackIn(u32),
+    /// Tasks listing the node, not fed by it → node.
+    NodeIn(u32),
+}
+
+impl Fan {
+    fn backward(self) -> bool {
+        matches!(
+            self,
+            Fan::PlacedIn
+                | Fan::OpenNodes
+                | Fan::ClusterIn
+                | Fan::RacksFeeding
+                | Fan::RackIn(_)
+                | Fan::NodeIn(_)
+        )
+    }
 }
 
 /// A task: its arcs and where its unit is.
@@ -115,7 +147,7 @@ struct Task {
     out: Option<Out>,
 }
 
-/// A sorted fan: (key, member) with key = arc cost − π(member).
+/// A sorted fan: (key, member).
 type Keyed = BTreeSet<(i128, u32)>;
 
 /// A walk along a fan during a search.
@@ -150,13 +182,22 @@ pub struct IncrementalFlow {
     excess: Vec<i64>,
     /// Vertices with a positive excess.
     active: BTreeSet<u32>,
+    /// Vertices with a deficit.
+    short: BTreeSet<u32>,
     src_fan: Keyed,
     sink_fan: Keyed,
     cluster_racks: Keyed,
     cluster_tasks: Keyed,
     rack_tasks: Vec<Keyed>,
     node_tasks: Vec<Keyed>,
+    placed_in: Keyed,
+    open_nodes: Keyed,
+    cluster_in: Keyed,
+    racks_feeding: Keyed,
+    rack_in: Vec<Keyed>,
+    node_in: Vec<Keyed>,
     // Search scratch, kept to avoid reallocation; stamps avoid clearing.
+    backward: bool,
     dist: Vec<i128>,
     seen: Vec<u32>,
     done: Vec<u32>,
@@ -165,14 +206,11 @@ pub struct IncrementalFlow {
     settled: Vec<u32>,
     walks: Vec<Walk>,
     path: Vec<(u32, u32, Arc)>,
+    fans: Vec<(Fan, i128, u32)>,
     heap: BinaryHeap<Reverse<(i128, u8, u64)>>,
     /// Vertices settled over all searches (a measure of locality).
     settled_total: u64,
 }
-
-const S: u32 = 0;
-const T: u32 = 1;
-const C: u32 = 2;
 
 impl IncrementalFlow {
     /// An empty network over nodes with `node_rack` (the rack of each node, each below
@@ -180,10 +218,10 @@ impl IncrementalFlow {
     /// [`Self::set_free`].
     ///
     /// # Complexity
-    /// O(nodes + racks).
+    /// O(nodes + racks · log racks).
     ///
     /// # Errors
-    /// None; a node whose rack is not below `racks` gets a rack of its own beyond them.
+    /// None; a node whose rack is not below `racks` widens the rack count.
     ///
     /// # Examples
     /// ```
@@ -217,12 +255,20 @@ impl IncrementalFlow {
             pot,
             excess: vec![0; vertices],
             active: BTreeSet::new(),
+            short: BTreeSet::new(),
             src_fan: Keyed::new(),
             sink_fan: Keyed::new(),
             cluster_racks: Keyed::new(),
             cluster_tasks: Keyed::new(),
             rack_tasks: vec![Keyed::new(); racks],
             node_tasks: vec![Keyed::new(); nodes],
+            placed_in: Keyed::new(),
+            open_nodes: Keyed::new(),
+            cluster_in: Keyed::new(),
+            racks_feeding: Keyed::new(),
+            rack_in: vec![Keyed::new(); racks],
+            node_in: vec![Keyed::new(); nodes],
+            backward: false,
             dist: vec![0; vertices],
             seen: vec![0; vertices],
             done: vec![0; vertices],
@@ -231,12 +277,12 @@ impl IncrementalFlow {
             settled: Vec::new(),
             walks: Vec::new(),
             path: Vec::new(),
+            fans: Vec::new(),
             heap: BinaryHeap::new(),
             settled_total: 0,
         };
         for q in 0..racks as u32 {
-            let key = -flow.pot[flow.rack_v(q) as usize];
-            flow.cluster_racks.insert((key, q));
+            flow.join(flow.rack_v(q));
         }
         flow
     }
@@ -266,7 +312,7 @@ impl IncrementalFlow {
         }
     }
 
-    /// The number of tasks (live ones).
+    /// The number of live tasks.
     pub fn tasks(&self) -> usize {
         self.tasks.len() - self.vacant.len()
     }
@@ -306,19 +352,27 @@ impl IncrementalFlow {
         self.tasks.get(h.0 as usize).filter(|t| t.live).map(|t| &t.arcs)
     }
 
-    /// An estimate of the heap memory held, in bytes.
+    /// An estimate of the heap memory held, in bytes: per vertex its potential, excess and
+    /// search scratch; per task its arcs; per fan member a B-tree entry (about 40 bytes).
     ///
     /// # Complexity
-    /// O(tasks).
+    /// O(tasks + nodes + racks).
     pub fn heap_bytes(&self) -> usize {
         let vertices = self.pot.len();
         let per_vertex = 16 + 8 + 16 + 4 + 4 + 24;
+        let len = |v: &Vec<Keyed>| v.iter().map(BTreeSet::len).sum::<usize>();
         let fans = self.src_fan.len()
             + self.sink_fan.len()
             + self.cluster_racks.len()
             + self.cluster_tasks.len()
-            + self.rack_tasks.iter().map(BTreeSet::len).sum::<usize>()
-            + self.node_tasks.iter().map(BTreeSet::len).sum::<usize>();
+            + self.placed_in.len()
+            + self.open_nodes.len()
+            + self.cluster_in.len()
+            + self.racks_feeding.len()
+            + len(&self.rack_tasks)
+            + len(&self.node_tasks)
+            + len(&self.rack_in)
+            + len(&self.node_in);
         let arcs: usize = self
             .tasks
             .iter()
@@ -328,8 +382,8 @@ impl IncrementalFlow {
             + self.tasks.capacity() * std::mem::size_of::<Task>()
             + arcs
             + fans * 40
-            + self.node_rack.len() * 20
-            + self.active.len() * 8
+            + self.node_rack.len() * (4 * 4 + 2 * 24)
+            + self.racks() * (3 * 24 + 4)
     }
 
     fn grow(&mut self) {
@@ -345,27 +399,149 @@ impl IncrementalFlow {
     fn add_excess(&mut self, v: u32, delta: i64) {
         let e = &mut self.excess[v as usize];
         *e += delta;
-        if *e > 0 {
+        let e = *e;
+        if e > 0 {
             self.active.insert(v);
         } else {
             self.active.remove(&v);
         }
+        if e < 0 {
+            self.short.insert(v);
+        } else {
+            self.short.remove(&v);
+        }
     }
 
-    /// The fan an out-arc's task sits in (rack and node fans reverse the task's arc).
-    fn out_fan(&mut self, o: Out) -> &mut Keyed {
-        match o {
-            Out::Node(n, _) => &mut self.node_tasks[n as usize],
-            Out::Rack(q, _) => &mut self.rack_tasks[q as usize],
-            Out::Cluster(_) => &mut self.cluster_tasks,
+    fn keyed(&mut self, fan: Fan) -> &mut Keyed {
+        match fan {
+            Fan::Src => &mut self.src_fan,
+            Fan::Sink => &mut self.sink_fan,
+            Fan::ClusterRacks => &mut self.cluster_racks,
+            Fan::ClusterTasks => &mut self.cluster_tasks,
+            Fan::RackTasks(q) => &mut self.rack_tasks[q as usize],
+            Fan::NodeTasks(n) => &mut self.node_tasks[n as usize],
+            Fan::PlacedIn => &mut self.placed_in,
+            Fan::OpenNodes => &mut self.open_nodes,
+            Fan::ClusterIn => &mut self.cluster_in,
+            Fan::RacksFeeding => &mut self.racks_feeding,
+            Fan::RackIn(q) => &mut self.rack_in[q as usize],
+            Fan::NodeIn(n) => &mut self.node_in[n as usize],
         }
+    }
+
+    fn fan(&self, fan: Fan) -> &Keyed {
+        match fan {
+            Fan::Src => &self.src_fan,
+            Fan::Sink => &self.sink_fan,
+            Fan::ClusterRacks => &self.cluster_racks,
+            Fan::ClusterTasks => &self.cluster_tasks,
+            Fan::RackTasks(q) => &self.rack_tasks[q as usize],
+            Fan::NodeTasks(n) => &self.node_tasks[n as usize],
+            Fan::PlacedIn => &self.placed_in,
+            Fan::OpenNodes => &self.open_nodes,
+            Fan::ClusterIn => &self.cluster_in,
+            Fan::RacksFeeding => &self.racks_feeding,
+            Fan::RackIn(q) => &self.rack_in[q as usize],
+            Fan::NodeIn(n) => &self.node_in[n as usize],
+        }
+    }
+
+    /// The fans that hold vertex `v` (as (fan, arc cost, member)), into `self.fans`.
+    fn memberships(&mut self, v: u32) {
+        let racks = self.racks() as u32;
+        let nodes = self.nodes() as u32;
+        self.fans.clear();
+        if v < 3 {
+            return;
+        }
+        if v < 3 + racks {
+            let q = v - 3;
+            self.fans.push((Fan::ClusterRacks, 0, q));
+            if self.flow_cr[q as usize] > 0 {
+                self.fans.push((Fan::RacksFeeding, 0, q));
+            }
+        } else if v < 3 + racks + nodes {
+            let n = v - 3 - racks;
+            if self.used[n as usize] > 0 {
+                self.fans.push((Fan::Sink, 0, n));
+            }
+            if self.used[n as usize] < self.free[n as usize] {
+                self.fans.push((Fan::OpenNodes, 0, n));
+            }
+        } else {
+            let k = v - 3 - racks - nodes;
+            let t = &self.tasks[k as usize];
+            if !t.live {
+                return;
+            }
+            let off = i128::from(t.arcs.offset);
+            if t.inflow {
+                self.fans.push((Fan::PlacedIn, -off, k));
+            } else {
+                self.fans.push((Fan::Src, off, k));
+            }
+            let out = t.out;
+            if let Some(o) = out {
+                let fan = match o {
+                    Out::Node(n, _) => Fan::NodeTasks(n),
+                    Out::Rack(q, _) => Fan::RackTasks(q),
+                    Out::Cluster(_) => Fan::ClusterTasks,
+                };
+                self.fans.push((fan, -i128::from(o.cost()), k));
+            }
+            for &(n, c) in &t.arcs.on_node {
+                if out != Some(Out::Node(n, c)) {
+                    self.fans.push((Fan::NodeIn(n), i128::from(c), k));
+                }
+            }
+            for &(q, c) in &t.arcs.racks {
+                if out != Some(Out::Rack(q, c)) {
+                    self.fans.push((Fan::RackIn(q), i128::from(c), k));
+                }
+            }
+            if let Some(b) = t.arcs.base {
+                if out != Some(Out::Cluster(b)) {
+                    self.fans.push((Fan::ClusterIn, i128::from(b), k));
+                }
+            }
+        }
+    }
+
+    fn key(fan: Fan, cost: i128, pot: i128) -> i128 {
+        if fan.backward() {
+            cost + pot
+        } else {
+            cost - pot
+        }
+    }
+
+    /// Takes `v` out of every fan that holds it (before its state or potential changes).
+    fn leave(&mut self, v: u32) {
+        self.memberships(v);
+        let p = self.pot[v as usize];
+        let fans = std::mem::take(&mut self.fans);
+        for &(fan, cost, m) in &fans {
+            self.keyed(fan).remove(&(Self::key(fan, cost, p), m));
+        }
+        self.fans = fans;
+    }
+
+    /// Puts `v` into every fan that should hold it (after its state or potential changed).
+    fn join(&mut self, v: u32) {
+        self.memberships(v);
+        let p = self.pot[v as usize];
+        let fans = std::mem::take(&mut self.fans);
+        for &(fan, cost, m) in &fans {
+            self.keyed(fan).insert((Self::key(fan, cost, p), m));
+        }
+        self.fans = fans;
     }
 
     /// Adds a task with `arcs` (`job` ignored), unplaced until [`Self::reoptimize`]; arcs to
     /// nodes or racks that do not exist are dropped.
     ///
     /// # Complexity
-    /// O(its arcs + log tasks).
+    /// O(its arcs · log tasks).
     ///
     /// # Errors
     /// None.
@@ -394,7 +570,7 @@ impl IncrementalFlow {
                 self.tasks.len() as u32 - 1
             }
         };
-        let v = self.task_v(k) as usize;
+        let v = self.task_v(k);
         // π(t) at least max over out-arcs of π(x) − c (their reduced costs ≥ 0).
         let mut lower: Option<i128> = None;
         let mut raise = |x: i128| lower = Some(lower.map_or(x, |l: i128| l.max(x)));
@@ -410,17 +586,19 @@ impl IncrementalFlow {
         let offset = i128::from(arcs.offset);
         let top = self.pot[S as usize] + offset;
         let saturate = lower.is_some_and(|l| l > top);
-        self.pot[v] = if saturate { lower.unwrap_or(top) } else { top };
-        self.excess[v] = 0;
+        self.pot[v as usize] = match lower {
+            Some(l) if saturate => l,
+            _ => top,
+        };
+        self.excess[v as usize] = 0;
         self.tasks[k as usize] = Task { arcs, live: true, inflow: saturate, out: None };
         if saturate {
             // S → t would have a negative reduced cost: it takes its unit now.
             self.cost += offset;
-            self.add_excess(self.task_v(k), 1);
+            self.add_excess(v, 1);
             self.add_excess(S, -1);
-        } else {
-            self.src_fan.insert((offset - self.pot[v], k));
         }
+        self.join(v);
         TaskHandle(k)
     }
 
@@ -429,7 +607,7 @@ impl IncrementalFlow {
     /// False when `h` is not a live task.
     ///
     /// # Complexity
-    /// O(log tasks).
+    /// O(its arcs · log tasks).
     ///
     /// # Errors
     /// None.
@@ -438,9 +616,8 @@ impl IncrementalFlow {
         let Some(task) = self.tasks.get(k as usize).filter(|t| t.live) else { return false };
         let (inflow, out, offset) = (task.inflow, task.out, task.arcs.offset);
         let v = self.task_v(k);
-        let pv = self.pot[v as usize];
+        self.leave(v);
         if let Some(o) = out {
-            self.out_fan(o).remove(&(-i128::from(o.cost()) - pv, k));
             self.cost -= i128::from(o.cost());
             let x = self.out_v(o);
             self.add_excess(x, -1);
@@ -448,8 +625,6 @@ impl IncrementalFlow {
         if inflow {
             self.cost -= i128::from(offset);
             self.add_excess(S, 1);
-        } else {
-            self.src_fan.remove(&(i128::from(offset) - pv, k));
         }
         let e = self.excess[v as usize];
         self.add_excess(v, -e);
@@ -461,7 +636,7 @@ impl IncrementalFlow {
     /// Replaces a task's arcs (a removal and an addition; the handle may change).
     ///
     /// # Complexity
-    /// O(its arcs + log tasks).
+    /// O(its arcs · log tasks).
     ///
     /// # Errors
     /// None; `None` when `h` is not a live task.
@@ -480,36 +655,37 @@ impl IncrementalFlow {
     /// None.
     pub fn set_free(&mut self, n: u32, slots: u32) {
         let Some(&old) = self.free.get(n as usize) else { return };
+        if old == slots {
+            return;
+        }
+        let nv = self.node_v(n);
+        self.leave(nv);
         self.free[n as usize] = slots;
         let used = self.used[n as usize];
-        let nv = self.node_v(n);
         if used > slots {
             let back = used - slots;
-            if slots == 0 {
-                self.sink_fan.remove(&(-self.pot[nv as usize], n));
-            }
             self.used[n as usize] = slots;
             self.add_excess(T, -i64::from(back));
             self.add_excess(nv, i64::from(back));
         } else if slots > used && old <= used && self.pot[nv as usize] < self.pot[T as usize] {
             let more = slots - used;
-            if used == 0 {
-                self.sink_fan.insert((-self.pot[nv as usize], n));
-            }
             self.used[n as usize] = slots;
             self.add_excess(nv, -i64::from(more));
             self.add_excess(T, i64::from(more));
         }
+        self.join(nv);
     }
 
-    /// Restores a minimum-cost maximum flow after edits: successive shortest paths from each
-    /// excess unit to the nearest deficit (see the module doc), polling `cancel` once per
-    /// path. True when done; false when cut (the state keeps its imbalances and a later
-    /// call resumes) or, which the invariants rule out, when an excess cannot reach a deficit.
+    /// Restores a minimum-cost maximum flow after edits: successive shortest paths between
+    /// excess and deficit units (see the module doc), polling `cancel` once per path. An
+    /// excess at a task, node or rack searches forwards to the nearest deficit; then a
+    /// deficit there searches backwards to the nearest excess; what is left (S and T)
+    /// searches forwards. True when done; false when cut (the state keeps its imbalances and
+    /// a later call resumes) or, which the invariants rule out, when no path is found.
     ///
     /// # Complexity
-    /// O(U · (K log K)) for U units of imbalance and K vertices settled per search (those
-    /// nearer, in reduced cost, than the deficit reached), plus O(log) per fan member taken.
+    /// O(U · K log K) for U units of imbalance and K vertices settled per search (those
+    /// nearer, in reduced cost, than the other end), plus O(log) per fan member taken.
     ///
     /// # Errors
     /// None.
@@ -531,11 +707,17 @@ impl IncrementalFlow {
     /// assert_eq!(flow.total_cost(), 0);
     /// ```
     pub fn reoptimize(&mut self, cancel: Option<&Cancel>) -> bool {
-        while let Some(&source) = self.active.first() {
-            if is_cut(cancel) {
-                return false;
-            }
-            if !self.augment_from(source) {
+        loop {
+            let (start, backward) = if let Some(&u) = self.active.range(3..).next_back() {
+                (u, false)
+            } else if let Some(&w) = self.short.range(3..).next_back() {
+                (w, true)
+            } else if let Some(&u) = self.active.last() {
+                (u, false)
+            } else {
+                break;
+            };
+            if is_cut(cancel) || !self.search(start, backward) {
                 return false;
             }
         }
@@ -548,33 +730,16 @@ impl IncrementalFlow {
     /// Shifts every potential by −π(S) (reduced costs unchanged) and rekeys the fans.
     fn recentre(&mut self) {
         let shift = self.pot[S as usize];
-        for p in &mut self.pot {
-            *p -= shift;
-        }
-        let rekey = |set: &mut Keyed| {
-            *set = set.iter().map(|&(key, m)| (key + shift, m)).collect();
-        };
-        rekey(&mut self.src_fan);
-        rekey(&mut self.sink_fan);
-        rekey(&mut self.cluster_racks);
-        rekey(&mut self.cluster_tasks);
-        self.rack_tasks.iter_mut().for_each(rekey);
-        self.node_tasks.iter_mut().for_each(rekey);
-    }
-
-    fn fan(&self, fan: Fan) -> &Keyed {
-        match fan {
-            Fan::Src => &self.src_fan,
-            Fan::Sink => &self.sink_fan,
-            Fan::ClusterRacks => &self.cluster_racks,
-            Fan::ClusterTasks => &self.cluster_tasks,
-            Fan::RackTasks(q) => &self.rack_tasks[q as usize],
-            Fan::NodeTasks(n) => &self.node_tasks[n as usize],
+        for v in 0..self.pot.len() as u32 {
+            self.leave(v);
+            self.pot[v as usize] -= shift;
+            self.join(v);
         }
     }
 
-    /// The vertex of a fan member and the arc that reaches it.
+    /// The vertex of a fan member, and the arc between it and the walk's vertex.
     fn member(&self, fan: Fan, m: u32) -> (u32, Arc) {
+        let task = |k: u32| &self.tasks[k as usize].arcs;
         match fan {
             Fan::Src => (self.task_v(m), Arc::SrcTask),
             Fan::Sink => (self.node_v(m), Arc::SinkNode),
@@ -582,31 +747,62 @@ impl IncrementalFlow {
             Fan::ClusterTasks | Fan::RackTasks(_) | Fan::NodeTasks(_) => {
                 (self.task_v(m), Arc::OutTask)
             }
+            Fan::PlacedIn => (self.task_v(m), Arc::TaskSrc),
+            Fan::OpenNodes => (self.node_v(m), Arc::NodeSink),
+            Fan::RacksFeeding => (self.rack_v(m), Arc::RackCluster),
+            Fan::ClusterIn => {
+                (self.task_v(m), Arc::TaskOut(Out::Cluster(task(m).base.unwrap_or(0))))
+            }
+            Fan::RackIn(q) => {
+                let c = task(m).racks.iter().find(|p| p.0 == q).map_or(0, |p| p.1);
+                (self.task_v(m), Arc::TaskOut(Out::Rack(q, c)))
+            }
+            Fan::NodeIn(n) => {
+                let c = task(m).on_node.iter().find(|p| p.0 == n).map_or(0, |p| p.1);
+                (self.task_v(m), Arc::TaskOut(Out::Node(n, c)))
+            }
         }
     }
 
-    fn relax(&mut self, v: u32, d: i128, from: u32, arc: Arc) {
+    fn relax(&mut self, v: u32, d: i128, via: u32, arc: Arc) {
         let i = v as usize;
         if self.done[i] == self.stamp || (self.seen[i] == self.stamp && self.dist[i] <= d) {
             return;
         }
         self.seen[i] = self.stamp;
         self.dist[i] = d;
-        self.parent[i] = (from, arc);
-        let flag = u8::from(self.excess[i] >= 0);
-        self.heap.push(Reverse((d, flag, u64::from(v))));
+        self.parent[i] = (via, arc);
+        let target = if self.backward { self.excess[i] > 0 } else { self.excess[i] < 0 };
+        self.heap.push(Reverse((d, u8::from(!target), u64::from(v))));
     }
 
-    /// Relaxes u → v at cost `c` from u at distance `d`.
+    /// Forwards: relaxes u → v at cost `c` from u, settled at distance `d`.
     fn arc(&mut self, u: u32, d: i128, v: u32, c: i128, arc: Arc) {
         let rc = c + self.pot[u as usize] - self.pot[v as usize];
         self.relax(v, d + rc, u, arc);
     }
 
-    /// Starts a walk along `fan` from `u` at distance `d`.
-    fn walk(&mut self, u: u32, d: i128, fan: Fan) {
+    /// Backwards: relaxes u → v at cost `c` into v, settled at distance `d`.
+    fn back(&mut self, v: u32, d: i128, u: u32, c: i128, arc: Arc) {
+        let rc = c + self.pot[u as usize] - self.pot[v as usize];
+        self.relax(u, d + rc, v, arc);
+    }
+
+    /// The distance of a walk's members is `base` + their key.
+    fn walk_base(&self, u: u32, fan: Fan) -> i128 {
+        let d = self.dist[u as usize];
+        if fan.backward() {
+            d - self.pot[u as usize]
+        } else {
+            d + self.pot[u as usize]
+        }
+    }
+
+    /// Starts a walk along `fan` from settled `u`.
+    fn walk(&mut self, u: u32, fan: Fan) {
         let Some(&first) = self.fan(fan).first() else { return };
-        self.push_walk(Walk { from: u, fan, at: first }, d + self.pot[u as usize]);
+        let base = self.walk_base(u, fan);
+        self.push_walk(Walk { from: u, fan, at: first }, base);
     }
 
     fn push_walk(&mut self, w: Walk, base: i128) {
@@ -615,20 +811,22 @@ impl IncrementalFlow {
         self.heap.push(Reverse((base + w.at.0, 1, (1 << 32) | i)));
     }
 
-    /// One search from `source` and one unit along the path found; false when no deficit is
-    /// reachable.
-    fn augment_from(&mut self, source: u32) -> bool {
+    /// One search from `start` (an excess forwards, a deficit backwards) to the nearest
+    /// vertex of the other kind, then one unit along the path found and the potentials
+    /// moved; false when none is reachable.
+    fn search(&mut self, start: u32, backward: bool) -> bool {
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             self.seen.iter_mut().for_each(|x| *x = 0);
             self.done.iter_mut().for_each(|x| *x = 0);
             self.stamp = 1;
         }
+        self.backward = backward;
         self.heap.clear();
         self.walks.clear();
         self.settled.clear();
-        self.relax(source, 0, source, Arc::SrcSink);
-        let mut target = None;
+        self.relax(start, 0, start, Arc::SrcSink);
+        let mut end = None;
         while let Some(Reverse((d, _, item))) = self.heap.pop() {
             if item >> 32 == 1 {
                 let w = self.walks[(item & 0xffff_ffff) as usize];
@@ -636,7 +834,7 @@ impl IncrementalFlow {
                 self.relax(v, d, w.from, arc);
                 let next = self.fan(w.fan).range((Excluded(w.at), Unbounded)).next().copied();
                 if let Some(at) = next {
-                    let base = self.dist[w.from as usize] + self.pot[w.from as usize];
+                    let base = self.walk_base(w.from, w.fan);
                     self.push_walk(Walk { at, ..w }, base);
                 }
                 continue;
@@ -648,59 +846,75 @@ impl IncrementalFlow {
             }
             self.done[i] = self.stamp;
             self.settled.push(u);
-            if self.excess[i] < 0 {
-                target = Some((u, d));
+            let reached = if backward { self.excess[i] > 0 } else { self.excess[i] < 0 };
+            if reached && u != start {
+                end = Some((u, d));
                 break;
             }
-            self.scan(u, d);
-        }
-        self.settled_total += self.settled.len() as u64;
-        let Some((target, reach)) = target else { return false };
-        // Potentials: settled vertices move by (distance − D) ≤ 0, which keeps every reduced
-        // cost ≥ 0 and puts the path's arcs at 0.
-        for j in 0..self.settled.len() {
-            let v = self.settled[j];
-            let delta = self.dist[v as usize] - reach;
-            if delta != 0 {
-                self.move_potential(v, delta);
+            if backward {
+                self.scan_in(u, d);
+            } else {
+                self.scan_out(u, d);
             }
         }
-        // The path's arcs from the source on (a task entered by its out-arc leaves it first).
+        self.settled_total += self.settled.len() as u64;
+        let Some((end, reach)) = end else { return false };
+        // Potentials: settled vertices move by (distance − D) forwards, (D − distance)
+        // backwards, which keeps every reduced cost ≥ 0 and puts the path's arcs at 0.
+        for j in 0..self.settled.len() {
+            let v = self.settled[j];
+            let d = self.dist[v as usize];
+            let delta = if backward { reach - d } else { d - reach };
+            if delta != 0 {
+                self.leave(v);
+                self.pot[v as usize] += delta;
+                self.join(v);
+            }
+        }
+        // The path's arcs in flow order (a task entered by its out-arc leaves it first).
         let mut path = std::mem::take(&mut self.path);
         path.clear();
-        let mut v = target;
-        while v != source {
+        let mut v = end;
+        while v != start {
             let (u, arc) = self.parent[v as usize];
-            path.push((u, v, arc));
+            if backward {
+                path.push((v, u, arc));
+            } else {
+                path.push((u, v, arc));
+            }
             v = u;
         }
-        for &(u, v, arc) in path.iter().rev() {
+        if !backward {
+            path.reverse();
+        }
+        for &(u, v, arc) in &path {
             self.push(u, v, arc);
         }
         self.path = path;
-        self.add_excess(source, -1);
-        self.add_excess(target, 1);
+        let (from, to) = if backward { (end, start) } else { (start, end) };
+        self.add_excess(from, -1);
+        self.add_excess(to, 1);
         true
     }
 
-    /// The residual arcs out of `u`, settled at distance `d`.
-    fn scan(&mut self, u: u32, d: i128) {
+    /// Forwards: the residual arcs out of `u`, settled at distance `d`.
+    fn scan_out(&mut self, u: u32, d: i128) {
         let racks = self.racks() as u32;
         let nodes = self.nodes() as u32;
         match u {
             S => {
-                self.walk(S, d, Fan::Src);
+                self.walk(S, Fan::Src);
                 if self.ts_flow > 0 {
                     self.arc(S, d, T, BIG_M, Arc::SrcSink);
                 }
             }
             T => {
                 self.arc(T, d, S, -BIG_M, Arc::SinkSrc);
-                self.walk(T, d, Fan::Sink);
+                self.walk(T, Fan::Sink);
             }
             C => {
-                self.walk(C, d, Fan::ClusterRacks);
-                self.walk(C, d, Fan::ClusterTasks);
+                self.walk(C, Fan::ClusterRacks);
+                self.walk(C, Fan::ClusterTasks);
             }
             _ if u < 3 + racks => {
                 let q = u - 3;
@@ -711,7 +925,7 @@ impl IncrementalFlow {
                 if self.flow_cr[q as usize] > 0 {
                     self.arc(u, d, C, 0, Arc::RackCluster);
                 }
-                self.walk(u, d, Fan::RackTasks(q));
+                self.walk(u, Fan::RackTasks(q));
             }
             _ if u < 3 + racks + nodes => {
                 let n = u - 3 - racks;
@@ -722,7 +936,7 @@ impl IncrementalFlow {
                     let q = self.node_rack[n as usize];
                     self.arc(u, d, self.rack_v(q), 0, Arc::NodeRack);
                 }
-                self.walk(u, d, Fan::NodeTasks(n));
+                self.walk(u, Fan::NodeTasks(n));
             }
             _ => {
                 let k = (u - 3 - racks - nodes) as usize;
@@ -757,95 +971,107 @@ impl IncrementalFlow {
         }
     }
 
-    /// π(v) += delta, rekeying v in the fans that hold it.
-    fn move_potential(&mut self, v: u32, delta: i128) {
+    /// Backwards: the residual arcs into `v`, settled at distance `d`.
+    fn scan_in(&mut self, v: u32, d: i128) {
         let racks = self.racks() as u32;
         let nodes = self.nodes() as u32;
-        let old = self.pot[v as usize];
-        let new = old + delta;
-        self.pot[v as usize] = new;
-        let rekey = |set: &mut Keyed, cost: i128, m: u32| {
-            if set.remove(&(cost - old, m)) {
-                set.insert((cost - new, m));
+        match v {
+            S => {
+                self.back(S, d, T, -BIG_M, Arc::SinkSrc);
+                self.walk(S, Fan::PlacedIn);
             }
-        };
-        if v < 3 {
-            return;
-        }
-        if v < 3 + racks {
-            rekey(&mut self.cluster_racks, 0, v - 3);
-        } else if v < 3 + racks + nodes {
-            let n = v - 3 - racks;
-            if self.used[n as usize] > 0 {
-                rekey(&mut self.sink_fan, 0, n);
+            T => {
+                if self.ts_flow > 0 {
+                    self.back(T, d, S, BIG_M, Arc::SrcSink);
+                }
+                self.walk(T, Fan::OpenNodes);
             }
-        } else {
-            let k = v - 3 - racks - nodes;
-            let (inflow, out, offset) = {
-                let t = &self.tasks[k as usize];
-                (t.inflow, t.out, t.arcs.offset)
-            };
-            if !inflow {
-                rekey(&mut self.src_fan, i128::from(offset), k);
+            C => {
+                self.walk(C, Fan::ClusterIn);
+                self.walk(C, Fan::RacksFeeding);
             }
-            if let Some(o) = out {
-                rekey(self.out_fan(o), -i128::from(o.cost()), k);
+            _ if v < 3 + racks => {
+                let q = v - 3;
+                self.back(v, d, C, 0, Arc::ClusterRack);
+                for j in 0..self.rack_nodes[q as usize].len() {
+                    let n = self.rack_nodes[q as usize][j];
+                    if self.flow_rn[n as usize] > 0 {
+                        self.back(v, d, self.node_v(n), 0, Arc::NodeRack);
+                    }
+                }
+                self.walk(v, Fan::RackIn(q));
+            }
+            _ if v < 3 + racks + nodes => {
+                let n = v - 3 - racks;
+                let q = self.node_rack[n as usize];
+                self.back(v, d, self.rack_v(q), 0, Arc::RackNode);
+                if self.used[n as usize] > 0 {
+                    self.back(v, d, T, 0, Arc::SinkNode);
+                }
+                self.walk(v, Fan::NodeIn(n));
+            }
+            _ => {
+                let k = (v - 3 - racks - nodes) as usize;
+                let t = &self.tasks[k];
+                let (inflow, out, offset) = (t.inflow, t.out, t.arcs.offset);
+                if !inflow {
+                    self.back(v, d, S, i128::from(offset), Arc::SrcTask);
+                }
+                if let Some(o) = out {
+                    self.back(v, d, self.out_v(o), -i128::from(o.cost()), Arc::OutTask);
+                }
             }
         }
     }
 
-    /// One unit along residual arc u → v.
+    /// One unit along residual arc u → v, moving the fan memberships it changes.
     fn push(&mut self, u: u32, v: u32, arc: Arc) {
         let racks = self.racks() as u32;
         let nodes = self.nodes() as u32;
         let task = |x: u32| (x - 3 - racks - nodes) as usize;
         match arc {
             Arc::SrcTask => {
+                self.leave(v);
                 let k = task(v);
-                let key = i128::from(self.tasks[k].arcs.offset) - self.pot[v as usize];
-                self.src_fan.remove(&(key, k as u32));
                 self.tasks[k].inflow = true;
                 self.cost += i128::from(self.tasks[k].arcs.offset);
+                self.join(v);
             }
             Arc::TaskSrc => {
+                self.leave(u);
                 let k = task(u);
-                let key = i128::from(self.tasks[k].arcs.offset) - self.pot[u as usize];
-                self.src_fan.insert((key, k as u32));
                 self.tasks[k].inflow = false;
                 self.cost -= i128::from(self.tasks[k].arcs.offset);
+                self.join(u);
             }
             Arc::TaskOut(o) => {
-                let k = task(u);
-                let key = -i128::from(o.cost()) - self.pot[u as usize];
-                self.out_fan(o).insert((key, k as u32));
-                self.tasks[k].out = Some(o);
+                self.leave(u);
+                self.tasks[task(u)].out = Some(o);
                 self.cost += i128::from(o.cost());
+                self.join(u);
             }
             Arc::OutTask => {
-                let k = task(v);
-                if let Some(o) = self.tasks[k].out.take() {
-                    let key = -i128::from(o.cost()) - self.pot[v as usize];
-                    self.out_fan(o).remove(&(key, k as u32));
+                self.leave(v);
+                if let Some(o) = self.tasks[task(v)].out.take() {
                     self.cost -= i128::from(o.cost());
                 }
+                self.join(v);
             }
-            Arc::ClusterRack => self.flow_cr[(v - 3) as usize] += 1,
-            Arc::RackCluster => self.flow_cr[(u - 3) as usize] -= 1,
+            Arc::ClusterRack | Arc::RackCluster => {
+                let rack = if matches!(arc, Arc::ClusterRack) { v } else { u };
+                self.leave(rack);
+                let f = &mut self.flow_cr[(rack - 3) as usize];
+                *f = if matches!(arc, Arc::ClusterRack) { *f + 1 } else { *f - 1 };
+                self.join(rack);
+            }
             Arc::RackNode => self.flow_rn[(v - 3 - racks) as usize] += 1,
             Arc::NodeRack => self.flow_rn[(u - 3 - racks) as usize] -= 1,
-            Arc::NodeSink => {
-                let n = u - 3 - racks;
-                self.used[n as usize] += 1;
-                if self.used[n as usize] == 1 {
-                    self.sink_fan.insert((-self.pot[u as usize], n));
-                }
-            }
-            Arc::SinkNode => {
-                let n = v - 3 - racks;
-                self.used[n as usize] -= 1;
-                if self.used[n as usize] == 0 {
-                    self.sink_fan.remove(&(-self.pot[v as usize], n));
-                }
+            Arc::NodeSink | Arc::SinkNode => {
+                let node = if matches!(arc, Arc::NodeSink) { u } else { v };
+                self.leave(node);
+                let f = &mut self.used[(node - 3 - racks) as usize];
+                *f = if matches!(arc, Arc::NodeSink) { *f + 1 } else { *f - 1 };
+                self.join(node);
             }
             Arc::SinkSrc => self.ts_flow += 1,
             Arc::SrcSink => self.ts_flow -= 1,
