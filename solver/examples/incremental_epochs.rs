@@ -47,7 +47,7 @@ fn main() {
             free[n] += 1;
         }
     }
-    let mut task = |next: &mut dyn FnMut(u64) -> u64| {
+    let task = |next: &mut dyn FnMut(u64) -> u64| {
         let a = next(racks as u64) as usize;
         let mut b = next(racks as u64) as usize;
         if racks > 1 && b == a {

@@ -14,18 +14,25 @@
 
 use super::quantum::{shifted, Quantum};
 use super::solve::{Control, Objective};
+use crate::cancel::Cancel;
 use crate::cost::{LocalityCost, SparseRow};
 use crate::error::SolveError;
+use crate::flow::incremental::{IncrementalFlow, TaskHandle};
 use crate::flow::structured::{self, Slots, TaskArcs};
 use crate::index::Indexed;
 use crate::matrix::MAX_DENSE_CELLS;
 use placer_models::{Status, TaskKind};
 use std::cell::RefCell;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 
 /// Solves `kind` on the structured network under `objective`, writing each placed task's node
 /// (by pending position) into `node_of_task`; polls `control.cancel` once per augmentation or
 /// phase and returns true when it stopped on it (the placement is then the flow's feasible
-/// part). With `control.warm`, the flow starts from the labels the store holds for `kind`
+/// part). With `control.warm` under [`Objective::Locality`] or [`Objective::Offset`], when no
+/// map needs explicit disk-admission arcs, the flow the store kept for `kind` is repaired
+/// ([`KeptFlow`]: the same nodes and cost unit, else built anew from this epoch's tasks) and
+/// kept again; under quotas the flow starts from the labels the store holds for `kind`
 /// (rescaled to this epoch's cost unit) and leaves its own there.
 ///
 /// Each task's row is made when needed (once for the largest cost, which sizes the quantum,
@@ -92,6 +99,27 @@ pub fn solve(
     };
     // Labels in units per second of this epoch's integer costs.
     let units_per_second = quantum.per_second * scale as f64;
+    // Locality or offsets alone, every map admitted by the rack and cluster arcs: the flow
+    // kept from the last epoch is repaired instead of solved again.
+    if let Some(w) = control.warm.filter(|_| quotas.is_none() && !disk.explicit(ix, tasks)) {
+        let fingerprint = KeptFlow::fingerprint(ix);
+        let kept = w
+            .take_flow(kind)
+            .filter(|k| k.fingerprint == fingerprint && k.units_per_second == units_per_second);
+        let mut kept = kept.unwrap_or_else(|| {
+            Box::new(KeptFlow::new(fingerprint, units_per_second, &ix.node_rack, ix.racks()))
+        });
+        if let Some(nodes) = kept.update(ix, tasks, free, &arcs_of, control.cancel) {
+            for (&t, node) in tasks.iter().zip(nodes) {
+                if node.is_some() {
+                    node_of_task[t] = node;
+                }
+            }
+            w.put_flow(kind, kept);
+            return Ok(false);
+        }
+        // Cut (or a duplicate id): the state is dropped and the cold path answers.
+    }
     let mut labels = control.warm.map(|w| {
         w.take(kind, units_per_second).unwrap_or_else(|| structured::Potentials::zeros(slots))
     });
@@ -150,6 +178,136 @@ impl Rows<'_, '_, '_> {
     }
 }
 
+/// The incremental engine's state for one task kind, kept across epochs in a
+/// [`crate::WarmStart`] (Firmament's incremental solving, Gog et al., OSDI 2016, §5): the flow
+/// of [`IncrementalFlow`] and which pending task id each of its tasks is.
+///
+/// Each epoch's tasks are diffed against it by id: vanished ids are removed, new ones added,
+/// and a task whose arcs changed (its row or its offset) is replaced; every node's free slots
+/// are set; then [`IncrementalFlow::reoptimize`]. The arcs compared are exactly those a cold
+/// solve would build, offsets shifted by the epoch's smallest: the answer's cost equals the
+/// cold solve's in integer units. A shift of the smallest offset changes every task's arcs
+/// and so replaces every task (correct, as slow as a rebuild); under `lsap` (no offsets) and
+/// whenever the task with the smallest offset stays, a shift is no change.
+#[derive(Debug)]
+pub(crate) struct KeptFlow {
+    /// [`Self::fingerprint`] of the cluster it was built for.
+    fingerprint: u64,
+    /// The integer cost units per second of its arcs.
+    units_per_second: f64,
+    flow: IncrementalFlow,
+    /// Handle of each pending task id.
+    handles: HashMap<String, TaskHandle>,
+    /// Id of each handle (`None`: vacant).
+    ids: Vec<Option<String>>,
+    /// Per handle: the epoch that last saw it.
+    seen: Vec<u64>,
+    epoch: u64,
+}
+
+impl KeptFlow {
+    fn new(fingerprint: u64, units_per_second: f64, node_rack: &[u32], racks: usize) -> Self {
+        Self {
+            fingerprint,
+            units_per_second,
+            flow: IncrementalFlow::new(node_rack, racks),
+            handles: HashMap::new(),
+            ids: Vec::new(),
+            seen: Vec::new(),
+            epoch: 0,
+        }
+    }
+
+    /// A hash of the cluster's node ids and racks in order (a kept flow is reused only on the
+    /// same nodes). O(nodes).
+    fn fingerprint(ix: &Indexed<'_>) -> u64 {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        ix.racks().hash(&mut h);
+        for (node, rack) in ix.req.cluster.nodes.iter().zip(&ix.node_rack) {
+            node.id.as_str().hash(&mut h);
+            rack.hash(&mut h);
+        }
+        h.finish()
+    }
+
+    /// An estimate of the heap memory held, in bytes.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let ids: usize = self.ids.iter().flatten().map(|id| 2 * id.capacity() + 80).sum();
+        self.flow.heap_bytes() + ids + self.seen.capacity() * 8
+    }
+
+    /// Diffs `tasks` (pending positions; `arcs_of(i)` the arcs of `tasks[i]`) and `free`
+    /// against the kept flow, reoptimizes, and gives each task's node; `None` when cut by
+    /// `cancel` or when two pending tasks share an id (the state is then to be dropped).
+    ///
+    /// Complexity: O(Σ arcs + nodes) to diff, plus [`IncrementalFlow::reoptimize`] on the
+    /// change, plus O(tasks + nodes) for the placement.
+    fn update(
+        &mut self,
+        ix: &Indexed<'_>,
+        tasks: &[usize],
+        free: &[u32],
+        arcs_of: &impl Fn(usize) -> TaskArcs,
+        cancel: Option<&Cancel>,
+    ) -> Option<Vec<Option<u32>>> {
+        self.epoch += 1;
+        let id = |t: usize| ix.req.pending[t].id.as_str();
+        // Vanished ids first, so that their handles are reused.
+        for &t in tasks {
+            if let Some(&h) = self.handles.get(id(t)) {
+                if self.seen[h.0 as usize] == self.epoch {
+                    return None;
+                }
+                self.seen[h.0 as usize] = self.epoch;
+            }
+        }
+        for h in 0..self.ids.len() {
+            if self.ids[h].is_some() && self.seen[h] != self.epoch {
+                self.flow.remove_task(TaskHandle(h as u32));
+                if let Some(gone) = self.ids[h].take() {
+                    self.handles.remove(&gone);
+                }
+            }
+        }
+        let mut handle_of = Vec::with_capacity(tasks.len());
+        for (i, &t) in tasks.iter().enumerate() {
+            let arcs = TaskArcs { job: 0, ..arcs_of(i) };
+            let h = match self.handles.get(id(t)).copied() {
+                Some(h) if self.flow.arcs(h) == Some(&arcs) => h,
+                Some(h) => {
+                    self.flow.remove_task(h);
+                    self.ids[h.0 as usize] = None;
+                    self.add(id(t), arcs)
+                }
+                None => self.add(id(t), arcs),
+            };
+            handle_of.push(h);
+        }
+        for (n, &f) in free.iter().enumerate() {
+            self.flow.set_free(n as u32, f);
+        }
+        if !self.flow.reoptimize(cancel) {
+            return None;
+        }
+        let at = self.flow.placement();
+        Some(handle_of.iter().map(|h| at.get(h.0 as usize).copied().flatten()).collect())
+    }
+
+    /// Adds a task of pending id `id`.
+    fn add(&mut self, id: &str, arcs: TaskArcs) -> TaskHandle {
+        let h = self.flow.add_task(arcs);
+        let k = h.0 as usize;
+        if self.ids.len() <= k {
+            self.ids.resize(k + 1, None);
+            self.seen.resize(k + 1, 0);
+        }
+        self.ids[k] = Some(id.to_owned());
+        self.seen[k] = self.epoch;
+        self.handles.insert(id.to_owned(), h);
+        h
+    }
+}
+
 /// Intermediate-space admission, pairwise ([`crate::fair::disk`], FAIR §5.4): a map that some node
 /// with a free slot refuses (its output exceeds the node's `disk`) gets, instead of its rack
 /// and cluster arcs, one explicit arc to every node with a free slot that admits it, at the
@@ -191,6 +349,13 @@ impl DiskAdmission {
             });
         }
         Ok(Self { open, tightest: Some(tightest) })
+    }
+
+    /// Whether some task of `tasks` gets explicit arcs (some open node refuses it).
+    ///
+    /// Complexity: O(tasks).
+    fn explicit(&self, ix: &Indexed<'_>, tasks: &[usize]) -> bool {
+        self.tightest.is_some_and(|tightest| tasks.iter().any(|&t| ix.output(t) > tightest))
     }
 
     /// Task `t`'s arcs under admission: unchanged unless some open node refuses it.

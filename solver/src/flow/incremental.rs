@@ -678,7 +678,8 @@ impl IncrementalFlow {
 
     /// Restores a minimum-cost maximum flow after edits: successive shortest paths between
     /// excess and deficit units (see the module doc), polling `cancel` once per path. An
-    /// excess at a task, node or rack searches forwards to the nearest deficit; then a
+    /// excess at a node or rack, then at a task, searches forwards to the nearest deficit
+    /// (units a node can no longer hold go back where they came from first); then a
     /// deficit there searches backwards to the nearest excess; what is left (S and T)
     /// searches forwards. True when done; false when cut (the state keeps its imbalances and
     /// a later call resumes) or, which the invariants rule out, when no path is found.
@@ -708,7 +709,10 @@ impl IncrementalFlow {
     /// ```
     pub fn reoptimize(&mut self, cancel: Option<&Cancel>) -> bool {
         loop {
-            let (start, backward) = if let Some(&u) = self.active.range(3..).next_back() {
+            let tasks_v0 = self.task_v(0);
+            let (start, backward) = if let Some(&u) = self.active.range(3..tasks_v0).next_back() {
+                (u, false)
+            } else if let Some(&u) = self.active.range(tasks_v0..).next() {
                 (u, false)
             } else if let Some(&w) = self.short.range(3..).next_back() {
                 (w, true)
@@ -858,6 +862,16 @@ impl IncrementalFlow {
             }
         }
         self.settled_total += self.settled.len() as u64;
+        if std::env::var_os("INC_DEBUG").is_some() {
+            eprintln!(
+                "search {} {start} ex {} -> {:?} settled {} walks {}",
+                if backward { "back" } else { "fwd" },
+                self.excess[start as usize],
+                end.map(|e| e.0),
+                self.settled.len(),
+                self.walks.len()
+            );
+        }
         let Some((end, reach)) = end else { return false };
         // Potentials: settled vertices move by (distance − D) forwards, (D − distance)
         // backwards, which keeps every reduced cost ≥ 0 and puts the path's arcs at 0.
