@@ -422,4 +422,88 @@ mod tests {
         }
         assert_ne!(model.sparse_row(0), model.sparse_row(2));
     }
+
+    /// Warm epochs through the kept incremental flow (Firmament's incremental solving): over
+    /// epochs whose pending maps come and go by id and whose running maps move, each warm
+    /// solve places as many maps at the same total locality cost (lsap-sched eq. 1) as a cold
+    /// solve of the same snapshot, and the store reports the memory it holds.
+    #[test]
+    fn kept_flow_epochs_cost_what_cold_solves_cost() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let warm = crate::WarmStart::new();
+        let mut alive: Vec<u32> = (0..10).collect();
+        let mut fresh = 10u32;
+        for epoch in 0..8 {
+            // Churn: two maps leave, two arrive.
+            for _ in 0..2 {
+                alive.remove(next(alive.len() as u64) as usize);
+                alive.push(fresh);
+                fresh += 1;
+            }
+            let nodes: Vec<String> = (0..6)
+                .map(|n| {
+                    format!(
+                        r#"{{"id": "n{n}", "rack": "r{}", "map_slots": {}}}"#,
+                        n / 3,
+                        1 + (n + epoch) % 2
+                    )
+                })
+                .collect();
+            let running: Vec<String> = (0..next(4))
+                .map(|i| format!(r#"{{"id": "run{i}", "job": "j", "kind": "map", "node": "n{}"}}"#, next(6)))
+                .collect();
+            let pending: Vec<String> = alive
+                .iter()
+                .map(|&k| {
+                    // Each map's replicas are fixed by its id (as a block's are).
+                    let (a, b) = (k % 6, (k * 7 + 1) % 6);
+                    format!(
+                        r#"{{"id": "m{k}", "job": "j", "kind": "map", "input_bytes": {},
+                            "replicas": ["n{a}", "n{b}"]}}"#,
+                        64_000_000 * (1 + u64::from(k % 3))
+                    )
+                })
+                .collect();
+            let body = format!(
+                r#"{{"schema_version": 1,
+                  "cluster": {{"racks": [{{"id": "r0"}}, {{"id": "r1"}}], "nodes": [{}]}},
+                  "pools": [{{"id": "p"}}], "jobs": [{{"id": "j", "pool": "p"}}],
+                  "running": [{}], "pending": [{}]}}"#,
+                nodes.join(","),
+                running.join(","),
+                pending.join(",")
+            );
+            let req = placer_models::parse_request(body.as_bytes()).expect("parses");
+            placer_models::validate(&req).expect("valid");
+            let ix = Indexed::new(&req);
+            let model = LocalityCost::new(&ix);
+            let run = |w: Option<&crate::WarmStart>| {
+                let mut at = vec![None; req.pending.len()];
+                let control = Control { cancel: None, warm: w };
+                let cut = solve(&ix, &model, TaskKind::Map, Objective::Locality, &mut at, control)
+                    .expect("solves");
+                assert!(!cut);
+                let mut used = vec![0u32; ix.node_rack.len()];
+                let mut cost = 0.0;
+                for (t, n) in at.iter().enumerate() {
+                    if let Some(n) = *n {
+                        used[n as usize] += 1;
+                        assert!(used[n as usize] <= ix.free[0][n as usize], "epoch {epoch}");
+                        cost += model.cost(t, n);
+                    }
+                }
+                (at.iter().flatten().count(), cost)
+            };
+            let (cold, warmed) = (run(None), run(Some(&warm)));
+            assert_eq!(cold.0, warmed.0, "epoch {epoch}");
+            assert!((cold.1 - warmed.1).abs() <= 1e-6, "epoch {epoch}: {cold:?} {warmed:?}");
+            assert!(warm.heap_bytes() > 0);
+        }
+    }
 }
