@@ -862,16 +862,6 @@ impl IncrementalFlow {
             }
         }
         self.settled_total += self.settled.len() as u64;
-        if std::env::var_os("INC_DEBUG").is_some() {
-            eprintln!(
-                "search {} {start} ex {} -> {:?} settled {} walks {}",
-                if backward { "back" } else { "fwd" },
-                self.excess[start as usize],
-                end.map(|e| e.0),
-                self.settled.len(),
-                self.walks.len()
-            );
-        }
         let Some((end, reach)) = end else { return false };
         // Potentials: settled vertices move by (distance − D) forwards, (D − distance)
         // backwards, which keeps every reduced cost ≥ 0 and puts the path's arcs at 0.
