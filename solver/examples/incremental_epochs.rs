@@ -60,7 +60,8 @@ fn main() {
         let first = in_rack(a, next);
         let (second, mut third) = (in_rack(b, next), in_rack(b, next));
         if third == second && rack_size > 1 {
-            third = (b * rack_size) as u32 + (third + 1 - (b * rack_size) as u32) % rack_size as u32;
+            third =
+                (b * rack_size) as u32 + (third + 1 - (b * rack_size) as u32) % rack_size as u32;
         }
         let mut on_node = vec![(first, 0), (second, 0), (third, 0)];
         on_node.sort_unstable();
@@ -85,8 +86,14 @@ fn main() {
     let cold = |free: &[u32], pending: &[(TaskHandle, TaskArcs)]| {
         let slots = Slots { node_rack: &node_rack, free, racks };
         let start = Instant::now();
-        let answer =
-            structured::solve_warm(slots, pending.len(), |i| pending[i].1.clone(), None, None, None);
+        let answer = structured::solve_warm(
+            slots,
+            pending.len(),
+            |i| pending[i].1.clone(),
+            None,
+            None,
+            None,
+        );
         let ms = start.elapsed().as_secs_f64() * 1e3;
         let mut cost = 0i128;
         for ((_, arcs), node) in pending.iter().zip(&answer.node_of_task) {
@@ -162,7 +169,12 @@ fn main() {
         let settled = flow.settled_total() - settled_before;
         let (placed, cost, cold_ms) = cold(&free, &pending);
         let equal = (flow.placed(), flow.total_cost()) == (placed, cost);
-        assert!(equal, "epoch {epoch}: incremental {} {} cold {placed} {cost}", flow.placed(), flow.total_cost());
+        assert!(
+            equal,
+            "epoch {epoch}: incremental {} {} cold {placed} {cost}",
+            flow.placed(),
+            flow.total_cost()
+        );
         println!(
             "{epoch},{placed},{cost},{inc_ms:.3},{out_ms:.2},{diff_ms:.2},{cold_ms:.2},{},{equal}",
             settled

@@ -456,7 +456,12 @@ mod tests {
                 })
                 .collect();
             let running: Vec<String> = (0..next(4))
-                .map(|i| format!(r#"{{"id": "run{i}", "job": "j", "kind": "map", "node": "n{}"}}"#, next(6)))
+                .map(|i| {
+                    format!(
+                        r#"{{"id": "run{i}", "job": "j", "kind": "map", "node": "n{}"}}"#,
+                        next(6)
+                    )
+                })
                 .collect();
             let pending: Vec<String> = alive
                 .iter()

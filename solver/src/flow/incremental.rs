@@ -1302,7 +1302,7 @@ mod tests {
                     0 | 1 if handles.len() < 6 => {
                         handles.push(flow.add_task(random_task(&mut next, nodes, racks)));
                     }
-                    0 | 1 | 2 if !handles.is_empty() => {
+                    0..=2 if !handles.is_empty() => {
                         let h = handles.remove(next(handles.len() as u64) as usize);
                         proptest::prop_assert!(flow.remove_task(h));
                     }
