@@ -73,7 +73,13 @@ fn main() {
     };
     let mut pending: Vec<(TaskHandle, TaskArcs)> = Vec::with_capacity(tasks);
     let start = Instant::now();
-    let mut flow = IncrementalFlow::new(&node_rack, racks);
+    // Fewer free slots than tasks: the build fills slots (each searches for its best task).
+    let filling = free.iter().map(|&f| f as usize).sum::<usize>() <= tasks;
+    let mut flow = if filling {
+        IncrementalFlow::filling_slots(&node_rack, racks)
+    } else {
+        IncrementalFlow::new(&node_rack, racks)
+    };
     for (n, &f) in free.iter().enumerate() {
         flow.set_free(n as u32, f);
     }

@@ -107,7 +107,14 @@ pub fn solve(
             .take_flow(kind)
             .filter(|k| k.fingerprint == fingerprint && k.units_per_second == units_per_second);
         let mut kept = kept.unwrap_or_else(|| {
-            Box::new(KeptFlow::new(fingerprint, units_per_second, &ix.node_rack, ix.racks()))
+            let filling = free.iter().map(|&f| f as usize).sum::<usize>() <= tasks.len();
+            let (node_rack, racks) = (&ix.node_rack, ix.racks());
+            let flow = if filling {
+                IncrementalFlow::filling_slots(node_rack, racks)
+            } else {
+                IncrementalFlow::new(node_rack, racks)
+            };
+            Box::new(KeptFlow::new(fingerprint, units_per_second, flow))
         });
         if let Some(nodes) = kept.update(ix, tasks, free, &arcs_of, control.cancel) {
             for (&t, node) in tasks.iter().zip(nodes) {
@@ -206,11 +213,12 @@ pub(crate) struct KeptFlow {
 }
 
 impl KeptFlow {
-    fn new(fingerprint: u64, units_per_second: f64, node_rack: &[u32], racks: usize) -> Self {
+    /// A state around an empty `flow` (built from this epoch's tasks by the first update).
+    fn new(fingerprint: u64, units_per_second: f64, flow: IncrementalFlow) -> Self {
         Self {
             fingerprint,
             units_per_second,
-            flow: IncrementalFlow::new(node_rack, racks),
+            flow,
             handles: HashMap::new(),
             ids: Vec::new(),
             seen: Vec::new(),
