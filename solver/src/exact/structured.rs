@@ -23,7 +23,6 @@ use crate::index::Indexed;
 use crate::matrix::MAX_DENSE_CELLS;
 use placer_models::{Status, TaskKind};
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
 /// Solves `kind` on the structured network under `objective`, writing each placed task's node
@@ -203,8 +202,8 @@ pub(crate) struct KeptFlow {
     /// The integer cost units per second of its arcs.
     units_per_second: f64,
     flow: IncrementalFlow,
-    /// Handle of each pending task id.
-    handles: HashMap<String, TaskHandle>,
+    /// Handle of each pending task id (looked up, never iterated).
+    handles: foldhash::HashMap<String, TaskHandle>,
     /// Id of each handle (`None`: vacant).
     ids: Vec<Option<String>>,
     /// Per handle: the epoch that last saw it.
@@ -219,7 +218,7 @@ impl KeptFlow {
             fingerprint,
             units_per_second,
             flow,
-            handles: HashMap::new(),
+            handles: foldhash::HashMap::default(),
             ids: Vec::new(),
             seen: Vec::new(),
             epoch: 0,
