@@ -25,7 +25,10 @@
 //! [`IncrementalFlow::reoptimize`] then sends each excess unit along a shortest residual path
 //! (Dijkstra on reduced costs, stopped as soon as a deficit is settled) and lowers the
 //! potentials of the settled vertices by (D − their distance), which keeps every reduced
-//! cost ≥ 0. With no imbalance left the circulation is optimal: a minimum-cost maximum flow.
+//! cost ≥ 0. A deficit may search backwards instead (along in-arcs, to the nearest excess; the
+//! settled potentials rise by D − distance): a slot freed on a node finds its best task among
+//! the few that list the node, where a forward search from S would cross every unplaced task.
+//! With no imbalance left the circulation is optimal: a minimum-cost maximum flow.
 //!
 //! The fan-outs (S to every unplaced task, T to every used node, the cluster to every rack
 //! and back to every task it feeds, a rack or node back to the tasks it feeds) are sorted
