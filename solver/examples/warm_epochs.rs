@@ -1,7 +1,8 @@
 //! Warm starts against cold solves over a run of similar epochs (Firmament's
 //! reuse of the previous round's solution, Gog et al., OSDI 2016, §5): from the snapshot FILE,
 //! each epoch places its pending maps with `lsap`'s structured flow twice on the same state —
-//! cold, and warm from the labels the previous warm epoch left ([`WarmStart`]) — and checks
+//! cold, and warm through a [`WarmStart`] (under `lsap`: the incremental flow the previous warm
+//! epoch kept, diffed by pending id and repaired) — and checks
 //! that both cost the same. Then the cold placement's tasks leave the pending list and take
 //! their slots, and SLOTS random slots free up (tasks finishing), as in the simulator's steady
 //! state. Prints per-epoch engine times (arcs, network and flow; validation and indexing are

@@ -1,23 +1,37 @@
 //! Warm starts across epochs (Firmament, Gog et al., OSDI 2016, §5: consecutive
 //! scheduling rounds differ little, so the min-cost-flow solver starts from the previous
-//! round's state instead of from scratch). A [`WarmStart`] keeps, per task kind, the dual
-//! labels that the last structured solve left on the network's lasting vertices (source,
-//! sink, cluster, racks, nodes; [`Potentials`]) and the cost unit they are in; the next solve
-//! of that kind rescales them to its own unit and starts from them
-//! ([`crate::flow::structured::solve_warm`]). The placement stays a least-cost one whatever
-//! the labels: they only move where the searches start.
+//! round's state instead of from scratch). A [`WarmStart`] keeps, per task kind, either of two
+//! states. Under `lsap` and `lsap_fair` (no quotas): the whole flow of the incremental
+//! engine ([`crate::flow::incremental`]), its potentials and which pending task id each of its
+//! tasks is; the next epoch's tasks are diffed against it and only the change is repaired.
+//! Under quota objectives: the dual labels that the last structured solve left on the
+//! network's lasting vertices (source, sink, cluster, racks, nodes; [`Potentials`]) and the
+//! cost unit they are in; the next solve of that kind rescales them to its own unit and starts
+//! from them ([`crate::flow::structured::solve_warm`]). The placement stays a least-cost one
+//! either way.
 //!
 //! The service stays stateless: a `place` call uses a store only when its caller passes one
 //! in [`crate::PlaceOptions::warm`]. The simulator does (`placer whatif --warm-start`); each
 //! run has its own store, so runs stay independent and deterministic.
 
+use crate::exact::structured::KeptFlow;
 use crate::flow::structured::Potentials;
 use placer_models::TaskKind;
 use std::sync::{Arc, Mutex};
 
-/// A store of the last labels per task kind, shared by its clones (a handle).
+/// A store of the last labels per task kind, and of the incremental engine's flow per task
+/// kind, shared by its clones (a handle).
 #[derive(Clone, Debug, Default)]
-pub struct WarmStart(Arc<Mutex<[Option<Stored>; 2]>>);
+pub struct WarmStart(Arc<Mutex<Store>>);
+
+/// What a [`WarmStart`] holds.
+#[derive(Debug, Default)]
+struct Store {
+    /// Per task kind: labels (quota objectives).
+    labels: [Option<Stored>; 2],
+    /// Per task kind: the kept flow (locality and offset objectives).
+    flows: [Option<Box<KeptFlow>>; 2],
+}
 
 /// Labels and the integer cost units per second they were computed in.
 #[derive(Clone, Debug)]
@@ -47,7 +61,7 @@ impl WarmStart {
     /// Complexity: O(racks + nodes).
     pub fn take(&self, kind: TaskKind, units_per_second: f64) -> Option<Potentials> {
         let store = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let stored = store[kind.slot()].as_ref()?;
+        let stored = store.labels[kind.slot()].as_ref()?;
         Some(stored.labels.rescaled(units_per_second / stored.units_per_second))
     }
 
@@ -69,7 +83,49 @@ impl WarmStart {
     /// Complexity: O(1).
     pub fn put(&self, kind: TaskKind, units_per_second: f64, labels: Potentials) {
         let mut store = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        store[kind.slot()] = Some(Stored { units_per_second, labels });
+        store.labels[kind.slot()] = Some(Stored { units_per_second, labels });
+    }
+
+    /// Takes the flow kept for `kind` out of the store (the caller puts it back when done).
+    ///
+    /// Complexity: O(1).
+    pub(crate) fn take_flow(&self, kind: TaskKind) -> Option<Box<KeptFlow>> {
+        let mut store = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        store.flows[kind.slot()].take()
+    }
+
+    /// Keeps `flow` for the next solve of `kind`.
+    ///
+    /// Complexity: O(1).
+    pub(crate) fn put_flow(&self, kind: TaskKind, flow: Box<KeptFlow>) {
+        let mut store = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        store.flows[kind.slot()] = Some(flow);
+    }
+
+    /// An estimate of the heap memory the store holds, in bytes (labels, kept flows and
+    /// their task ids), for a session's memory accounting.
+    ///
+    /// # Complexity
+    /// O(tasks kept).
+    ///
+    /// # Errors
+    /// None.
+    ///
+    /// # Examples
+    /// ```
+    /// use placer_solver::WarmStart;
+    /// assert_eq!(WarmStart::new().heap_bytes(), 0);
+    /// ```
+    pub fn heap_bytes(&self) -> usize {
+        let store = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let labels: usize = store
+            .labels
+            .iter()
+            .flatten()
+            .map(|s| 8 * (s.labels.racks.capacity() + s.labels.nodes.capacity()))
+            .sum();
+        let flows: usize = store.flows.iter().flatten().map(|f| f.heap_bytes()).sum();
+        labels + flows
     }
 }
 

@@ -68,9 +68,10 @@ pub struct Control<'c> {
     /// `anytime` module): the answer is `time_limited`; otherwise `optimal`. `None`: run to the
     /// end.
     pub cancel: Option<&'c Cancel>,
-    /// Labels kept across epochs (warm starts): the structured flow starts from the labels
-    /// its previous solve of the kind left and leaves its own
-    /// ([`crate::flow::structured::solve_warm`]); the placement is still a least-cost one. The
+    /// State kept across epochs (warm starts): under `lsap` and `lsap_fair` the structured
+    /// flow of the previous solve of the kind, repaired for this epoch's change
+    /// ([`crate::flow::incremental`]); under quotas the labels its previous solve left
+    /// ([`crate::flow::structured::solve_warm`]). The placement is still a least-cost one. The
     /// dense and capped engines ignore it. `None`: a cold start.
     pub warm: Option<&'c WarmStart>,
 }

@@ -14,18 +14,24 @@
 
 use super::quantum::{shifted, Quantum};
 use super::solve::{Control, Objective};
+use crate::cancel::Cancel;
 use crate::cost::{LocalityCost, SparseRow};
 use crate::error::SolveError;
+use crate::flow::incremental::{IncrementalFlow, TaskHandle};
 use crate::flow::structured::{self, Slots, TaskArcs};
 use crate::index::Indexed;
 use crate::matrix::MAX_DENSE_CELLS;
 use placer_models::{Status, TaskKind};
 use std::cell::RefCell;
+use std::hash::{Hash, Hasher};
 
 /// Solves `kind` on the structured network under `objective`, writing each placed task's node
 /// (by pending position) into `node_of_task`; polls `control.cancel` once per augmentation or
 /// phase and returns true when it stopped on it (the placement is then the flow's feasible
-/// part). With `control.warm`, the flow starts from the labels the store holds for `kind`
+/// part). With `control.warm` under [`Objective::Locality`] or [`Objective::Offset`], when no
+/// map needs explicit disk-admission arcs, the flow the store kept for `kind` is repaired
+/// ([`KeptFlow`]: the same nodes and cost unit, else built anew from this epoch's tasks) and
+/// kept again; under quotas the flow starts from the labels the store holds for `kind`
 /// (rescaled to this epoch's cost unit) and leaves its own there.
 ///
 /// Each task's row is made when needed (once for the largest cost, which sizes the quantum,
@@ -92,6 +98,34 @@ pub fn solve(
     };
     // Labels in units per second of this epoch's integer costs.
     let units_per_second = quantum.per_second * scale as f64;
+    // Locality or offsets alone, every map admitted by the rack and cluster arcs: the flow
+    // kept from the last epoch is repaired instead of solved again.
+    if let Some(w) = control.warm.filter(|_| quotas.is_none() && !disk.explicit(ix, tasks)) {
+        let fingerprint = KeptFlow::fingerprint(ix);
+        let kept = w
+            .take_flow(kind)
+            .filter(|k| k.fingerprint == fingerprint && k.units_per_second == units_per_second);
+        let mut kept = kept.unwrap_or_else(|| {
+            let filling = free.iter().map(|&f| f as usize).sum::<usize>() <= tasks.len();
+            let (node_rack, racks) = (&ix.node_rack, ix.racks());
+            let flow = if filling {
+                IncrementalFlow::filling_slots(node_rack, racks)
+            } else {
+                IncrementalFlow::new(node_rack, racks)
+            };
+            Box::new(KeptFlow::new(fingerprint, units_per_second, flow))
+        });
+        if let Some(nodes) = kept.update(ix, tasks, free, &arcs_of, control.cancel) {
+            for (&t, node) in tasks.iter().zip(nodes) {
+                if node.is_some() {
+                    node_of_task[t] = node;
+                }
+            }
+            w.put_flow(kind, kept);
+            return Ok(false);
+        }
+        // Cut (or a duplicate id): the state is dropped and the cold path answers.
+    }
     let mut labels = control.warm.map(|w| {
         w.take(kind, units_per_second).unwrap_or_else(|| structured::Potentials::zeros(slots))
     });
@@ -150,6 +184,137 @@ impl Rows<'_, '_, '_> {
     }
 }
 
+/// The incremental engine's state for one task kind, kept across epochs in a
+/// [`crate::WarmStart`] (Firmament's incremental solving, Gog et al., OSDI 2016, §5): the flow
+/// of [`IncrementalFlow`] and which pending task id each of its tasks is.
+///
+/// Each epoch's tasks are diffed against it by id: vanished ids are removed, new ones added,
+/// and a task whose arcs changed (its row or its offset) is replaced; every node's free slots
+/// are set; then [`IncrementalFlow::reoptimize`]. The arcs compared are exactly those a cold
+/// solve would build, offsets shifted by the epoch's smallest: the answer's cost equals the
+/// cold solve's in integer units. A shift of the smallest offset changes every task's arcs
+/// and so replaces every task (correct, as slow as a rebuild); under `lsap` (no offsets) and
+/// whenever the task with the smallest offset stays, a shift is no change.
+#[derive(Debug)]
+pub(crate) struct KeptFlow {
+    /// [`Self::fingerprint`] of the cluster it was built for.
+    fingerprint: u64,
+    /// The integer cost units per second of its arcs.
+    units_per_second: f64,
+    flow: IncrementalFlow,
+    /// Handle of each pending task id (looked up, never iterated).
+    handles: foldhash::HashMap<String, TaskHandle>,
+    /// Id of each handle (`None`: vacant).
+    ids: Vec<Option<String>>,
+    /// Per handle: the epoch that last saw it.
+    seen: Vec<u64>,
+    epoch: u64,
+}
+
+impl KeptFlow {
+    /// A state around an empty `flow` (built from this epoch's tasks by the first update).
+    fn new(fingerprint: u64, units_per_second: f64, flow: IncrementalFlow) -> Self {
+        Self {
+            fingerprint,
+            units_per_second,
+            flow,
+            handles: foldhash::HashMap::default(),
+            ids: Vec::new(),
+            seen: Vec::new(),
+            epoch: 0,
+        }
+    }
+
+    /// A hash of the cluster's node ids and racks in order (a kept flow is reused only on the
+    /// same nodes). O(nodes).
+    fn fingerprint(ix: &Indexed<'_>) -> u64 {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        ix.racks().hash(&mut h);
+        for (node, rack) in ix.req.cluster.nodes.iter().zip(&ix.node_rack) {
+            node.id.as_str().hash(&mut h);
+            rack.hash(&mut h);
+        }
+        h.finish()
+    }
+
+    /// An estimate of the heap memory held, in bytes.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let ids: usize = self.ids.iter().flatten().map(|id| 2 * id.capacity() + 80).sum();
+        self.flow.heap_bytes() + ids + self.seen.capacity() * 8
+    }
+
+    /// Diffs `tasks` (pending positions; `arcs_of(i)` the arcs of `tasks[i]`) and `free`
+    /// against the kept flow, reoptimizes, and gives each task's node; `None` when cut by
+    /// `cancel` or when two pending tasks share an id (the state is then to be dropped).
+    ///
+    /// Complexity: O(Σ arcs + nodes) to diff, plus [`IncrementalFlow::reoptimize`] on the
+    /// change, plus O(tasks + nodes) for the placement.
+    fn update(
+        &mut self,
+        ix: &Indexed<'_>,
+        tasks: &[usize],
+        free: &[u32],
+        arcs_of: &impl Fn(usize) -> TaskArcs,
+        cancel: Option<&Cancel>,
+    ) -> Option<Vec<Option<u32>>> {
+        self.epoch += 1;
+        let id = |t: usize| ix.req.pending[t].id.as_str();
+        // Vanished ids first, so that their handles are reused.
+        for &t in tasks {
+            if let Some(&h) = self.handles.get(id(t)) {
+                if self.seen[h.0 as usize] == self.epoch {
+                    return None;
+                }
+                self.seen[h.0 as usize] = self.epoch;
+            }
+        }
+        for h in 0..self.ids.len() {
+            if self.ids[h].is_some() && self.seen[h] != self.epoch {
+                self.flow.remove_task(TaskHandle(h as u32));
+                if let Some(gone) = self.ids[h].take() {
+                    self.handles.remove(&gone);
+                }
+            }
+        }
+        let mut handle_of = Vec::with_capacity(tasks.len());
+        for (i, &t) in tasks.iter().enumerate() {
+            let arcs = TaskArcs { job: 0, ..arcs_of(i) };
+            let h = match self.handles.get(id(t)).copied() {
+                Some(h) if self.flow.arcs(h) == Some(&arcs) => h,
+                Some(h) => {
+                    self.flow.remove_task(h);
+                    self.ids[h.0 as usize] = None;
+                    self.add(id(t), arcs)
+                }
+                None => self.add(id(t), arcs),
+            };
+            handle_of.push(h);
+        }
+        for (n, &f) in free.iter().enumerate() {
+            self.flow.set_free(n as u32, f);
+        }
+        if !self.flow.reoptimize(cancel) {
+            return None;
+        }
+        let at = self.flow.placement();
+        Some(handle_of.iter().map(|h| at.get(h.0 as usize).copied().flatten()).collect())
+    }
+
+    /// Adds a task of pending id `id`.
+    fn add(&mut self, id: &str, arcs: TaskArcs) -> TaskHandle {
+        let h = self.flow.add_task(arcs);
+        let k = h.0 as usize;
+        if self.ids.len() <= k {
+            self.ids.resize(k + 1, None);
+            self.seen.resize(k + 1, 0);
+        }
+        self.ids[k] = Some(id.to_owned());
+        self.seen[k] = self.epoch;
+        self.handles.insert(id.to_owned(), h);
+        h
+    }
+}
+
 /// Intermediate-space admission, pairwise ([`crate::fair::disk`], FAIR §5.4): a map that some node
 /// with a free slot refuses (its output exceeds the node's `disk`) gets, instead of its rack
 /// and cluster arcs, one explicit arc to every node with a free slot that admits it, at the
@@ -191,6 +356,13 @@ impl DiskAdmission {
             });
         }
         Ok(Self { open, tightest: Some(tightest) })
+    }
+
+    /// Whether some task of `tasks` gets explicit arcs (some open node refuses it).
+    ///
+    /// Complexity: O(tasks).
+    fn explicit(&self, ix: &Indexed<'_>, tasks: &[usize]) -> bool {
+        self.tightest.is_some_and(|tightest| tasks.iter().any(|&t| ix.output(t) > tightest))
     }
 
     /// Task `t`'s arcs under admission: unchanged unless some open node refuses it.
@@ -256,5 +428,94 @@ mod tests {
             assert_eq!(rows.sparse_row(t), model.sparse_row(t), "task {t}");
         }
         assert_ne!(model.sparse_row(0), model.sparse_row(2));
+    }
+
+    /// Warm epochs through the kept incremental flow (Firmament's incremental solving): over
+    /// epochs whose pending maps come and go by id and whose running maps move, each warm
+    /// solve places as many maps at the same total locality cost (lsap-sched eq. 1) as a cold
+    /// solve of the same snapshot, and the store reports the memory it holds.
+    #[test]
+    fn kept_flow_epochs_cost_what_cold_solves_cost() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let warm = crate::WarmStart::new();
+        let mut alive: Vec<u32> = (0..10).collect();
+        let mut fresh = 10u32;
+        for epoch in 0..8 {
+            // Churn: two maps leave, two arrive.
+            for _ in 0..2 {
+                alive.remove(next(alive.len() as u64) as usize);
+                alive.push(fresh);
+                fresh += 1;
+            }
+            let nodes: Vec<String> = (0..6)
+                .map(|n| {
+                    format!(
+                        r#"{{"id": "n{n}", "rack": "r{}", "map_slots": {}}}"#,
+                        n / 3,
+                        1 + (n + epoch) % 2
+                    )
+                })
+                .collect();
+            let running: Vec<String> = (0..next(4))
+                .map(|i| {
+                    format!(
+                        r#"{{"id": "run{i}", "job": "j", "kind": "map", "node": "n{}"}}"#,
+                        next(6)
+                    )
+                })
+                .collect();
+            let pending: Vec<String> = alive
+                .iter()
+                .map(|&k| {
+                    // Each map's replicas are fixed by its id (as a block's are).
+                    let (a, b) = (k % 6, (k * 7 + 1) % 6);
+                    format!(
+                        r#"{{"id": "m{k}", "job": "j", "kind": "map", "input_bytes": {},
+                            "replicas": ["n{a}", "n{b}"]}}"#,
+                        64_000_000 * (1 + u64::from(k % 3))
+                    )
+                })
+                .collect();
+            let body = format!(
+                r#"{{"schema_version": 1,
+                  "cluster": {{"racks": [{{"id": "r0"}}, {{"id": "r1"}}], "nodes": [{}]}},
+                  "pools": [{{"id": "p"}}], "jobs": [{{"id": "j", "pool": "p"}}],
+                  "running": [{}], "pending": [{}]}}"#,
+                nodes.join(","),
+                running.join(","),
+                pending.join(",")
+            );
+            let req = placer_models::parse_request(body.as_bytes()).expect("parses");
+            placer_models::validate(&req).expect("valid");
+            let ix = Indexed::new(&req);
+            let model = LocalityCost::new(&ix);
+            let run = |w: Option<&crate::WarmStart>| {
+                let mut at = vec![None; req.pending.len()];
+                let control = Control { cancel: None, warm: w };
+                let cut = solve(&ix, &model, TaskKind::Map, Objective::Locality, &mut at, control)
+                    .expect("solves");
+                assert!(!cut);
+                let mut used = vec![0u32; ix.node_rack.len()];
+                let mut cost = 0.0;
+                for (t, n) in at.iter().enumerate() {
+                    if let Some(n) = *n {
+                        used[n as usize] += 1;
+                        assert!(used[n as usize] <= ix.free[0][n as usize], "epoch {epoch}");
+                        cost += model.cost(t, n);
+                    }
+                }
+                (at.iter().flatten().count(), cost)
+            };
+            let (cold, warmed) = (run(None), run(Some(&warm)));
+            assert_eq!(cold.0, warmed.0, "epoch {epoch}");
+            assert!((cold.1 - warmed.1).abs() <= 1e-6, "epoch {epoch}: {cold:?} {warmed:?}");
+            assert!(warm.heap_bytes() > 0);
+        }
     }
 }

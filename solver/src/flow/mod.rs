@@ -11,6 +11,7 @@
 
 pub mod dense_adapter;
 pub(crate) mod graph;
+pub mod incremental;
 pub(crate) mod ssp;
 pub mod structured;
 pub(crate) mod zero_matching;
