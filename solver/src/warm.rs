@@ -65,19 +65,6 @@ impl WarmStart {
         Some(stored.labels.rescaled(units_per_second / stored.units_per_second))
     }
 
-    /// An estimate of the bytes the store holds (for a server's memory accounting).
-    ///
-    /// Complexity: O(1).
-    pub fn heap_bytes(&self) -> usize {
-        let store = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        store
-            .iter()
-            .flatten()
-            .map(|s| (s.labels.racks.len() + s.labels.nodes.len()) * std::mem::size_of::<i64>())
-            .sum::<usize>()
-            + std::mem::size_of::<Self>()
-    }
-
     /// Keeps `labels`, in `units_per_second`, for the next solve of `kind`.
     ///
     /// Complexity: O(1).
