@@ -1,5 +1,5 @@
 //! The query string of `POST /place` (docs/wire-schema.md; docs/operations/serving.md): `?explain=`
-//! and `?deadline_ms=`. Unknown parameters are ignored; a known one with a bad value is a 400 whose
+//! and `?deadline_ms=`, and of `POST /v1/sessions`, which also reads `?incremental=`. Unknown parameters are ignored; a known one with a bad value is a 400 whose
 //! error path names it (`?explain`, `?deadline_ms`).
 
 use crate::error::ServerError;
@@ -12,6 +12,9 @@ pub(crate) struct PlaceQuery {
     pub explain: bool,
     /// `?deadline_ms=N`: this request's deadline, wins over `policy.deadline_ms`.
     pub deadline_ms: Option<u64>,
+    /// `?incremental=true` (`POST /v1/sessions` only; `POST /place` ignores it): the session
+    /// keeps the exact engine's state across its epochs.
+    pub incremental: bool,
 }
 
 impl PlaceQuery {
@@ -26,12 +29,8 @@ impl PlaceQuery {
         let mut out = Self::default();
         for (key, value) in pairs.into_inner() {
             match key.as_str() {
-                "explain" => {
-                    out.explain = value.parse().map_err(|_| ServerError::InvalidQuery {
-                        param: "?explain",
-                        message: format!("{value:?} is not true or false"),
-                    })?;
-                }
+                "explain" => out.explain = flag(&value, "?explain")?,
+                "incremental" => out.incremental = flag(&value, "?incremental")?,
                 "deadline_ms" => {
                     out.deadline_ms =
                         Some(value.parse().map_err(|_| ServerError::InvalidQuery {
@@ -46,6 +45,14 @@ impl PlaceQuery {
     }
 }
 
+/// `true` or `false`, else a 400 naming `param`.
+fn flag(value: &str, param: &'static str) -> Result<bool, ServerError> {
+    value.parse().map_err(|_| ServerError::InvalidQuery {
+        param,
+        message: format!("{value:?} is not true or false"),
+    })
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -54,7 +61,8 @@ mod tests {
     #[test]
     fn both_parameters_parse() {
         let q = PlaceQuery::parse("explain=true&deadline_ms=250&other=x").unwrap();
-        assert_eq!(q, PlaceQuery { explain: true, deadline_ms: Some(250) });
+        assert_eq!(q, PlaceQuery { explain: true, deadline_ms: Some(250), incremental: false });
+        assert!(PlaceQuery::parse("incremental=true").unwrap().incremental);
         assert_eq!(PlaceQuery::parse("").unwrap(), PlaceQuery::default());
     }
 
@@ -62,6 +70,7 @@ mod tests {
     fn bad_values_name_their_parameter() {
         for (query, path) in [
             ("explain=maybe", "?explain"),
+            ("incremental=1", "?incremental"),
             ("deadline_ms=-1", "?deadline_ms"),
             ("deadline_ms=1.5", "?deadline_ms"),
             ("deadline_ms=", "?deadline_ms"),

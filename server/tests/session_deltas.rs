@@ -4,7 +4,8 @@
 //! `placer_solver::place` on the equivalent full snapshot, which the test keeps itself by the
 //! documented rules (remove, then upsert in place or appended, then `now_s` and `policy`); a
 //! delta the full snapshot's rules refuse must get the same error code and path, and leave the
-//! session at its epoch.
+//! session at its epoch. An incremental session (`?incremental=true`) must give the same
+//! status, counts and objective; where placements tie in cost it may pick another.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use actix_web::test::{self, TestRequest};
@@ -125,11 +126,24 @@ fn expected(snapshot: &Value) -> Result<Value, (String, String)> {
     Ok(answer)
 }
 
-fn check(deltas: &[Vec<Op>]) {
+/// The parts of an answer an incremental session shares with `POST /place` where placements
+/// tie in cost: status, counts, objective (to 1 ns per placement, the engines' quantum).
+fn same_optimum(got: &Value, want: &Value) -> bool {
+    let stats = |a: &Value, k: &str| a["stats"][k].clone();
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * (1.0 + a.abs().max(b.abs())) + 1e-6;
+    ["status", "assigned", "preempted", "pending"].iter().all(|k| stats(got, k) == stats(want, k))
+        && close(
+            stats(got, "objective").as_f64().unwrap_or(f64::NAN),
+            stats(want, "objective").as_f64().unwrap_or(f64::NAN),
+        )
+}
+
+fn check(deltas: &[Vec<Op>], incremental: bool) {
     actix_web::rt::System::new().block_on(async {
         let svc = test::init_service(app(AppState::new(&ServerConfig::default()))).await;
         let mut full = base();
-        let req = TestRequest::post().uri("/v1/sessions").set_json(&full).to_request();
+        let uri = if incremental { "/v1/sessions?incremental=true" } else { "/v1/sessions" };
+        let req = TestRequest::post().uri(uri).set_json(&full).to_request();
         let created: Value = test::call_and_read_body_json(&svc, req).await;
         let id = created["session"].as_str().unwrap().to_owned();
         let mut epoch = 0u64;
@@ -150,7 +164,11 @@ fn check(deltas: &[Vec<Op>]) {
                     epoch += 1;
                     assert_eq!(got["epoch"], epoch);
                     got["answer"]["stats"].as_object_mut().unwrap().remove("solve_ms");
-                    assert_eq!(got["answer"], answer, "after {body}");
+                    if incremental {
+                        assert!(same_optimum(&got["answer"], &answer), "after {body}: {got}");
+                    } else {
+                        assert_eq!(got["answer"], answer, "after {body}");
+                    }
                     full = next;
                 }
                 Err((code, path)) => {
@@ -168,8 +186,9 @@ proptest! {
 
     #[test]
     fn each_session_answer_is_the_full_snapshots_answer(
-        deltas in prop::collection::vec(prop::collection::vec(op(), 1..4), 1..8)
+        deltas in prop::collection::vec(prop::collection::vec(op(), 1..4), 1..8),
+        incremental in any::<bool>(),
     ) {
-        check(&deltas);
+        check(&deltas, incremental);
     }
 }

@@ -331,3 +331,31 @@ async fn the_example_delta_answers_its_next_epoch() {
         .collect();
     assert_eq!(placed, [("j1-m-1", "n1"), ("j1-r-0", "n1")], "{expected}");
 }
+
+/// `?incremental=true`: the session keeps the exact engine's state; its answers have the cost
+/// and counts of `POST /place` on the equivalent full snapshot (the example delta's epoch has a
+/// single optimum, so here the placements are the same too), and the state is held in the
+/// memory ledger beside the snapshot.
+#[actix_web::test]
+async fn an_incremental_session_answers_with_the_same_optimum() {
+    let state = AppState::new(&ServerConfig::default());
+    let svc = test::init_service(app(state.clone())).await;
+    let plain = create(&svc).await;
+    let held_plain = state.memory_held();
+    let req = TestRequest::post().uri("/v1/sessions?incremental=true").set_payload(SNAPSHOT);
+    let (status, created) = call(&svc, req).await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["session"].as_str().unwrap().to_owned();
+    assert!(state.memory_held() > 2 * held_plain, "the engine state is counted");
+    let text =
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/session_delta.json"))
+            .unwrap();
+    let body: Value = serde_json::from_slice(&text).unwrap();
+    let (_, from_plain) = delta(&svc, &plain, body.clone()).await;
+    let (status, got) = delta(&svc, &id, body).await;
+    assert_eq!((status, got["epoch"].clone()), (200, json!(1)), "{got}");
+    assert_eq!(timeless(got["answer"].clone()), timeless(from_plain["answer"].clone()));
+    let (status, body) = call(&svc, TestRequest::post().uri("/v1/sessions?incremental=yes")).await;
+    assert_eq!(status, 400);
+    assert_error(&body, "invalid_query", "?incremental");
+}

@@ -1,13 +1,13 @@
 //! Sessions on the wire (docs/wire-schema.md, "Sessions"; docs/operations/serving.md,
 //! "Sessions"): a cluster master sends its full snapshot once (`POST /v1/sessions`), then only
 //! what changed each epoch (`POST /v1/sessions/{id}/place` with `base_epoch` and `changes`),
-//! and ends with `DELETE /v1/sessions/{id}`. The server keeps the parsed snapshot and the
-//! solver's state across epochs ([`store`]); a delta is parsed alone
-//! ([`placer_models::parse_delta`]), applied to the kept snapshot in place
-//! ([`placer_models::PlaceRequest::apply_changes`]) and answered by the same path as
-//! `POST /place` ([`crate::pipeline::answer_request`]), so the answer after a delta is the
-//! one `POST /place` gives on the equivalent full snapshot (ties between placements of equal
-//! cost aside: the solver's kept state may break them otherwise). A delta whose snapshot does
+//! and ends with `DELETE /v1/sessions/{id}`. The server keeps the parsed snapshot, what
+//! validates the next delta by difference, and with `?incremental=true` the exact engine's
+//! state across epochs ([`store`]); a delta is parsed alone ([`placer_models::parse_delta`]),
+//! applied to the kept snapshot in place ([`placer_models::PlaceRequest::apply_changes`]) and
+//! answered by the same path as `POST /place` ([`crate::pipeline::answer_request`]), so the
+//! answer after a delta is the one `POST /place` gives on the equivalent full snapshot, byte
+//! for byte (an incremental session's may place differently where placements tie in cost). A delta whose snapshot does
 //! not validate or solve is undone, and the session stays at its epoch. The `POST`s come in
 //! through the same intake as `POST /place` ([`crate::intake`]: body limit and timeout, memory
 //! budget, admission) and run under the same deadline; the observing middleware counts them by
@@ -64,8 +64,8 @@ pub(crate) fn register(cfg: &mut web::ServiceConfig) {
 }
 
 /// `POST /v1/sessions`: answers the full snapshot as `POST /place` does, then keeps it, parsed,
-/// with the solver's state, as a new session at epoch 0. `201 {"session", "epoch": 0,
-/// "answer"}`.
+/// as a new session at epoch 0, with the exact engine's state when `?incremental=true`.
+/// `201 {"session", "epoch": 0, "answer"}`.
 async fn create(
     req: HttpRequest,
     payload: web::Payload,
@@ -84,9 +84,9 @@ async fn create(
         let answer = pipeline::answer_request(&mut request, body_len, context, None)?;
         Ok((request, answer))
     };
-    let warm = WarmStart::new();
+    let warm = query.incremental.then(WarmStart::new);
     let (request, answer) =
-        solve(&req, &state, admitted, query, reserve, Some(warm.clone()), work).await?;
+        solve(&req, &state, admitted, query, reserve, warm.clone(), work).await?;
     let id = state.sessions.insert(Kept::new(request, warm), &state.admission, &limits)?;
     let head = format!(r#"{{"session":"{id}","epoch":0,"answer":"#);
     Ok(HttpResponse::Created().insert_header(ContentType::json()).body(wrap(&head, &answer)))
@@ -125,7 +125,7 @@ async fn place(
         let as_sent = context.policy_defaults.is_none() && context.allocations.is_none();
         let checked =
             as_sent.then(|| kept.revalidator.revalidate(&kept.request, Some(&undo)).ok()).flatten();
-        let opts = PlaceOptions { warm: Some(kept.warm.clone()), ..context.opts.clone() };
+        let opts = PlaceOptions { warm: kept.warm.clone(), ..context.opts.clone() };
         let context = Context { opts: &opts, ..*context };
         let by_difference = checked.is_some() && kept.revalidator.was_by_difference();
         match pipeline::answer_request(&mut kept.request, body.len(), &context, checked) {

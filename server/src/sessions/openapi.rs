@@ -107,7 +107,10 @@ pub(crate) struct Remove {
 ///
 /// The body is a full v1 snapshot, answered exactly as `POST /place` answers it (same limits,
 /// admission, deadline, query parameters and errors); the server then keeps it as a session at
-/// epoch 0, so that later epochs send only what changed. Sessions are soft state: bounded in
+/// epoch 0, so that later epochs send only what changed. With `?incremental=true` the session
+/// also keeps the exact engine's state (`lsap`, `lsap_fair`) and re-solves each epoch from it:
+/// the same cost and placement count as `POST /place`, but where placements tie in cost it may
+/// pick another one, and the state takes memory. Sessions are soft state: bounded in
 /// number (`--sessions-max`) and bytes (half of `--max-memory`), dropped after
 /// `--session-idle-s` unused, the least recently used evicted when full, all lost on restart.
 #[utoipa::path(
@@ -118,6 +121,8 @@ pub(crate) struct Remove {
     params(
         ("explain" = Option<bool>, Query, description = "As for `POST /place`."),
         ("deadline_ms" = Option<u64>, Query, description = "As for `POST /place`."),
+        ("incremental" = Option<bool>, Query,
+         description = "Keep the exact engine's state across epochs (default false)."),
     ),
     request_body(content = PlaceRequest, content_type = "application/json",
                  description = "The full snapshot of the first epoch."),
@@ -149,9 +154,9 @@ fn create() {}
 /// Place the next epoch of a session from what changed.
 ///
 /// The server applies `changes` to the session's snapshot and answers it as `POST /place`
-/// answers the equivalent full snapshot (placements of equal cost may tie differently: the
-/// exact engine re-solves from the last epoch's state); only a successful answer moves the
-/// session to the next epoch. A delta that makes the snapshot invalid gets the error the full
+/// answers the equivalent full snapshot, byte for byte but `stats.solve_ms` (an incremental
+/// session, `?incremental=true` at creation, may place differently where placements tie in
+/// cost); only a successful answer moves the session to the next epoch. A delta that makes the snapshot invalid gets the error the full
 /// snapshot would get (its path in the full snapshot, or in the delta for the delta's own
 /// shape) and leaves the session at its epoch.
 #[utoipa::path(

@@ -70,8 +70,9 @@ pub(crate) struct Kept {
     /// moved by each delta's [`placer_models::Changes::heap_bytes`] and
     /// [`placer_models::Undo::heap_bytes`]: O(change) per delta, not O(snapshot)).
     pub request_bytes: usize,
-    /// The solver's state, passed to every solve of the session.
-    pub warm: WarmStart,
+    /// The exact engine's state across epochs (`?incremental=true`), passed to every solve of
+    /// the session; `None`: each epoch is solved as `POST /place` solves it.
+    pub warm: Option<WarmStart>,
     /// What validates the next delta by difference.
     pub revalidator: Revalidator,
 }
@@ -80,7 +81,7 @@ impl Kept {
     /// A new session's state: `request` as its master sent it, and `warm` after its first solve.
     ///
     /// Complexity: O(snapshot) ([`PlaceRequest::heap_bytes`]).
-    pub(crate) fn new(request: PlaceRequest, warm: WarmStart) -> Self {
+    pub(crate) fn new(request: PlaceRequest, warm: Option<WarmStart>) -> Self {
         Self { request_bytes: request.heap_bytes(), request, warm, revalidator: Revalidator::new() }
     }
 
@@ -91,7 +92,7 @@ impl Kept {
     pub(crate) fn weight(&self) -> u64 {
         let bytes = self
             .request_bytes
-            .saturating_add(self.warm.heap_bytes())
+            .saturating_add(self.warm.as_ref().map_or(0, WarmStart::heap_bytes))
             .saturating_add(self.revalidator.heap_bytes());
         u64::try_from(bytes).unwrap_or(u64::MAX).saturating_add(SESSION_OVERHEAD_BYTES)
     }
@@ -458,7 +459,7 @@ mod tests {
                 ..placer_models::PendingTask::default()
             });
         }
-        Kept::new(request, WarmStart::new())
+        Kept::new(request, None)
     }
 
     #[test]
