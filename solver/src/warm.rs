@@ -31,6 +31,9 @@ struct Store {
     labels: [Option<Stored>; 2],
     /// Per task kind: the kept flow (locality and offset objectives).
     flows: [Option<Box<KeptFlow>>; 2],
+    /// Per task kind: the cluster fingerprint and cost unit of the last solve that could have
+    /// kept a flow (see [`WarmStart::layout_repeats`]).
+    layouts: [Option<(u64, u64)>; 2],
 }
 
 /// Labels and the integer cost units per second they were computed in.
@@ -83,6 +86,19 @@ impl WarmStart {
 
     /// Keeps `flow` for the next solve of `kind`.
     ///
+    /// Records `(fingerprint, units_per_second)` as the layout of this solve of `kind` and
+    /// tells whether the previous solve of `kind` had the same one. A kept flow is built only
+    /// on a layout seen twice in a row: a caller whose nodes come in a new order each epoch
+    /// (the simulator's shuffled heartbeats) would otherwise pay a build every epoch and never
+    /// reuse it.
+    ///
+    /// Complexity: O(1).
+    pub(crate) fn layout_repeats(&self, kind: TaskKind, fingerprint: u64, units: f64) -> bool {
+        let mut store = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let layout = Some((fingerprint, units.to_bits()));
+        std::mem::replace(&mut store.layouts[kind.slot()], layout) == layout
+    }
+
     /// Complexity: O(1).
     pub(crate) fn put_flow(&self, kind: TaskKind, flow: Box<KeptFlow>) {
         let mut store = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);

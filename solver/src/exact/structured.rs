@@ -102,27 +102,34 @@ pub fn solve(
     // kept from the last epoch is repaired instead of solved again.
     if let Some(w) = control.warm.filter(|_| quotas.is_none() && !disk.explicit(ix, tasks)) {
         let fingerprint = KeptFlow::fingerprint(ix);
+        let repeats = w.layout_repeats(kind, fingerprint, units_per_second);
         let kept = w
             .take_flow(kind)
             .filter(|k| k.fingerprint == fingerprint && k.units_per_second == units_per_second);
-        let mut kept = kept.unwrap_or_else(|| {
-            let filling = free.iter().map(|&f| f as usize).sum::<usize>() <= tasks.len();
-            let (node_rack, racks) = (&ix.node_rack, ix.racks());
-            let flow = if filling {
-                IncrementalFlow::filling_slots(node_rack, racks)
-            } else {
-                IncrementalFlow::new(node_rack, racks)
-            };
-            Box::new(KeptFlow::new(fingerprint, units_per_second, flow))
+        // A new flow is built only on a layout the previous epoch had too (see
+        // `WarmStart::layout_repeats`); otherwise this epoch is solved cold, with the labels.
+        let kept = kept.or_else(|| {
+            repeats.then(|| {
+                let filling = free.iter().map(|&f| f as usize).sum::<usize>() <= tasks.len();
+                let (node_rack, racks) = (&ix.node_rack, ix.racks());
+                let flow = if filling {
+                    IncrementalFlow::filling_slots(node_rack, racks)
+                } else {
+                    IncrementalFlow::new(node_rack, racks)
+                };
+                Box::new(KeptFlow::new(fingerprint, units_per_second, flow))
+            })
         });
-        if let Some(nodes) = kept.update(ix, tasks, free, &arcs_of, control.cancel) {
-            for (&t, node) in tasks.iter().zip(nodes) {
-                if node.is_some() {
-                    node_of_task[t] = node;
+        if let Some(mut kept) = kept {
+            if let Some(nodes) = kept.update(ix, tasks, free, &arcs_of, control.cancel) {
+                for (&t, node) in tasks.iter().zip(nodes) {
+                    if node.is_some() {
+                        node_of_task[t] = node;
+                    }
                 }
+                w.put_flow(kind, kept);
+                return Ok(false);
             }
-            w.put_flow(kind, kept);
-            return Ok(false);
         }
         // Cut (or a duplicate id): the state is dropped and the cold path answers.
     }
