@@ -40,6 +40,9 @@ by the documented rules) and measures, in the same run:
   delta, given the last epoch's capacities and supplies, and solved again (``solve()`` restarts
   from the kept basis); its objective must equal placer's.
 
+``--incremental`` creates the sessions with ``?incremental=true`` (the exact engine's state
+kept across epochs); by default they are solved as ``POST /place`` solves.
+
 Memory: the server's ``placer_memory_held_bytes`` (the sessions' estimate in the admission
 ledger) and its resident set (``VmRSS``) after the session is created and after the last delta.
 Prints a markdown table; ``--json`` writes the raw figures.
@@ -285,6 +288,8 @@ def main() -> int:
     ap.add_argument("--max-nodes", type=int, default=100000)
     ap.add_argument("--repeats", type=int, default=3, help="LEMON's cold solves")
     ap.add_argument("--no-lemon", action="store_true")
+    ap.add_argument("--incremental", action="store_true",
+                    help="create the sessions with ?incremental=true (the engine's state kept)")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--dump", type=Path, default=None,
                     help="write each size's last equivalent full snapshot here")
@@ -306,7 +311,8 @@ def main() -> int:
             snap.setdefault("policy", {})["algorithm"] = "lsap"
             body = json.dumps(snap).encode()
             rss0 = server.rss_kb()
-            status, data, create_s = server.post("/v1/sessions", body)
+            create = "/v1/sessions?incremental=true" if args.incremental else "/v1/sessions"
+            status, data, create_s = server.post(create, body)
             if status != 201:
                 sys.exit(f"create: {status} {data[:300]!r}")
             created = json.loads(data)
