@@ -175,17 +175,8 @@ impl Changes {
 /// ```
 pub fn parse_delta(body: &[u8]) -> Result<Delta, ModelError> {
     let mut de = serde_json::Deserializer::from_slice(body);
-    let ObjectOnly(delta) = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let path = e.path().to_string();
-        let path = if matches!(path.as_str(), "" | "." | "?") { "$".to_owned() } else { path };
-        let inner = e.into_inner();
-        let message = inner.to_string();
-        if inner.is_data() {
-            ModelError::InvalidField { path, message }
-        } else {
-            ModelError::MalformedJson { path, message }
-        }
-    })?;
+    let ObjectOnly(delta) =
+        serde_path_to_error::deserialize(&mut de).map_err(crate::parse::path_error)?;
     de.end()
         .map_err(|e| ModelError::MalformedJson { path: "$".to_owned(), message: e.to_string() })?;
     Ok(delta)

@@ -65,22 +65,28 @@ fn parse_error(bytes: &[u8]) -> ModelError {
             },
             Err(e) => ModelError::MalformedJson { path: "$".to_owned(), message: e.to_string() },
         },
-        Err(e) => {
-            let path = display_path(&e.path().to_string());
-            let inner = e.into_inner();
-            let message = inner.to_string();
-            if inner.is_data() {
-                ModelError::InvalidField { path, message }
-            } else {
-                ModelError::MalformedJson { path, message }
-            }
-        }
+        Err(e) => path_error(e),
     }
 }
 
-/// serde_path_to_error prints the root as `.`; placer prints it as `$`.
+/// A serde_json error with the path `serde_path_to_error` tracked: a data error (wrong type,
+/// missing field, bad value) is [`ModelError::InvalidField`], a syntax error
+/// [`ModelError::MalformedJson`]; shared by snapshots and session deltas.
+pub(crate) fn path_error(e: serde_path_to_error::Error<serde_json::Error>) -> ModelError {
+    let path = display_path(&e.path().to_string());
+    let inner = e.into_inner();
+    let message = inner.to_string();
+    if inner.is_data() {
+        ModelError::InvalidField { path, message }
+    } else {
+        ModelError::MalformedJson { path, message }
+    }
+}
+
+/// serde_path_to_error prints the root as `.` (or `?` when the error came before any key);
+/// placer prints it as `$`.
 fn display_path(p: &str) -> String {
-    if p.is_empty() || p == "." {
+    if matches!(p, "" | "." | "?") {
         "$".to_owned()
     } else {
         p.to_owned()
