@@ -84,6 +84,9 @@ struct State {
     used: Vec<[u32; 2]>,
     /// Every resource name some node has.
     resources: BTreeSet<String>,
+    /// The lengths of the lists of the snapshot it describes ([`shape`]): a delta recorded
+    /// against another snapshot is not taken by difference.
+    shape: [usize; 7],
 }
 
 /// The one hasher of ids (seeded once per process: equal ids, equal hashes).
@@ -221,6 +224,7 @@ impl State {
             .flat_map(|r| r.amounts.keys().cloned())
             .collect();
         Self {
+            shape: shape(req),
             replica_start: starts(req.pending.iter().map(|t| t.replicas.len())),
             shuffle_start: starts(req.pending.iter().map(|t| t.shuffle.len())),
             resolved,
@@ -249,6 +253,19 @@ impl State {
     /// into; `None` when it cannot be told valid this way (then validate it in full). On
     /// `Some` the state describes `req`; on `None` it is no longer usable.
     fn by_difference(&mut self, req: &PlaceRequest, undo: &Undo) -> Option<Resolved> {
+        // The lists as they were before the delta must be those this state describes.
+        let before = [
+            undo.racks.before(),
+            undo.nodes.before(),
+            undo.pools.before(),
+            undo.users.before(),
+            undo.jobs.before(),
+            undo.pending.before(),
+            undo.running.before(),
+        ];
+        if before != self.shape {
+            return None;
+        }
         let fixed = undo.policy.is_none()
             && undo.network.is_none()
             && undo.racks.untouched(req.cluster.racks.len())
@@ -482,6 +499,7 @@ impl State {
         }
         self.replica_start = replica_start;
         self.shuffle_start = shuffle_start;
+        self.shape = shape(req);
         self.resolved = out.clone();
         Some(out)
     }
@@ -531,6 +549,11 @@ fn in_list<'a, T>(undo: &'a ListUndo<T>, list: &'a [T]) -> impl Iterator<Item = 
 }
 
 impl<T> ListUndo<T> {
+    /// The list's length before the edit.
+    pub(crate) fn before(&self) -> usize {
+        self.kept + self.removed.len()
+    }
+
     /// Whether the edit left a list (now `len` long) as it was: nothing removed, replaced or
     /// appended.
     pub(crate) fn untouched(&self, len: usize) -> bool {

@@ -177,3 +177,29 @@ proptest! {
         check(&deltas);
     }
 }
+
+/// A delta recorded against another snapshot than the one the revalidator last saw (a caller
+/// skipped one): the lists' lengths before it differ from the state's, so it is validated in
+/// full, and the references are right.
+#[test]
+fn a_delta_against_another_snapshot_is_validated_in_full() {
+    let mut req = base();
+    let mut checker = Revalidator::new();
+    checker.revalidate(&req, None).unwrap();
+    let delta = |ops: &[Op]| {
+        let body = json!({"base_epoch": 0, "changes": changes(ops)});
+        parse_delta(&serde_json::to_vec(&body).unwrap()).unwrap().changes.0
+    };
+    // Not shown to the checker: the first pending task goes.
+    req.pending.remove(0);
+    let undo = req.apply_changes(delta(&[Op::Pending {
+        id: 1,
+        job: 0,
+        replicas: vec![2],
+        reduce: false,
+        demand: false,
+    }]));
+    let checked = checker.revalidate(&req, Some(&undo)).unwrap();
+    assert!(!checker.was_by_difference());
+    assert_eq!(checked.resolved_for(&req), Some(validate_resolved(&req).unwrap()));
+}

@@ -359,3 +359,36 @@ async fn an_incremental_session_answers_with_the_same_optimum() {
     assert_eq!(status, 400);
     assert_error(&body, "invalid_query", "?incremental");
 }
+
+/// Policy defaults switched on and off while a session lives (a config reload): the deltas
+/// answered with defaults are validated in full, and the first one after them starts validation
+/// by difference afresh, so every epoch still answers as `POST /place` on its full snapshot. (A
+/// state left from before the defaults would still hold `j1-m-0`, removed meanwhile, at the
+/// head of the pending tasks, and give every later task its predecessor's replicas.)
+#[actix_web::test]
+async fn validation_by_difference_survives_policy_defaults_coming_and_going() {
+    let state = AppState::new(&ServerConfig::default());
+    let svc = test::init_service(app(state.clone())).await;
+    let id = create(&svc).await;
+    let mut full = example();
+    let defaults = json!({"alpha": 2.0}).as_object().unwrap().clone();
+    let map = |id: &str, node: &str| json!({"id": id, "job": "j1", "kind": "map", "input_bytes": 1_000_000, "replicas": [node]});
+    let steps = [
+        (None, vec![], vec![map("x0", "n2")]),
+        (Some(defaults), vec!["j1-m-0"], vec![]),
+        (None, vec![], vec![map("x1", "n4")]),
+        (None, vec!["x0"], vec![map("x2", "n1")]),
+    ];
+    for (epoch, (policy_defaults, gone, new)) in steps.into_iter().enumerate() {
+        state.live_config().replace(ServerConfig { policy_defaults, ..ServerConfig::default() });
+        let body = json!({"base_epoch": epoch, "changes": {
+            "remove": {"pending": gone}, "upsert": {"pending": new}}});
+        let (status, got) = delta(&svc, &id, body).await;
+        assert_eq!(status, 200, "{got}");
+        let list = full["pending"].as_array_mut().unwrap();
+        list.retain(|t| !gone.iter().any(|g| t["id"] == *g));
+        list.extend(new);
+        let (_, expected) = place(&svc, &full).await;
+        assert_eq!(timeless(got["answer"].clone()), expected, "epoch {}", epoch + 1);
+    }
+}

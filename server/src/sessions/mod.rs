@@ -121,8 +121,12 @@ async fn place(
         let undo = kept.request.apply_changes(delta.changes.0);
         kept.request_bytes = bytes_before.saturating_add(added).saturating_sub(undo.heap_bytes());
         // Validated by difference when the snapshot is solved as sent; an invalid one goes the
-        // way of `POST /place`, which gives its error.
+        // way of `POST /place`, which gives its error. With policy defaults or allocations the
+        // state is forgotten: it must describe the epoch before the delta it next checks.
         let as_sent = context.policy_defaults.is_none() && context.allocations.is_none();
+        if !as_sent {
+            kept.revalidator.invalidate();
+        }
         let checked =
             as_sent.then(|| kept.revalidator.revalidate(&kept.request, Some(&undo)).ok()).flatten();
         let opts = PlaceOptions { warm: kept.warm.clone(), ..context.opts.clone() };
