@@ -19,7 +19,7 @@ use crate::request::{
     Cluster, Job, Node, PendingTask, PlaceRequest, Pool, Rack, RunningTask, TaskKind,
 };
 use crate::validate::{validate_resolved, Resolved};
-use foldhash::HashMap;
+use foldhash::{HashMap, HashSet};
 use std::collections::BTreeSet;
 use std::hash::BuildHasher;
 
@@ -439,8 +439,7 @@ impl State {
         let mut out = Resolved { node_rack: old.node_rack, job_pool, ..Resolved::default() };
 
         // Pending: kept entries copied (their job shifted), changed ones resolved.
-        let replaced: HashMap<usize, ()> =
-            undo.pending.replaced.iter().map(|&(j, _)| (j, ())).collect();
+        let replaced: HashSet<usize> = undo.pending.replaced.iter().map(|&(j, _)| j).collect();
         let mut removed = undo.pending.removed.iter().map(|&(i, _)| i).peekable();
         let old_len = self.replica_start.len() - 1;
         let (mut replica_start, mut shuffle_start) = (vec![0u32], vec![0u32]);
@@ -450,7 +449,7 @@ impl State {
                 removed.next();
                 continue;
             }
-            if replaced.contains_key(&at) {
+            if replaced.contains(&at) {
                 self.resolve_pending(req, at, &mut out)?;
             } else {
                 out.pending_job.push(shift(*old.pending_job.get(i)?)?);
@@ -470,8 +469,7 @@ impl State {
         }
 
         // Running: the same.
-        let replaced: HashMap<usize, ()> =
-            undo.running.replaced.iter().map(|&(j, _)| (j, ())).collect();
+        let replaced: HashSet<usize> = undo.running.replaced.iter().map(|&(j, _)| j).collect();
         let mut removed = undo.running.removed.iter().map(|&(i, _)| i).peekable();
         let mut at = 0usize;
         for i in 0..old.running_job.len() {
@@ -479,7 +477,7 @@ impl State {
                 removed.next();
                 continue;
             }
-            if replaced.contains_key(&at) {
+            if replaced.contains(&at) {
                 let t = &req.running[at];
                 out.running_job.push(self.job(req, t.job.as_str())?);
                 out.running_node.push(self.node(req, t.node.as_str())?);
