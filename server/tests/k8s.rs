@@ -236,6 +236,23 @@ async fn filter_in_nodes_mode_checks_allocatable() {
     );
 }
 
+/// A kept node is echoed with the value of every number it was sent with, also a number no
+/// `f64` holds exactly: the fuzzer's `"staAtus": 999990001864712049423024128` came back 1 ulp off
+/// when the body was read with a float parser that is not correctly rounded.
+#[actix_web::test]
+async fn kept_nodes_echo_their_numbers_exactly() {
+    let svc = Service::new();
+    let body = br#"{"Pod":{"spec":{}},"Nodes":{"items":[{"metadata":{"name":"a"},"staAtus":999990001864712049423024128,"x":0.1e-310}]}}"#;
+    let (status, _, result) = svc.post("/k8s/v1/filter", body.to_vec()).await;
+    assert_eq!(status, 200, "{result}");
+    let item = &result["Nodes"]["items"][0];
+    assert_eq!(
+        item["staAtus"].as_f64().unwrap().to_bits(),
+        999990001864712049423024128_f64.to_bits()
+    );
+    assert_eq!(item["x"].as_f64().unwrap().to_bits(), 0.1e-310_f64.to_bits());
+}
+
 fn pool(id: &str, fair: f64, running_after: f64, demand: f64) -> PoolReport {
     let map = |map| SlotCounts { map, reduce: 0.0 };
     PoolReport {
