@@ -107,6 +107,39 @@ impl Revalidator {
         self.state = None;
     }
 
+    /// Follows a reordering of the nodes of the snapshot it last validated (`req` is that
+    /// snapshot with `cluster.nodes` permuted, nothing else changed), so that the next delta is
+    /// still validated by difference: the nodes are found again by id and every resolved node
+    /// reference is renumbered. A simulated master reorders its nodes each epoch, as
+    /// heartbeats arrive in no fixed order. Forgets the state when `req` is not such a
+    /// permutation.
+    ///
+    /// # Complexity
+    /// O(nodes) hashes plus O(resolved references) integer moves; no string is validated.
+    ///
+    /// # Examples
+    /// ```
+    /// use placer_models::{parse_request, validate_resolved, Revalidator};
+    /// let mut req = parse_request(br#"{"schema_version": 1, "cluster": {"racks": [{"id": "r"}],
+    ///   "nodes": [{"id": "A", "rack": "r", "map_slots": 1}, {"id": "B", "rack": "r", "map_slots": 1}]},
+    ///   "pools": [{"id": "p"}], "jobs": [{"id": "j", "pool": "p"}],
+    ///   "pending": [{"id": "T1", "job": "j", "kind": "map", "replicas": ["A"]}]}"#).unwrap();
+    /// let mut checker = Revalidator::new();
+    /// checker.revalidate(&req, None).unwrap();
+    /// req.cluster.nodes.reverse();
+    /// checker.nodes_reordered(&req);
+    /// let checked = checker.revalidate(&req, Some(&req.clone().apply_changes(Default::default()))).unwrap();
+    /// assert!(checker.was_by_difference());
+    /// assert_eq!(checked.resolved_for(&req), Some(validate_resolved(&req).unwrap()));
+    /// ```
+    pub fn nodes_reordered(&mut self, req: &PlaceRequest) {
+        if let Some(state) = self.state.as_mut() {
+            if state.nodes_reordered(req).is_none() {
+                self.state = None;
+            }
+        }
+    }
+
     /// Whether the last [`Revalidator::revalidate`] validated by difference (else in full).
     pub fn was_by_difference(&self) -> bool {
         self.by_difference
@@ -237,6 +270,41 @@ impl State {
         }
     }
 
+    /// Renumbers the state's nodes to `req`'s order ([`Revalidator::nodes_reordered`]);
+    /// `None` when `req`'s nodes are not a permutation of those it describes.
+    fn nodes_reordered(&mut self, req: &PlaceRequest) -> Option<()> {
+        let nodes = &req.cluster.nodes;
+        if nodes.len() != self.shape[1] {
+            return None;
+        }
+        // new_of[old position] = new position.
+        let mut new_of = vec![u32::MAX; nodes.len()];
+        for (i, n) in nodes.iter().enumerate() {
+            let &old = self.node_at.get(&hash(n.id.as_str()))?;
+            let slot = new_of.get_mut(old as usize)?;
+            if *slot != u32::MAX {
+                return None;
+            }
+            *slot = i as u32;
+        }
+        let r = &mut self.resolved;
+        let mut node_rack = vec![0u32; nodes.len()];
+        let mut used = vec![[0u32; 2]; nodes.len()];
+        for (old, &new) in new_of.iter().enumerate() {
+            node_rack[new as usize] = r.node_rack[old];
+            used[new as usize] = self.used[old];
+        }
+        r.node_rack = node_rack;
+        self.used = used;
+        for n in r.replica_nodes.iter_mut().chain(&mut r.shuffle_nodes).chain(&mut r.running_node) {
+            *n = new_of[*n as usize];
+        }
+        for at in self.node_at.values_mut() {
+            *at = new_of[*at as usize];
+        }
+        Some(())
+    }
+
     /// The position of node `id` in `req`, if it holds it.
     fn node(&self, req: &PlaceRequest, id: &str) -> Option<u32> {
         let &n = self.node_at.get(&hash(id))?;
@@ -268,7 +336,7 @@ impl State {
         }
         let fixed = undo.policy.is_none()
             && undo.network.is_none()
-            && undo.racks.untouched(req.cluster.racks.len())
+            && racks_measured_in_place(req, undo)
             && undo.nodes.untouched(req.cluster.nodes.len())
             && undo.pools.untouched(req.pools.len())
             && undo.users.untouched(req.users.len());
@@ -514,6 +582,24 @@ impl State {
         }
         Some(())
     }
+}
+
+/// Whether the delta left the racks as they were but for readings a master measures each epoch:
+/// every rack still at its position under its id, those replaced with a valid
+/// `uplink_mbps` (> 0) and `cross_rack_traffic_mbps` (≥ 0). A rack's other references (nodes'
+/// racks, rack pairs) name ids, which did not change.
+fn racks_measured_in_place(req: &PlaceRequest, undo: &Undo) -> bool {
+    let racks = &undo.racks;
+    let list = &req.cluster.racks;
+    racks.removed.is_empty()
+        && racks.kept == list.len()
+        && racks.replaced.iter().all(|(j, old)| {
+            list.get(*j).is_some_and(|r| {
+                r.id == old.id
+                    && r.uplink_mbps.is_none_or(|v| v.is_finite() && v > 0.0)
+                    && r.cross_rack_traffic_mbps.is_none_or(|v| v.is_finite() && v >= 0.0)
+            })
+        })
 }
 
 /// `now_s` ≥ 0, the one top-level number a fast-path delta may change.

@@ -1,8 +1,10 @@
 //! Validation by difference against validation in full (docs/wire-schema.md, "Sessions"):
 //! random sequences of deltas — pending and running tasks added, replaced and removed (some
 //! naming unknown jobs or nodes, some reusing ids, some oversubscribing a node), jobs added,
-//! replaced and removed (some still named by tasks), the clock moved (sometimes below 0), now
-//! and then a node or a pool changed — applied to a snapshot in place. After each one
+//! replaced and removed (some still named by tasks), the clock moved (sometimes below 0), a
+//! rack's measured traffic (sometimes negative, sometimes on a new rack), now and then a node
+//! or a pool changed — applied to a snapshot in place, some after the nodes were reordered
+//! (`Revalidator::nodes_reordered`, as a simulated master does). After each one
 //! `Revalidator::revalidate` must give exactly what `validate_resolved` gives: the same
 //! resolved references, or the same error; and an invalid delta, undone, leaves the next
 //! revalidation right.
@@ -40,15 +42,35 @@ const JOBS: [&str; 5] = ["j0", "j1", "j2", "j3", "jx"];
 
 #[derive(Clone, Debug)]
 enum Op {
-    Pending { id: u8, job: usize, replicas: Vec<usize>, reduce: bool, demand: bool },
+    Pending {
+        id: u8,
+        job: usize,
+        replicas: Vec<usize>,
+        reduce: bool,
+        demand: bool,
+    },
     Unpend(u8),
-    Running { id: u8, job: usize, node: usize, reduce: bool },
+    Running {
+        id: u8,
+        job: usize,
+        node: usize,
+        reduce: bool,
+    },
     Stop(u8),
-    Job { id: usize, pool: bool },
+    Job {
+        id: usize,
+        pool: bool,
+    },
     Unjob(usize),
     Now(i32),
     Node(u32),
     Pool,
+    Rack {
+        new: bool,
+        traffic: i32,
+    },
+    /// Before the delta: the nodes rotated left by this much.
+    Reorder(usize),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -64,11 +86,13 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (-5i32..100).prop_map(Op::Now),
         1 => (0u32..3).prop_map(Op::Node),
         1 => Just(Op::Pool),
+        2 => (prop::bool::weighted(0.1), -2i32..50).prop_map(|(new, traffic)| Op::Rack { new, traffic }),
+        2 => (1..4usize).prop_map(Op::Reorder),
     ]
 }
 
 fn changes(ops: &[Op]) -> Value {
-    let mut c = json!({"upsert": {"pending": [], "running": [], "jobs": [], "nodes": [], "pools": []},
+    let mut c = json!({"upsert": {"pending": [], "running": [], "jobs": [], "nodes": [], "pools": [], "racks": []},
                        "remove": {"pending": [], "running": [], "jobs": []}});
     let push = |c: &mut Value, a: &str, k: &str, v: Value| c[a][k].as_array_mut().unwrap().push(v);
     for op in ops {
@@ -115,6 +139,13 @@ fn changes(ops: &[Op]) -> Value {
                 "id": "n2", "rack": "r1", "map_slots": slots, "reduce_slots": 1}),
             ),
             Op::Pool => push(&mut c, "upsert", "pools", json!({"id": "p1", "weight": 3})),
+            Op::Rack { new, traffic } => push(
+                &mut c,
+                "upsert",
+                "racks",
+                json!({"id": if *new { "rx" } else { "r2" }, "cross_rack_traffic_mbps": traffic}),
+            ),
+            Op::Reorder(_) => {}
         }
     }
     c
@@ -130,6 +161,12 @@ fn check(deltas: &[Vec<Op>]) -> usize {
     for (e, ops) in deltas.iter().enumerate() {
         let body = json!({"base_epoch": e, "changes": changes(ops)});
         let delta = parse_delta(&serde_json::to_vec(&body).unwrap()).unwrap();
+        for op in ops {
+            if let Op::Reorder(k) = op {
+                req.cluster.nodes.rotate_left(*k);
+                checker.nodes_reordered(&req);
+            }
+        }
         let before = req.clone();
         let undo = req.apply_changes(delta.changes.0);
         let full = validate_resolved(&req);
@@ -151,8 +188,8 @@ fn check(deltas: &[Vec<Op>]) -> usize {
     fast
 }
 
-/// Deltas a master sends every epoch — a task started, one finished, one arrived, the clock —
-/// are validated by difference.
+/// Deltas a master sends every epoch — a task started, one finished, one arrived, the clock, a
+/// rack's measured traffic, the nodes in another order — are validated by difference.
 #[test]
 fn an_epochs_delta_is_validated_by_difference() {
     let epoch = |id: u8| {
@@ -161,6 +198,8 @@ fn an_epochs_delta_is_validated_by_difference() {
             Op::Running { id, job: 0, node: 1, reduce: false },
             Op::Pending { id: id + 1, job: 1, replicas: vec![2], reduce: false, demand: false },
             Op::Now(20 + i32::from(id)),
+            Op::Rack { new: false, traffic: 7 },
+            Op::Reorder(usize::from(id) + 1),
         ]
     };
     let deltas: Vec<Vec<Op>> = vec![epoch(0), vec![Op::Stop(0)], epoch(2), vec![Op::Stop(2)]];
