@@ -235,6 +235,14 @@ pub struct SimConfig {
     /// where several tie, a warm epoch may pick another of them.
     #[serde(default)]
     pub warm_start: bool,
+    /// Send each epoch to the solver as a delta against the master's in-process session, as a
+    /// master drives `POST /v1/sessions/{id}/place` (`master/session.rs`): the kept snapshot
+    /// is edited by what changed and validated by difference, where off every epoch builds and
+    /// validates the whole snapshot. Heartbeat offers keep whole snapshots. Each epoch is
+    /// least-cost either way; the session's lists are in arrival order, so ties may be broken
+    /// otherwise (docs/simulator.md, "Sessions"). Default off.
+    #[serde(default)]
+    pub sessions: bool,
     /// Goodput collapse and timeouts on the shaped cross-rack links ([`Goodput`],
     /// `goodput.rs`); default none (loss-free links).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -408,6 +416,7 @@ impl Default for SimConfig {
             pools: Vec::new(),
             users: Vec::new(),
             warm_start: false,
+            sessions: false,
             goodput: None,
             copiers: None,
             netsat_measure: NetSatMeasure::Delivered,

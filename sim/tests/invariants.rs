@@ -284,6 +284,9 @@ proptest! {
         copiers in proptest::option::of(1u32..4),
         offered in any::<bool>(),
         max_min in any::<bool>(),
+        // Epochs as deltas against an in-process session; the audit checks at every epoch that
+        // the session holds the whole snapshot.
+        sessions in any::<bool>(),
     ) {
         let mut w = random_workload(seed, nodes, jobs, 5, 3, 30.0);
         if let Some((cpu, mem, io)) = demand {
@@ -314,6 +317,7 @@ proptest! {
             sharing: if max_min { Sharing::MaxMin } else { Sharing::PerLink },
             stall_epochs: 20,
             audit: true,
+            sessions,
             // Far beyond any of these runs: reaching it means a run that never ends (e.g. reduces
             // copying forever for maps that have no slot must count as a stall).
             max_time_s: Some(20_000.0),

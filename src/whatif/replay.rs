@@ -183,6 +183,10 @@ pub struct RunArgs {
     /// as Firmament's incremental solvers; placements stay least-cost) [default: cold].
     #[arg(long)]
     pub warm_start: bool,
+    /// Send each epoch as a delta against an in-process session (what changed since the last
+    /// epoch, validated by difference) instead of a whole snapshot [default: whole snapshots].
+    #[arg(long)]
+    pub sessions: bool,
     /// ShuffleWatcher's mechanisms in the shuffle_watcher policies (the §5.3 ablation): a
     /// comma list of nass, samp, sarp, or none, and optionally uncapped (SAMP's and SARP's
     /// reduce estimate without the reduce-slot cap per rack) [default: nass,samp,sarp].
@@ -341,6 +345,9 @@ pub fn apply_flags(args: &RunArgs, base: &mut SimConfig) {
     }
     if args.warm_start {
         base.warm_start = true;
+    }
+    if args.sessions {
+        base.sessions = true;
     }
     if let Some(GoodputArg(g)) = args.goodput {
         base.goodput = g;

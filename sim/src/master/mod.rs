@@ -11,6 +11,7 @@
 //! where the Master sits. Per solver call O(snapshot) (see `snapshot.rs`).
 
 mod ids;
+mod session;
 mod snapshot;
 
 pub(crate) use snapshot::{Echo, Snapshot};
@@ -32,6 +33,11 @@ pub(crate) struct Master<'a> {
     pub echoed: Vec<&'static str>,
     /// The structured flow's labels kept from epoch to epoch (`SimConfig::warm_start`).
     pub warm: Option<placer_solver::WarmStart>,
+    /// The in-process session epochs are sent to as deltas (`SimConfig::sessions`).
+    session: Option<session::Session>,
+    /// Under `SimConfig::audit` with sessions: the whole snapshot, built beside the session to
+    /// check that the session holds the same.
+    shadow: Option<Snapshot>,
     /// Called with every snapshot before it is solved (the crate's tests read them); never
     /// affects the run.
     pub on_snapshot: Option<&'a (dyn Fn(&PlaceRequest) + Sync)>,
@@ -49,6 +55,11 @@ impl Master<'_> {
                 .map(|f| f.key())
                 .collect(),
             warm: world.cfg.warm_start.then(placer_solver::WarmStart::new),
+            session: world
+                .cfg
+                .sessions
+                .then(|| session::Session::new(world.ix.tasks.len(), world.jobs.len())),
+            shadow: (world.cfg.sessions && world.cfg.audit).then(|| Snapshot::new(world)),
             on_snapshot: None,
         }
     }
@@ -61,14 +72,40 @@ impl Master<'_> {
         offer: Option<(usize, [u32; 2])>,
     ) -> Result<u64, SimError> {
         let before = Instant::now();
-        let offered = self.snapshot.fill(w, offer, &self.echo);
+        let delta = match (&mut self.session, offer) {
+            (Some(session), None) => Some(self.snapshot.fill_delta(w, &self.echo, session)),
+            _ => None,
+        };
+        let offered = match &delta {
+            Some((_, offered)) => *offered,
+            None => {
+                // A whole snapshot replaces what the session held.
+                if let Some(session) = &mut self.session {
+                    session.revalidator.invalidate();
+                }
+                self.snapshot.fill(w, offer, &self.echo)
+            }
+        };
+        if let (Some(shadow), Some(_)) = (&mut self.shadow, &delta) {
+            shadow.fill(w, None, &self.echo);
+            session::same_snapshot(&self.snapshot.req, &shadow.req)
+                .map_err(|message| SimError::Invariant { time_s: w.now, message })?;
+        }
         if let Some(f) = self.on_snapshot {
             f(&self.snapshot.req);
         }
         let built = Instant::now();
         let options = PlaceOptions { warm: self.warm.clone(), ..PlaceOptions::default() };
-        let answer = placer_solver::place(&self.snapshot.req, &options)
-            .map_err(|source| SimError::Solver { time_s: w.now, source })?;
+        let req = &self.snapshot.req;
+        let answer = match (&mut self.session, delta) {
+            (Some(session), Some((undo, _))) => session
+                .revalidator
+                .revalidate(req, Some(&undo))
+                .map_err(placer_solver::SolveError::from)
+                .and_then(|checked| placer_solver::place_checked(req, checked, &options)),
+            _ => placer_solver::place(req, &options),
+        }
+        .map_err(|source| SimError::Solver { time_s: w.now, source })?;
         let solve_ms = built.elapsed().as_secs_f64() * 1e3;
         let snapshot_ms = built.duration_since(before).as_secs_f64() * 1e3;
         let free = match offer {

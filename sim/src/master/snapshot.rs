@@ -242,11 +242,11 @@ pub(crate) struct Snapshot {
     /// Per kind, the pending tasks per job a heartbeat's snapshot carries.
     beat_bound: [u64; 2],
     /// The racks' measured cross-rack traffic as the last snapshot reported it.
-    rack_window: RackWindow,
+    pub(super) rack_window: RackWindow,
     /// Draws each epoch's node order ([`crate::NodeOrder::Shuffled`]).
-    order_rng: ChaCha8Rng,
+    pub(super) order_rng: ChaCha8Rng,
     /// Every node's id, in index order (written once).
-    node_ids: Vec<NodeId>,
+    pub(super) node_ids: Vec<NodeId>,
     /// The last epoch snapshot showed slots held by setup or cleanup tasks.
     holds_shown: bool,
 }
@@ -326,11 +326,7 @@ impl Snapshot {
             }
         }
         let mut chosen: Vec<usize> = Vec::new();
-        let mut quotas = Quotas {
-            node: vec![(0, 0); w.cluster.len()],
-            rack: vec![(0, 0); w.cluster.nodes_of_rack.len()],
-            stamp: 0,
-        };
+        let mut quotas = Quotas::new(w);
         self.count_rack_free(w, offer);
         self.heartbeat_bound(w, offer);
         let mut spare = std::mem::take(&mut self.spare);
@@ -394,7 +390,7 @@ impl Snapshot {
     }
 
     /// `self.rack_free`: the free (offered) map slots per rack.
-    fn count_rack_free(&mut self, w: &World<'_>, offer: Option<(usize, [u32; 2])>) {
+    pub(super) fn count_rack_free(&mut self, w: &World<'_>, offer: Option<(usize, [u32; 2])>) {
         let mut free = std::mem::take(&mut self.rack_free);
         free.clear();
         free.resize(w.cluster.nodes_of_rack.len(), 0);
@@ -414,7 +410,7 @@ impl Snapshot {
     /// The pending tasks of job `j` and `kind` to offer (`offer` as in `fill_snapshot`; `all`:
     /// every one, whatever the bound), into `out`, with `quotas` as scratch.
     #[allow(clippy::too_many_arguments)]
-    fn choose(
+    pub(super) fn choose(
         &self,
         w: &World<'_>,
         j: usize,
@@ -521,7 +517,7 @@ impl Snapshot {
 }
 
 /// Job `j`'s snapshot entry, written into `slot` (its strings reused).
-fn fill_job(w: &World<'_>, echo: &Echo, j: usize, slot: &mut Job) {
+pub(super) fn fill_job(w: &World<'_>, echo: &Echo, j: usize, slot: &mut Job) {
     let spec = &w.ix.jobs[j];
     let run = &w.jobs[j];
     let user = &w.workload.jobs[j].user;
@@ -556,7 +552,7 @@ fn fill_job(w: &World<'_>, echo: &Echo, j: usize, slot: &mut Job) {
 /// A reduce's shuffle sources are its known bytes per source node (`known_shuffle_into`),
 /// those of 0 bytes left out; `parts` keeps the last split, which the next reduce of the
 /// same job and size shares.
-fn fill_pending(
+pub(super) fn fill_pending(
     w: &World<'_>,
     nodes: &[NodeId],
     t: usize,
@@ -626,7 +622,7 @@ fn fill_pending(
 }
 
 /// Running task `t`'s snapshot entry, written into `slot` (its strings reused).
-fn fill_running(w: &World<'_>, nodes: &[NodeId], t: usize, slot: &mut RunningTask) {
+pub(super) fn fill_running(w: &World<'_>, nodes: &[NodeId], t: usize, slot: &mut RunningTask) {
     let task = &w.ix.tasks[t];
     let run = &w.tasks[t];
     let mut id = std::mem::take(&mut slot.id);
@@ -655,10 +651,21 @@ fn fill_running(w: &World<'_>, nodes: &[NodeId], t: usize, slot: &mut RunningTas
 
 /// The scratch of `choose`: per node and per rack, (stamp, unclaimed free map slots), valid
 /// when its stamp is `stamp` (bumping it clears every entry in O(1)).
-struct Quotas {
+pub(super) struct Quotas {
     node: Vec<(u64, u32)>,
     rack: Vec<(u64, u32)>,
     stamp: u64,
+}
+
+impl Quotas {
+    /// Cleared scratch for `w`'s cluster.
+    pub(super) fn new(w: &World<'_>) -> Self {
+        Self {
+            node: vec![(0, 0); w.cluster.len()],
+            rack: vec![(0, 0); w.cluster.nodes_of_rack.len()],
+            stamp: 0,
+        }
+    }
 }
 
 /// Snapshot entries the last snapshot did not need, kept with their allocations for the next
@@ -673,7 +680,7 @@ pub(crate) struct Spare {
 /// The last reduce's split of known shuffle bytes per source node, keyed by (job, bytes):
 /// within one snapshot the reduces of a job with equal bytes have equal splits.
 #[derive(Debug, Default)]
-struct ShuffleParts {
+pub(super) struct ShuffleParts {
     key: Option<(usize, u64)>,
     split: Vec<(usize, u64)>,
 }

@@ -1,0 +1,326 @@
+//! The master's in-process session (docs/wire-schema.md, "Sessions"; lsap-sched §3.2's
+//! "instant system state", held from one epoch to the next as Firmament, Gog et al., OSDI
+//! 2016, §5, keeps its flow network): at an epoch the master sends what changed since its last
+//! epoch, as a `POST /v1/sessions/{id}/place` delta would carry it, and the kept snapshot is
+//! edited by [`PlaceRequest::apply_changes`], validated by difference
+//! ([`placer_models::Revalidator`]) and solved by [`placer_solver::place_checked`]: the same
+//! pieces the server's sessions use, without HTTP.
+//!
+//! What a delta holds, per epoch (`Snapshot::fill`'s snapshot is what the session holds after
+//! it, as a set: `sessions_hold_the_full_snapshot` checks it at every epoch):
+//! - `now_s`;
+//! - the nodes whose slots or free disk changed (setup and cleanup holds, intermediate-data
+//!   budgets), the racks whose measured cross-rack traffic changed, the pools whose echoed
+//!   starvation clocks changed, the active jobs whose entry changed (progress, echoed state)
+//!   and the jobs that left;
+//! - the pending tasks offered this epoch that the session does not hold, or holds with other
+//!   contents (a reduce whose known shuffle bytes grew, a task pending again since another
+//!   time), and the held ones no longer offered;
+//! - the running tasks that started, those whose contents changed (a reduce that began to
+//!   compute now holds its demand), and those that ended.
+//!
+//! The nodes are reordered in place each epoch under [`crate::NodeOrder::Shuffled`], with the
+//! same draws as the full snapshot, and the revalidator follows the permutation
+//! ([`placer_models::Revalidator::nodes_reordered`]).
+//!
+//! Order: a held entry keeps its position and a new one is appended, so the session's lists
+//! are in the order entries arrived, where the full snapshot lists them by job. The exact
+//! policies break ties by list order, so a replay with sessions can differ from one without
+//! from the first tie decided otherwise; each epoch is still solved optimally over the same
+//! set (docs/simulator.md, "Sessions").
+//!
+//! Heartbeat offers (one node's free slots) keep the full snapshot: every node's shown slots
+//! change with each heartbeat, which a session would carry as node changes, validated in full.
+//!
+//! Complexity per epoch: O(active jobs + Σ pending scanned + offered reduces' shuffle sources
+//! + running + nodes) integer work, and strings only for what changed; the solver then
+//!   validates O(change) and indexes the snapshot.
+
+use super::ids;
+use super::snapshot::{fill_job, fill_pending, fill_running, Echo, ShuffleParts, Snapshot};
+use crate::config::NodeOrder;
+use crate::world::World;
+use placer_models::{
+    Changes, Job, ObjectOnly, PendingTask, PlaceRequest, Remove, Resources, Revalidator,
+    RunningTask, TaskKind, Upsert,
+};
+use placer_solver::PolicyOf;
+use rand::seq::SliceRandom;
+
+/// What the master keeps besides the snapshot itself: where each task and job sits in it, and
+/// the revalidator of its last epoch.
+#[derive(Debug)]
+pub(crate) struct Session {
+    /// Validation by difference of the kept snapshot.
+    pub revalidator: Revalidator,
+    /// Per task, its position in the kept `pending` (`u32::MAX`: not held), rebuilt per epoch.
+    pending_at: Vec<u32>,
+    /// Per task, its position in the kept `running`.
+    running_at: Vec<u32>,
+    /// Per job, its position in the kept `jobs`.
+    job_at: Vec<u32>,
+    /// Per task, the epoch stamp when it was last offered.
+    offered: Vec<u32>,
+    /// Per task, the epoch stamp when it was last seen running.
+    ran: Vec<u32>,
+    /// Per job, the epoch stamp when it was last active.
+    job_seen: Vec<u32>,
+    /// The current epoch's stamp.
+    stamp: u32,
+}
+
+/// Not held.
+const NONE: u32 = u32::MAX;
+
+impl Session {
+    /// An empty session for `tasks` tasks and `jobs` jobs: its first delta carries everything.
+    pub fn new(tasks: usize, jobs: usize) -> Self {
+        Self {
+            revalidator: Revalidator::new(),
+            pending_at: vec![NONE; tasks],
+            running_at: vec![NONE; tasks],
+            job_at: vec![NONE; jobs],
+            offered: vec![0; tasks],
+            ran: vec![0; tasks],
+            job_seen: vec![0; jobs],
+            stamp: 0,
+        }
+    }
+
+    /// Records where every task and job of `req` sits. O(snapshot) id parses.
+    fn locate(&mut self, w: &World<'_>, req: &PlaceRequest) {
+        for (i, t) in req.pending.iter().enumerate() {
+            if let Some(t) = ids::read_task(&w.ix, t.id.as_str()) {
+                self.pending_at[t] = i as u32;
+            }
+        }
+        for (i, t) in req.running.iter().enumerate() {
+            if let Some(t) = ids::read_task(&w.ix, t.id.as_str()) {
+                self.running_at[t] = i as u32;
+            }
+        }
+        for (i, j) in req.jobs.iter().enumerate() {
+            if let Some(j) = ids::read_job(j.id.as_str(), w.jobs.len()) {
+                self.job_at[j] = i as u32;
+            }
+        }
+    }
+
+    /// Forgets the positions of `req`'s entries (before its lists are edited).
+    fn unlocate(&mut self, w: &World<'_>, req: &PlaceRequest) {
+        for t in &req.pending {
+            if let Some(t) = ids::read_task(&w.ix, t.id.as_str()) {
+                self.pending_at[t] = NONE;
+            }
+        }
+        for t in &req.running {
+            if let Some(t) = ids::read_task(&w.ix, t.id.as_str()) {
+                self.running_at[t] = NONE;
+            }
+        }
+        for j in &req.jobs {
+            if let Some(j) = ids::read_job(j.id.as_str(), w.jobs.len()) {
+                self.job_at[j] = NONE;
+            }
+        }
+    }
+}
+
+impl Snapshot {
+    /// The changes since the session's last epoch, at an epoch that offers every free slot
+    /// (see the module docs), applied to the kept snapshot `self.req`; returns the undo record
+    /// for the revalidator and the number of pending tasks offered.
+    pub(crate) fn fill_delta(
+        &mut self,
+        w: &World<'_>,
+        echo: &Echo,
+        session: &mut Session,
+    ) -> (placer_models::Undo, usize) {
+        session.stamp = session.stamp.wrapping_add(1).max(1);
+        let stamp = session.stamp;
+        let mut req = std::mem::take(&mut self.req);
+        if w.cfg.node_order == NodeOrder::Shuffled {
+            req.cluster.nodes.shuffle(&mut self.order_rng);
+            session.revalidator.nodes_reordered(&req);
+        }
+        let mut up = Upsert::default();
+        let mut rm = Remove::default();
+
+        // Nodes: the slots their setup and cleanup tasks leave them, their free disk.
+        if !w.cluster.uncapped {
+            for node in &req.cluster.nodes {
+                let Some(n) = ids::read_node(node.id.as_str(), w.cluster.len()) else { continue };
+                let held = w.job_task_slots_on(n);
+                let slots = [w.cluster.map_slots[n] - held[0], w.cluster.reduce_slots[n] - held[1]];
+                let disk = w.disks.free(n);
+                let shown_disk = node.resources.as_ref().and_then(|r| r.disk);
+                if [node.map_slots, node.reduce_slots] != slots || shown_disk != disk {
+                    let mut node = node.clone();
+                    (node.map_slots, node.reduce_slots) = (slots[0], slots[1]);
+                    if w.disks.limited() {
+                        node.resources.get_or_insert_with(Resources::default).disk = disk;
+                    }
+                    up.nodes.push(node);
+                }
+            }
+        } else if w.disks.limited() {
+            for node in &req.cluster.nodes {
+                let Some(n) = ids::read_node(node.id.as_str(), w.cluster.len()) else { continue };
+                let disk = w.disks.free(n);
+                if node.resources.as_ref().and_then(|r| r.disk) != disk {
+                    let mut node = node.clone();
+                    node.resources.get_or_insert_with(Resources::default).disk = disk;
+                    up.nodes.push(node);
+                }
+            }
+        }
+        // Pools: the echoed starvation clocks.
+        for (pool, clocks) in req.pools.iter().zip(&echo.starvation) {
+            if pool.starvation != *clocks {
+                up.pools.push(placer_models::Pool { starvation: *clocks, ..pool.clone() });
+            }
+        }
+        // Racks: the measured cross-rack traffic.
+        if req.cluster.racks.len() > 1 {
+            let mbps = self.rack_window.read(&w.net.meter, w.now, w.cfg.netsat_measure);
+            for (rack, &m) in req.cluster.racks.iter().zip(mbps) {
+                if rack.cross_rack_traffic_mbps.map(f64::to_bits) != Some(m.to_bits()) {
+                    let mut rack = rack.clone();
+                    rack.cross_rack_traffic_mbps = Some(m);
+                    up.racks.push(rack);
+                }
+            }
+        }
+
+        // Jobs and pending tasks, in the full snapshot's order.
+        session.locate(w, &req);
+        let mut chosen: Vec<usize> = Vec::new();
+        let mut quotas = super::snapshot::Quotas::new(w);
+        self.count_rack_free(w, None);
+        let mut parts = ShuffleParts::default();
+        let plans =
+            w.cfg.policy.algorithm.policy().and_then(|p| p.plans_from_all_maps(&w.cfg.policy));
+        let mut scratch_job = Job::default();
+        let mut scratch_task = PendingTask::default();
+        let mut offered = 0;
+        for &j in &w.active_jobs {
+            session.job_seen[j] = stamp;
+            fill_job(w, echo, j, &mut scratch_job);
+            match req.jobs.get(session.job_at[j] as usize) {
+                Some(held) if *held == scratch_job => {}
+                _ => up.jobs.push(scratch_job.clone()),
+            }
+            for kind in [TaskKind::Map, TaskKind::Reduce] {
+                let all = kind == TaskKind::Map
+                    && plans.is_some_and(|key| echo.state[j].get(key).is_none());
+                self.choose(w, j, kind, None, all, &mut chosen, &mut quotas);
+                offered += chosen.len();
+                for &t in &chosen {
+                    session.offered[t] = stamp;
+                    let held = req.pending.get(session.pending_at[t] as usize);
+                    let same = match (held, kind) {
+                        (None, _) => false,
+                        // A held map changes only by going pending again at another time.
+                        (Some(h), TaskKind::Map) => {
+                            h.pending_since_s == Some(w.tasks[t].pending_since_s)
+                        }
+                        (Some(h), TaskKind::Reduce) => {
+                            fill_pending(w, &self.node_ids, t, &mut scratch_task, &mut parts);
+                            *h == scratch_task
+                        }
+                    };
+                    if !same {
+                        if held.is_none() || kind == TaskKind::Map {
+                            fill_pending(w, &self.node_ids, t, &mut scratch_task, &mut parts);
+                        }
+                        up.pending.push(std::mem::take(&mut scratch_task));
+                    }
+                }
+            }
+        }
+        for held in &req.pending {
+            let Some(t) = ids::read_task(&w.ix, held.id.as_str()) else { continue };
+            if session.offered[t] != stamp {
+                rm.pending.push(held.id.as_str().to_owned());
+            }
+        }
+        for held in &req.jobs {
+            let Some(j) = ids::read_job(held.id.as_str(), w.jobs.len()) else { continue };
+            if session.job_seen[j] != stamp {
+                rm.jobs.push(held.id.as_str().to_owned());
+            }
+        }
+
+        // Running tasks.
+        let mut scratch_run = RunningTask::default();
+        for &t in &w.running {
+            session.ran[t] = stamp;
+            let held = req.running.get(session.running_at[t] as usize);
+            let run = &w.tasks[t];
+            let same = held.is_some_and(|h| {
+                h.started_s == Some(run.started_s)
+                    && ids::read_node(h.node.as_str(), w.cluster.len()) == Some(run.node)
+                    && (w.ix.tasks[t].kind == TaskKind::Map || {
+                        fill_running(w, &self.node_ids, t, &mut scratch_run);
+                        h.demand == scratch_run.demand
+                    })
+            });
+            if !same {
+                fill_running(w, &self.node_ids, t, &mut scratch_run);
+                up.running.push(std::mem::take(&mut scratch_run));
+            }
+        }
+        for held in &req.running {
+            let Some(t) = ids::read_task(&w.ix, held.id.as_str()) else { continue };
+            if session.ran[t] != stamp {
+                rm.running.push(held.id.as_str().to_owned());
+            }
+        }
+
+        session.unlocate(w, &req);
+        let changes = Changes {
+            now_s: Some(w.now),
+            upsert: ObjectOnly(up),
+            remove: ObjectOnly(rm),
+            ..Changes::default()
+        };
+        let undo = req.apply_changes(changes);
+        self.req = req;
+        (undo, offered)
+    }
+}
+
+/// Whether the session's snapshot `held` equals the whole snapshot `full` of the same epoch:
+/// equal but for the order of jobs, pending and running tasks (see the module docs); else what
+/// differs. O(snapshot log snapshot); only under `SimConfig::audit`.
+pub(crate) fn same_snapshot(held: &PlaceRequest, full: &PlaceRequest) -> Result<(), String> {
+    fn sorted<T: Clone>(list: &[T], key: impl Fn(&T) -> &str) -> Vec<T> {
+        let mut v = list.to_vec();
+        v.sort_by(|a, b| key(a).cmp(key(b)));
+        v
+    }
+    let canonical = |r: &PlaceRequest| PlaceRequest {
+        jobs: sorted(&r.jobs, |j| j.id.as_str()),
+        pending: sorted(&r.pending, |t| t.id.as_str()),
+        running: sorted(&r.running, |t| t.id.as_str()),
+        ..r.clone()
+    };
+    let (a, b) = (canonical(held), canonical(full));
+    if a == b {
+        return Ok(());
+    }
+    let what = if a.cluster != b.cluster {
+        "cluster"
+    } else if a.pools != b.pools {
+        "pools"
+    } else if a.jobs != b.jobs {
+        "jobs"
+    } else if a.pending != b.pending {
+        "pending"
+    } else if a.running != b.running {
+        "running"
+    } else {
+        "now_s, users or policy"
+    };
+    Err(format!("the session's snapshot differs from the whole snapshot in {what}"))
+}
