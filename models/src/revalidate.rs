@@ -5,8 +5,11 @@
 //! edited where the lists were.
 //!
 //! The fast path takes deltas that touch `now_s`, jobs, pending and running tasks (what a
-//! master's epochs change); one that touches racks, nodes, pools, users, the network or the
-//! policy is validated in full. It claims a snapshot valid only when [`validate_resolved`]
+//! master's epochs change), and nodes, pools and racks replaced in place under their ids (a
+//! node's slots or capacities in its rack with the same resource names, a pool's settings or
+//! starvation clocks, a rack's measured traffic); a node list reordered is followed
+//! ([`Revalidator::nodes_reordered`]). One that adds or removes racks, nodes or pools, moves a
+//! node to another rack, or touches users, the network or the policy is validated in full. It claims a snapshot valid only when [`validate_resolved`]
 //! would: the changed jobs and tasks are validated by [`validate_resolved`] itself, inside a
 //! small snapshot that holds them and what they reference; what a change can break elsewhere
 //! (a task id used twice, a removed job still referenced, a node given more running tasks than
@@ -337,12 +340,16 @@ impl State {
         let fixed = undo.policy.is_none()
             && undo.network.is_none()
             && racks_measured_in_place(req, undo)
-            && undo.nodes.untouched(req.cluster.nodes.len())
-            && undo.pools.untouched(req.pools.len())
             && undo.users.untouched(req.users.len());
         if !fixed {
             return None;
         }
+        // Nodes and pools edited in place under their ids (a node in its rack, with the same
+        // resource names): their own fields are checked with the changed tasks.
+        let nodes = replaced_in_place(&undo.nodes, &req.cluster.nodes, |new, old| {
+            new.id == old.id && new.rack == old.rack && resource_names_equal(new, old)
+        })?;
+        let pools = replaced_in_place(&undo.pools, &req.pools, |new, old| new.id == old.id)?;
         let jobs_changed = !undo.jobs.untouched(req.jobs.len());
         if jobs_changed {
             self.job_at =
@@ -351,7 +358,7 @@ impl State {
                 return None;
             }
         }
-        self.count_tasks(req, undo)?;
+        self.count_tasks(req, undo, &nodes)?;
         // A removed job that tasks still name.
         for (_, job) in &undo.jobs.removed {
             let refs = self.job_refs.get(&hash(job.id.as_str())).copied().unwrap_or(0);
@@ -359,15 +366,15 @@ impl State {
                 return None;
             }
         }
-        self.check_changed(req, undo)?;
+        self.check_changed(req, undo, &nodes, &pools)?;
         self.edit_resolved(req, undo, jobs_changed)
     }
 
     /// Moves the task-id, job-reference and slot counts by the tasks the delta took out and put
     /// in; `None` when a task id may now be used twice or a node holds more running tasks than
     /// slots.
-    fn count_tasks(&mut self, req: &PlaceRequest, undo: &Undo) -> Option<()> {
-        let mut touched: Vec<u32> = Vec::new();
+    fn count_tasks(&mut self, req: &PlaceRequest, undo: &Undo, nodes: &[u32]) -> Option<()> {
+        let mut touched: Vec<u32> = nodes.to_vec();
         let out_pending = undo.pending.removed.iter().chain(&undo.pending.replaced);
         for (_, t) in out_pending {
             forget(&mut self.task_ids, t.id.as_str());
@@ -420,15 +427,26 @@ impl State {
     /// snapshot of them and what they reference: their jobs and pools, the users and policy
     /// (a job's user is checked against them), their nodes (in one stand-in rack), and a node
     /// holding every resource name (what demands are checked against).
-    fn check_changed(&self, req: &PlaceRequest, undo: &Undo) -> Option<()> {
+    fn check_changed(
+        &self,
+        req: &PlaceRequest,
+        undo: &Undo,
+        nodes: &[u32],
+        pools: &[u32],
+    ) -> Option<()> {
         let jobs: Vec<&Job> = in_list(&undo.jobs, &req.jobs).collect();
         let pending: Vec<&PendingTask> = in_list(&undo.pending, &req.pending).collect();
         let running: Vec<&RunningTask> = in_list(&undo.running, &req.running).collect();
-        if jobs.is_empty() && pending.is_empty() && running.is_empty() {
+        if jobs.is_empty()
+            && pending.is_empty()
+            && running.is_empty()
+            && nodes.is_empty()
+            && pools.is_empty()
+        {
             return non_negative_now(req);
         }
         let mut job_ix: BTreeSet<u32> = BTreeSet::new();
-        let mut node_ix: BTreeSet<u32> = BTreeSet::new();
+        let mut node_ix: BTreeSet<u32> = nodes.iter().copied().collect();
         for j in &jobs {
             job_ix.insert(self.job(req, j.id.as_str())?);
         }
@@ -446,7 +464,8 @@ impl State {
             node_ix.insert(self.node(req, t.node.as_str())?);
         }
         let mini_jobs: Vec<Job> = job_ix.iter().map(|&j| req.jobs[j as usize].clone()).collect();
-        let pool_ids: BTreeSet<&str> = mini_jobs.iter().map(|j| j.pool.as_str()).collect();
+        let mut pool_ids: BTreeSet<&str> = mini_jobs.iter().map(|j| j.pool.as_str()).collect();
+        pool_ids.extend(pools.iter().map(|&p| req.pools[p as usize].id.as_str()));
         let pools: Vec<Pool> =
             req.pools.iter().filter(|p| pool_ids.contains(p.id.as_str())).cloned().collect();
         let stand_in = Rack::new("\u{1}rack");
@@ -600,6 +619,37 @@ fn racks_measured_in_place(req: &PlaceRequest, undo: &Undo) -> bool {
                     && r.cross_rack_traffic_mbps.is_none_or(|v| v.is_finite() && v >= 0.0)
             })
         })
+}
+
+/// The positions of `list`'s elements the delta replaced, when it only replaced elements in
+/// place (nothing removed or appended) and each replacement is `same` as what it replaced;
+/// `None` otherwise.
+fn replaced_in_place<T>(
+    undo: &ListUndo<T>,
+    list: &[T],
+    same: impl Fn(&T, &T) -> bool,
+) -> Option<Vec<u32>> {
+    if !undo.removed.is_empty() || undo.kept != list.len() {
+        return None;
+    }
+    let mut at: Vec<u32> = Vec::with_capacity(undo.replaced.len());
+    for (j, old) in &undo.replaced {
+        if !same(list.get(*j)?, old) {
+            return None;
+        }
+        at.push(*j as u32);
+    }
+    at.sort_unstable();
+    at.dedup();
+    Some(at)
+}
+
+/// Whether two nodes name the same resources (what demands are checked against).
+fn resource_names_equal(a: &Node, b: &Node) -> bool {
+    fn names(n: &Node) -> impl Iterator<Item = &String> {
+        n.resources.iter().flat_map(|r| r.amounts.keys())
+    }
+    names(a).eq(names(b))
 }
 
 /// `now_s` ≥ 0, the one top-level number a fast-path delta may change.

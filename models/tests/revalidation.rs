@@ -2,8 +2,9 @@
 //! random sequences of deltas — pending and running tasks added, replaced and removed (some
 //! naming unknown jobs or nodes, some reusing ids, some oversubscribing a node), jobs added,
 //! replaced and removed (some still named by tasks), the clock moved (sometimes below 0), a
-//! rack's measured traffic (sometimes negative, sometimes on a new rack), now and then a node
-//! or a pool changed — applied to a snapshot in place, some after the nodes were reordered
+//! rack's measured traffic (sometimes negative, sometimes on a new rack), a node's slots or
+//! capacities (sometimes invalid, sometimes in another rack or with another resource), a pool's
+//! weight (sometimes negative) — applied to a snapshot in place, some after the nodes were reordered
 //! (`Revalidator::nodes_reordered`, as a simulated master does). After each one
 //! `Revalidator::revalidate` must give exactly what `validate_resolved` gives: the same
 //! resolved references, or the same error; and an invalid delta, undone, leaves the next
@@ -63,8 +64,11 @@ enum Op {
     },
     Unjob(usize),
     Now(i32),
-    Node(u32),
-    Pool,
+    Node {
+        slots: u32,
+        how: u8,
+    },
+    Pool(i8),
     Rack {
         new: bool,
         traffic: i32,
@@ -84,8 +88,8 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (0..5usize, prop::bool::weighted(0.9)).prop_map(|(id, pool)| Op::Job { id, pool }),
         1 => (0..5usize).prop_map(Op::Unjob),
         2 => (-5i32..100).prop_map(Op::Now),
-        1 => (0u32..3).prop_map(Op::Node),
-        1 => Just(Op::Pool),
+        2 => (0u32..3, 0u8..4).prop_map(|(slots, how)| Op::Node { slots, how }),
+        1 => (-1i8..4).prop_map(Op::Pool),
         2 => (prop::bool::weighted(0.1), -2i32..50).prop_map(|(new, traffic)| Op::Rack { new, traffic }),
         2 => (1..4usize).prop_map(Op::Reorder),
     ]
@@ -131,14 +135,22 @@ fn changes(ops: &[Op]) -> Value {
             ),
             Op::Unjob(id) => push(&mut c, "remove", "jobs", json!(JOBS[*id])),
             Op::Now(s) => c["now_s"] = json!(f64::from(*s)),
-            Op::Node(slots) => push(
-                &mut c,
-                "upsert",
-                "nodes",
-                json!({
-                "id": "n2", "rack": "r1", "map_slots": slots, "reduce_slots": 1}),
-            ),
-            Op::Pool => push(&mut c, "upsert", "pools", json!({"id": "p1", "weight": 3})),
+            // n2's slots in its rack; n2 moved to another rack; n4's cpu (−1: invalid);
+            // n4 with another resource name.
+            Op::Node { slots, how } => {
+                let node = match how {
+                    0 => json!({"id": "n2", "rack": "r1", "map_slots": slots, "reduce_slots": 1}),
+                    1 => json!({"id": "n2", "rack": "r2", "map_slots": slots, "reduce_slots": 1}),
+                    2 => json!({"id": "n4", "rack": "r2", "map_slots": slots, "reduce_slots": 1,
+                                "resources": {"cpu": f64::from(*slots) - 1.0}}),
+                    _ => json!({"id": "n4", "rack": "r2", "map_slots": slots, "reduce_slots": 1,
+                                "resources": {"gpu": 2}}),
+                };
+                push(&mut c, "upsert", "nodes", node);
+            }
+            Op::Pool(weight) => {
+                push(&mut c, "upsert", "pools", json!({"id": "p1", "weight": weight}));
+            }
             Op::Rack { new, traffic } => push(
                 &mut c,
                 "upsert",
@@ -200,6 +212,8 @@ fn an_epochs_delta_is_validated_by_difference() {
             Op::Now(20 + i32::from(id)),
             Op::Rack { new: false, traffic: 7 },
             Op::Reorder(usize::from(id) + 1),
+            Op::Node { slots: 2, how: 0 },
+            Op::Pool(2),
         ]
     };
     let deltas: Vec<Vec<Op>> = vec![epoch(0), vec![Op::Stop(0)], epoch(2), vec![Op::Stop(2)]];

@@ -81,7 +81,7 @@ impl Master<'_> {
             None => {
                 // A whole snapshot replaces what the session held.
                 if let Some(session) = &mut self.session {
-                    session.revalidator.invalidate();
+                    session.replaced();
                 }
                 self.snapshot.fill(w, offer, &self.echo)
             }

@@ -53,76 +53,113 @@ use rand::seq::SliceRandom;
 pub(crate) struct Session {
     /// Validation by difference of the kept snapshot.
     pub revalidator: Revalidator,
-    /// Per task, its position in the kept `pending` (`u32::MAX`: not held), rebuilt per epoch.
-    pending_at: Vec<u32>,
-    /// Per task, its position in the kept `running`.
-    running_at: Vec<u32>,
-    /// Per job, its position in the kept `jobs`.
-    job_at: Vec<u32>,
+    /// The simulator's index of each entry of the kept `pending`, `running` and `jobs`.
+    pending: Positions,
+    running: Positions,
+    jobs: Positions,
+    /// Whether the positions describe the kept snapshot (false after a whole snapshot
+    /// replaced it: they are then read again from its ids).
+    synced: bool,
     /// Per task, the epoch stamp when it was last offered.
     offered: Vec<u32>,
     /// Per task, the epoch stamp when it was last seen running.
     ran: Vec<u32>,
     /// Per job, the epoch stamp when it was last active.
     job_seen: Vec<u32>,
+    /// Per pending reduce held, what its entry was written from: its job's known-shuffle
+    /// version × 2 + whether the job had maps left (which empties its demand).
+    reduce_from: Vec<u64>,
     /// The current epoch's stamp.
     stamp: u32,
 }
 
+/// A list's entries as simulator indices, in list order, and each index's position.
+#[derive(Debug)]
+struct Positions {
+    ids: Vec<usize>,
+    /// Per simulator index, its position in the list (`NONE`: not in it).
+    at: Vec<u32>,
+}
+
 /// Not held.
 const NONE: u32 = u32::MAX;
+
+impl Positions {
+    fn new(n: usize) -> Self {
+        Self { ids: Vec::new(), at: vec![NONE; n] }
+    }
+
+    /// The position of index `x`, if the list holds it.
+    fn of(&self, x: usize) -> Option<usize> {
+        let at = self.at[x];
+        (at != NONE).then_some(at as usize)
+    }
+
+    /// Reads the list again: `ids` are its entries' indices (`None`: not one of the
+    /// simulator's, never the case for what the master wrote).
+    fn read(&mut self, ids: impl Iterator<Item = Option<usize>>) {
+        for &x in &self.ids {
+            self.at[x] = NONE;
+        }
+        self.ids.clear();
+        for x in ids.flatten() {
+            self.at[x] = self.ids.len() as u32;
+            self.ids.push(x);
+        }
+    }
+
+    /// Follows [`PlaceRequest::apply_changes`]: the entries `keep` refuses are removed, the
+    /// rest keep their order, and `appended` follow. O(list + appended).
+    fn edit(&mut self, keep: impl Fn(usize) -> bool, appended: &[usize]) {
+        let mut ids = std::mem::take(&mut self.ids);
+        ids.retain(|&x| {
+            let k = keep(x);
+            if !k {
+                self.at[x] = NONE;
+            }
+            k
+        });
+        ids.extend_from_slice(appended);
+        for (i, &x) in ids.iter().enumerate() {
+            self.at[x] = i as u32;
+        }
+        self.ids = ids;
+    }
+}
 
 impl Session {
     /// An empty session for `tasks` tasks and `jobs` jobs: its first delta carries everything.
     pub fn new(tasks: usize, jobs: usize) -> Self {
         Self {
             revalidator: Revalidator::new(),
-            pending_at: vec![NONE; tasks],
-            running_at: vec![NONE; tasks],
-            job_at: vec![NONE; jobs],
+            pending: Positions::new(tasks),
+            running: Positions::new(tasks),
+            jobs: Positions::new(jobs),
+            synced: true,
             offered: vec![0; tasks],
             ran: vec![0; tasks],
             job_seen: vec![0; jobs],
+            reduce_from: vec![0; tasks],
             stamp: 0,
         }
     }
 
-    /// Records where every task and job of `req` sits. O(snapshot) id parses.
-    fn locate(&mut self, w: &World<'_>, req: &PlaceRequest) {
-        for (i, t) in req.pending.iter().enumerate() {
-            if let Some(t) = ids::read_task(&w.ix, t.id.as_str()) {
-                self.pending_at[t] = i as u32;
-            }
-        }
-        for (i, t) in req.running.iter().enumerate() {
-            if let Some(t) = ids::read_task(&w.ix, t.id.as_str()) {
-                self.running_at[t] = i as u32;
-            }
-        }
-        for (i, j) in req.jobs.iter().enumerate() {
-            if let Some(j) = ids::read_job(j.id.as_str(), w.jobs.len()) {
-                self.job_at[j] = i as u32;
-            }
-        }
+    /// A whole snapshot replaced the kept one: the next delta reads its positions again and
+    /// is validated in full.
+    pub fn replaced(&mut self) {
+        self.revalidator.invalidate();
+        self.synced = false;
     }
 
-    /// Forgets the positions of `req`'s entries (before its lists are edited).
-    fn unlocate(&mut self, w: &World<'_>, req: &PlaceRequest) {
-        for t in &req.pending {
-            if let Some(t) = ids::read_task(&w.ix, t.id.as_str()) {
-                self.pending_at[t] = NONE;
-            }
+    /// Reads where every task and job of `req` sits, when a whole snapshot replaced it.
+    fn sync(&mut self, w: &World<'_>, req: &PlaceRequest) {
+        if self.synced {
+            return;
         }
-        for t in &req.running {
-            if let Some(t) = ids::read_task(&w.ix, t.id.as_str()) {
-                self.running_at[t] = NONE;
-            }
-        }
-        for j in &req.jobs {
-            if let Some(j) = ids::read_job(j.id.as_str(), w.jobs.len()) {
-                self.job_at[j] = NONE;
-            }
-        }
+        self.pending.read(req.pending.iter().map(|t| ids::read_task(&w.ix, t.id.as_str())));
+        self.running.read(req.running.iter().map(|t| ids::read_task(&w.ix, t.id.as_str())));
+        self.jobs.read(req.jobs.iter().map(|j| ids::read_job(j.id.as_str(), w.jobs.len())));
+        self.synced = true;
     }
 }
 
@@ -193,7 +230,8 @@ impl Snapshot {
         }
 
         // Jobs and pending tasks, in the full snapshot's order.
-        session.locate(w, &req);
+        session.sync(w, &req);
+        let (mut new_jobs, mut new_pending, mut new_running) = (Vec::new(), Vec::new(), Vec::new());
         let mut chosen: Vec<usize> = Vec::new();
         let mut quotas = super::snapshot::Quotas::new(w);
         self.count_rack_free(w, None);
@@ -206,9 +244,12 @@ impl Snapshot {
         for &j in &w.active_jobs {
             session.job_seen[j] = stamp;
             fill_job(w, echo, j, &mut scratch_job);
-            match req.jobs.get(session.job_at[j] as usize) {
-                Some(held) if *held == scratch_job => {}
-                _ => up.jobs.push(scratch_job.clone()),
+            let held = session.jobs.of(j).and_then(|at| req.jobs.get(at));
+            if held.is_none() {
+                new_jobs.push(j);
+            }
+            if held != Some(&scratch_job) {
+                up.jobs.push(scratch_job.clone());
             }
             for kind in [TaskKind::Map, TaskKind::Reduce] {
                 let all = kind == TaskKind::Map
@@ -217,35 +258,38 @@ impl Snapshot {
                 offered += chosen.len();
                 for &t in &chosen {
                     session.offered[t] = stamp;
-                    let held = req.pending.get(session.pending_at[t] as usize);
+                    let held = session.pending.of(t).and_then(|at| req.pending.get(at));
+                    if held.is_none() {
+                        new_pending.push(t);
+                    }
                     let same = match (held, kind) {
                         (None, _) => false,
                         // A held map changes only by going pending again at another time.
                         (Some(h), TaskKind::Map) => {
                             h.pending_since_s == Some(w.tasks[t].pending_since_s)
                         }
+                        // A held reduce also by its job's known shuffle bytes and maps left.
                         (Some(h), TaskKind::Reduce) => {
-                            fill_pending(w, &self.node_ids, t, &mut scratch_task, &mut parts);
-                            *h == scratch_task
+                            h.pending_since_s == Some(w.tasks[t].pending_since_s)
+                                && session.reduce_from[t] == reduce_from(w, j)
                         }
                     };
                     if !same {
-                        if held.is_none() || kind == TaskKind::Map {
-                            fill_pending(w, &self.node_ids, t, &mut scratch_task, &mut parts);
-                        }
+                        fill_pending(w, &self.node_ids, t, &mut scratch_task, &mut parts);
                         up.pending.push(std::mem::take(&mut scratch_task));
+                        if kind == TaskKind::Reduce {
+                            session.reduce_from[t] = reduce_from(w, j);
+                        }
                     }
                 }
             }
         }
-        for held in &req.pending {
-            let Some(t) = ids::read_task(&w.ix, held.id.as_str()) else { continue };
+        for (&t, held) in session.pending.ids.iter().zip(&req.pending) {
             if session.offered[t] != stamp {
                 rm.pending.push(held.id.as_str().to_owned());
             }
         }
-        for held in &req.jobs {
-            let Some(j) = ids::read_job(held.id.as_str(), w.jobs.len()) else { continue };
+        for (&j, held) in session.jobs.ids.iter().zip(&req.jobs) {
             if session.job_seen[j] != stamp {
                 rm.jobs.push(held.id.as_str().to_owned());
             }
@@ -255,7 +299,10 @@ impl Snapshot {
         let mut scratch_run = RunningTask::default();
         for &t in &w.running {
             session.ran[t] = stamp;
-            let held = req.running.get(session.running_at[t] as usize);
+            let held = session.running.of(t).and_then(|at| req.running.get(at));
+            if held.is_none() {
+                new_running.push(t);
+            }
             let run = &w.tasks[t];
             let same = held.is_some_and(|h| {
                 h.started_s == Some(run.started_s)
@@ -270,14 +317,15 @@ impl Snapshot {
                 up.running.push(std::mem::take(&mut scratch_run));
             }
         }
-        for held in &req.running {
-            let Some(t) = ids::read_task(&w.ix, held.id.as_str()) else { continue };
+        for (&t, held) in session.running.ids.iter().zip(&req.running) {
             if session.ran[t] != stamp {
                 rm.running.push(held.id.as_str().to_owned());
             }
         }
-
-        session.unlocate(w, &req);
+        let Session { pending, running, jobs, offered: was_offered, ran, job_seen, .. } = session;
+        pending.edit(|t| was_offered[t] == stamp, &new_pending);
+        running.edit(|t| ran[t] == stamp, &new_running);
+        jobs.edit(|j| job_seen[j] == stamp, &new_jobs);
         let changes = Changes {
             now_s: Some(w.now),
             upsert: ObjectOnly(up),
@@ -288,6 +336,13 @@ impl Snapshot {
         self.req = req;
         (undo, offered)
     }
+}
+
+/// What a pending reduce of job `j` is written from besides its own fields (see
+/// `Session::reduce_from`).
+fn reduce_from(w: &World<'_>, j: usize) -> u64 {
+    let maps_left = w.jobs[j].maps_done < w.ix.jobs[j].maps;
+    w.known_shuffle_version(j) * 2 + u64::from(maps_left)
 }
 
 /// Whether the session's snapshot `held` equals the whole snapshot `full` of the same epoch:

@@ -296,6 +296,12 @@ impl<'a> World<'a> {
         self.shuffle.known_into(&self.ix, t, out);
     }
 
+    /// The version of job `j`'s known shuffle bytes: while it is the same,
+    /// [`World::known_shuffle_into`] gives the same for each of its reduces.
+    pub(crate) fn known_shuffle_version(&self, j: usize) -> u64 {
+        self.shuffle.known_version(j)
+    }
+
     /// Job `j`'s copying reduces poll for finished maps: they fetch what they are owed, and
     /// those whose copy is complete start computing.
     pub(crate) fn fetch_poll(&mut self, j: usize) {

@@ -68,6 +68,8 @@ struct JobOutputs {
     map_output: BTreeMap<usize, u128>,
     /// Σ `map_output`.
     weight_done: u128,
+    /// Bumped at every change of `map_output`: equal versions, equal known shuffle bytes.
+    version: u64,
     /// Running reduces in their copy phase.
     copying: BTreeSet<usize>,
     /// A `FetchPoll` is scheduled.
@@ -109,6 +111,13 @@ impl Shuffle {
         let job = &mut self.jobs[j];
         job.weight_done = 0;
         job.map_output.clear();
+        job.version += 1;
+    }
+
+    /// The version of job `j`'s finished outputs: the known shuffle bytes of its reduces
+    /// ([`Shuffle::known_into`]) are equal while it is.
+    pub fn known_version(&self, j: usize) -> u64 {
+        self.jobs[j].version
     }
 
     /// Reduce `t`'s shuffle bytes known so far, per source node (node order), into `out` (its
@@ -276,6 +285,7 @@ impl Mechanism for Shuffle {
         let c1 = c0 + w;
         job.weight_done = c1;
         *job.map_output.entry(m).or_insert(0) += w;
+        job.version += 1;
         let copying = std::mem::take(&mut self.jobs[j].copying);
         for &r in &copying {
             let b = cx.ix.tasks[r].bytes;
