@@ -450,13 +450,16 @@ impl State {
         for j in &jobs {
             job_ix.insert(self.job(req, j.id.as_str())?);
         }
+        // A reduce's shuffle sources are checked by resolving them (`edit_resolved`): the small
+        // snapshot holds reduces without them, which is all `validate_resolved` checks of them
+        // but that their nodes exist. A map with sources is invalid whatever they name.
         for t in &pending {
             job_ix.insert(self.job(req, t.job.as_str())?);
             for r in t.replicas.iter() {
                 node_ix.insert(self.node(req, r)?);
             }
-            for s in &t.shuffle {
-                node_ix.insert(self.node(req, s.node.as_str())?);
+            if t.kind == TaskKind::Map && !t.shuffle.is_empty() {
+                return None;
             }
         }
         for t in &running {
@@ -489,7 +492,20 @@ impl State {
             cluster: Cluster { racks: vec![stand_in], nodes, network: Default::default() },
             pools,
             jobs: mini_jobs,
-            pending: pending.into_iter().cloned().collect(),
+            pending: pending
+                .into_iter()
+                .map(|t| PendingTask {
+                    id: t.id.clone(),
+                    job: t.job.clone(),
+                    kind: t.kind,
+                    input_bytes: t.input_bytes,
+                    output_bytes: t.output_bytes,
+                    replicas: t.replicas.clone(),
+                    shuffle: Vec::new(),
+                    pending_since_s: t.pending_since_s,
+                    demand: t.demand.clone(),
+                })
+                .collect(),
             running: running.into_iter().cloned().collect(),
             users: req.users.clone(),
             policy: req.policy.clone(),
@@ -526,6 +542,7 @@ impl State {
         let mut out = Resolved { node_rack: old.node_rack, job_pool, ..Resolved::default() };
 
         // Pending: kept entries copied (their job shifted), changed ones resolved.
+        let mut last: Option<(usize, usize)> = None;
         let replaced: HashSet<usize> = undo.pending.replaced.iter().map(|&(j, _)| j).collect();
         let mut removed = undo.pending.removed.iter().map(|&(i, _)| i).peekable();
         let old_len = self.replica_start.len() - 1;
@@ -537,7 +554,7 @@ impl State {
                 continue;
             }
             if replaced.contains(&at) {
-                self.resolve_pending(req, at, &mut out)?;
+                self.resolve_pending(req, at, &mut out, &mut last)?;
             } else {
                 out.pending_job.push(shift(*old.pending_job.get(i)?)?);
                 let (r0, r1) = (self.replica_start[i] as usize, self.replica_start[i + 1] as usize);
@@ -550,7 +567,7 @@ impl State {
             at += 1;
         }
         for t in at..req.pending.len() {
-            self.resolve_pending(req, t, &mut out)?;
+            self.resolve_pending(req, t, &mut out, &mut last)?;
             replica_start.push(out.replica_nodes.len() as u32);
             shuffle_start.push(out.shuffle_nodes.len() as u32);
         }
@@ -589,15 +606,37 @@ impl State {
         Some(out)
     }
 
-    /// Resolves pending task `t` of `req` into `out`.
-    fn resolve_pending(&self, req: &PlaceRequest, t: usize, out: &mut Resolved) -> Option<()> {
+    /// Resolves pending task `t` of `req` into `out`. `last` is the last task resolved this way
+    /// with shuffle sources and where they start in `out.shuffle_nodes`: the reduces of one
+    /// job list the same sources in the same order, so a source named as its k-th is resolved
+    /// already (one string comparison, no lookup).
+    fn resolve_pending(
+        &self,
+        req: &PlaceRequest,
+        t: usize,
+        out: &mut Resolved,
+        last: &mut Option<(usize, usize)>,
+    ) -> Option<()> {
         let task = req.pending.get(t)?;
         out.pending_job.push(self.job(req, task.job.as_str())?);
         for r in task.replicas.iter() {
             out.replica_nodes.push(self.node(req, r)?);
         }
-        for s in &task.shuffle {
-            out.shuffle_nodes.push(self.node(req, s.node.as_str())?);
+        let (previous, resolved) = match *last {
+            Some((p, at)) => (req.pending.get(p)?.shuffle.as_slice(), at),
+            None => (&[][..], 0),
+        };
+        let at = out.shuffle_nodes.len();
+        for (k, s) in task.shuffle.iter().enumerate() {
+            let node = s.node.as_str();
+            let same = previous.get(k).is_some_and(|p| p.node.as_str() == node);
+            match same.then(|| out.shuffle_nodes.get(resolved + k).copied()).flatten() {
+                Some(n) => out.shuffle_nodes.push(n),
+                None => out.shuffle_nodes.push(self.node(req, node)?),
+            }
+        }
+        if !task.shuffle.is_empty() {
+            *last = Some((t, at));
         }
         Some(())
     }
