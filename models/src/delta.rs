@@ -320,6 +320,36 @@ pub struct Undo {
     pub(crate) network: Option<Network>,
 }
 
+/// The jobs and tasks a delta took out of a snapshot ([`Undo::into_taken`]).
+#[derive(Debug, Default)]
+pub struct Taken {
+    /// Jobs removed or replaced.
+    pub jobs: Vec<Job>,
+    /// Pending tasks removed or replaced.
+    pub pending: Vec<PendingTask>,
+    /// Running tasks removed or replaced.
+    pub running: Vec<RunningTask>,
+}
+
+impl Undo {
+    /// The jobs and tasks the delta removed and the previous versions of those it replaced,
+    /// once the delta is kept: a caller that writes its entries in place reuses their
+    /// allocations (strings, replica and shuffle lists) for the next delta.
+    ///
+    /// # Complexity
+    /// O(taken).
+    pub fn into_taken(self) -> Taken {
+        fn entries<T>(l: ListUndo<T>) -> Vec<T> {
+            l.removed.into_iter().chain(l.replaced).map(|(_, e)| e).collect()
+        }
+        Taken {
+            jobs: entries(self.jobs),
+            pending: entries(self.pending),
+            running: entries(self.running),
+        }
+    }
+}
+
 impl PlaceRequest {
     /// Applies `changes` in place: remove, then upsert (racks and nodes in `cluster`, the other
     /// kinds at the top level), then `now_s`, `policy` and `cluster.network`. Arrays keep their

@@ -17,7 +17,7 @@ mod revalidate;
 mod state;
 mod validate;
 
-pub use delta::{parse_delta, Changes, Delta, ObjectOnly, Remove, Undo, Upsert};
+pub use delta::{parse_delta, Changes, Delta, ObjectOnly, Remove, Taken, Undo, Upsert};
 pub use error::ModelError;
 pub use ids::{JobId, NodeId, PoolId, RackId, TaskId, UserId};
 pub use parse::parse_request;

@@ -98,11 +98,15 @@ impl Master<'_> {
         let options = PlaceOptions { warm: self.warm.clone(), ..PlaceOptions::default() };
         let req = &self.snapshot.req;
         let answer = match (&mut self.session, delta) {
-            (Some(session), Some((undo, _))) => session
-                .revalidator
-                .revalidate(req, Some(&undo))
-                .map_err(placer_solver::SolveError::from)
-                .and_then(|checked| placer_solver::place_checked(req, checked, &options)),
+            (Some(session), Some((undo, _))) => {
+                let answer = session
+                    .revalidator
+                    .revalidate(req, Some(&undo))
+                    .map_err(placer_solver::SolveError::from)
+                    .and_then(|checked| placer_solver::place_checked(req, checked, &options));
+                self.snapshot.recycle(undo);
+                answer
+            }
             _ => placer_solver::place(req, &options),
         }
         .map_err(|source| SimError::Solver { time_s: w.now, source })?;

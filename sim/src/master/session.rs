@@ -41,8 +41,8 @@ use super::snapshot::{fill_job, fill_pending, fill_running, Echo, ShuffleParts, 
 use crate::config::NodeOrder;
 use crate::world::World;
 use placer_models::{
-    Changes, Job, ObjectOnly, PendingTask, PlaceRequest, Remove, Resources, Revalidator,
-    RunningTask, TaskKind, Upsert,
+    Changes, Job, ObjectOnly, PlaceRequest, Remove, Resources, Revalidator, RunningTask, TaskKind,
+    Upsert,
 };
 use placer_solver::PolicyOf;
 use rand::seq::SliceRandom;
@@ -239,7 +239,6 @@ impl Snapshot {
         let plans =
             w.cfg.policy.algorithm.policy().and_then(|p| p.plans_from_all_maps(&w.cfg.policy));
         let mut scratch_job = Job::default();
-        let mut scratch_task = PendingTask::default();
         let mut offered = 0;
         for &j in &w.active_jobs {
             session.job_seen[j] = stamp;
@@ -249,7 +248,8 @@ impl Snapshot {
                 new_jobs.push(j);
             }
             if held != Some(&scratch_job) {
-                up.jobs.push(scratch_job.clone());
+                let spare = self.spare.jobs.pop().unwrap_or_default();
+                up.jobs.push(std::mem::replace(&mut scratch_job, spare));
             }
             for kind in [TaskKind::Map, TaskKind::Reduce] {
                 let all = kind == TaskKind::Map
@@ -275,8 +275,9 @@ impl Snapshot {
                         }
                     };
                     if !same {
-                        fill_pending(w, &self.node_ids, t, &mut scratch_task, &mut parts);
-                        up.pending.push(std::mem::take(&mut scratch_task));
+                        let mut entry = self.spare.pending.pop().unwrap_or_default();
+                        fill_pending(w, &self.node_ids, t, &mut entry, &mut parts);
+                        up.pending.push(entry);
                         if kind == TaskKind::Reduce {
                             session.reduce_from[t] = reduce_from(w, j);
                         }
@@ -313,8 +314,9 @@ impl Snapshot {
                     })
             });
             if !same {
-                fill_running(w, &self.node_ids, t, &mut scratch_run);
-                up.running.push(std::mem::take(&mut scratch_run));
+                let mut entry = self.spare.running.pop().unwrap_or_default();
+                fill_running(w, &self.node_ids, t, &mut entry);
+                up.running.push(entry);
             }
         }
         for (&t, held) in session.running.ids.iter().zip(&req.running) {
@@ -335,6 +337,21 @@ impl Snapshot {
         let undo = req.apply_changes(changes);
         self.req = req;
         (undo, offered)
+    }
+}
+
+impl Snapshot {
+    /// Keeps what the last delta took out of the session's snapshot as spare entries for the
+    /// next (their strings and lists reused), at most as many as the snapshot holds.
+    pub(crate) fn recycle(&mut self, undo: placer_models::Undo) {
+        let taken = undo.into_taken();
+        let (spare, req) = (&mut self.spare, &self.req);
+        spare.pending.extend(taken.pending);
+        spare.pending.truncate(req.pending.len());
+        spare.running.extend(taken.running);
+        spare.running.truncate(req.running.len());
+        spare.jobs.extend(taken.jobs);
+        spare.jobs.truncate(req.jobs.len());
     }
 }
 

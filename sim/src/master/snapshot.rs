@@ -236,7 +236,7 @@ pub(crate) struct Snapshot {
     /// The snapshot itself, rewritten in place at every offer.
     pub req: PlaceRequest,
     /// Snapshot entries kept for reuse.
-    spare: Spare,
+    pub(super) spare: Spare,
     /// Free map slots per rack in the snapshot being built.
     rack_free: Vec<u32>,
     /// Per kind, the pending tasks per job a heartbeat's snapshot carries.
@@ -672,9 +672,9 @@ impl Quotas {
 /// (a snapshot rewrites its entries in place rather than allocating each id and list anew).
 #[derive(Debug, Default)]
 pub(crate) struct Spare {
-    jobs: Vec<Job>,
-    pending: Vec<PendingTask>,
-    running: Vec<RunningTask>,
+    pub(super) jobs: Vec<Job>,
+    pub(super) pending: Vec<PendingTask>,
+    pub(super) running: Vec<RunningTask>,
 }
 
 /// The last reduce's split of known shuffle bytes per source node, keyed by (job, bytes):
