@@ -84,28 +84,18 @@ fn sls_inputsls_two_jobs_finish_at_hand_checked_times() {
     assert_eq!(summary[0]["makespan_s"].parse::<f64>().unwrap(), 130.163);
 }
 
-#[test]
-fn warm_start_keeps_the_hand_checked_times() {
-    // The same replay with `--warm-start`: each epoch's flow starts from the
-    // labels the previous one left; placements stay least-cost, and here nothing competes, so
-    // the times are the hand-checked ones above (17.843 and 130.163 s).
-    let out = fresh("whatif_sls_warm");
-    let extra = [
-        "--policies",
-        "lsap,lsap_quota,lsap_fair",
-        "--heartbeat",
-        "epoch",
-        "--task-overhead-s",
-        "0",
-        "--job-setup-s",
-        "0",
-        "--job-cleanup-s",
-        "0",
-        "--warm-start",
-    ];
-    let o = sls(&out, &extra);
+/// The SLS replay at epochs without task overheads under `policies` with the flags `extra`:
+/// nothing competes, so every policy finishes the two jobs at the hand-checked 17.843 and
+/// 130.163 s.
+fn hand_checked_times(dir: &str, policies: &[&str], extra: &[&str]) {
+    let out = fresh(dir);
+    let list = policies.join(",");
+    let mut args = vec!["--policies", &list, "--heartbeat", "epoch", "--task-overhead-s", "0"];
+    args.extend(["--job-setup-s", "0", "--job-cleanup-s", "0"]);
+    args.extend_from_slice(extra);
+    let o = sls(&out, &args);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    for policy in ["lsap", "lsap_quota", "lsap_fair"] {
+    for policy in policies {
         let jobs = rows(&out.join(format!("jobs/policy={policy}/part-0.csv")));
         let finish: Vec<f64> = jobs.iter().map(|r| r["finish_s"].parse().unwrap()).collect();
         assert_eq!(finish.len(), 2, "{policy}");
@@ -115,34 +105,18 @@ fn warm_start_keeps_the_hand_checked_times() {
 }
 
 #[test]
+fn warm_start_keeps_the_hand_checked_times() {
+    // `--warm-start`: each epoch's flow starts from the labels the previous one left;
+    // placements stay least-cost.
+    hand_checked_times("whatif_sls_warm", &["lsap", "lsap_quota", "lsap_fair"], &["--warm-start"]);
+}
+
+#[test]
 fn sessions_keep_the_hand_checked_times() {
-    // The same replay with `--sessions`: each epoch is a delta against the master's session,
-    // validated by difference; nothing competes, so the times are the hand-checked ones above
-    // (17.843 and 130.163 s) under every exact policy, and with warm starts too.
-    let out = fresh("whatif_sls_sessions");
-    let extra = [
-        "--policies",
-        "lsap,lsap_quota,lsap_fair,drf",
-        "--heartbeat",
-        "epoch",
-        "--task-overhead-s",
-        "0",
-        "--job-setup-s",
-        "0",
-        "--job-cleanup-s",
-        "0",
-        "--sessions",
-        "--warm-start",
-    ];
-    let o = sls(&out, &extra);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    for policy in ["lsap", "lsap_quota", "lsap_fair", "drf"] {
-        let jobs = rows(&out.join(format!("jobs/policy={policy}/part-0.csv")));
-        let finish: Vec<f64> = jobs.iter().map(|r| r["finish_s"].parse().unwrap()).collect();
-        assert_eq!(finish.len(), 2, "{policy}");
-        assert!((finish[0] - 17.843).abs() < 1e-9, "{policy}: {finish:?}");
-        assert!((finish[1] - 130.163).abs() < 1e-9, "{policy}: {finish:?}");
-    }
+    // `--sessions`: each epoch is a delta against the master's session, validated by
+    // difference; under every exact policy, and with warm starts too.
+    let policies = ["lsap", "lsap_quota", "lsap_fair", "drf"];
+    hand_checked_times("whatif_sls_sessions", &policies, &["--sessions", "--warm-start"]);
 }
 
 fn mumak(out: &Path, extra: &[&str]) -> Output {
