@@ -316,6 +316,7 @@ fn every_error_code_is_listed_with_its_status() {
             engine: "x",
             available: p(),
         }),
+        ServerError::Solve(SolveError::UnsupportedFeature { path: p(), message: p() }),
         ServerError::Solve(SolveError::Infeasible { message: p() }),
         ServerError::Solve(SolveError::InvalidCost { path: p(), message: p() }),
         ServerError::Solve(SolveError::ProblemTooLarge { path: p(), message: p() }),

@@ -108,6 +108,7 @@ fn place_resolved(
     let policy = registry::lookup(req.policy.algorithm)?;
     let engine = req.policy.solver;
     check_engine(policy.engines(), engine)?;
+    crate::policy_trait::check_gangs(policy, req)?;
     finite::check_weights(req)?;
     let scaled = finite::relative_weights(req);
     let req = scaled.as_ref().unwrap_or(req);
