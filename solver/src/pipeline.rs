@@ -130,6 +130,11 @@ fn place_resolved(
     };
     let mut placement = policy.place(&epoch)?;
     admit_disk(&ix, &model, &mut placement);
+    if crate::gang::enforce::enforce(&ix, &mut placement.node_of_task, &mut placement.task_reason)
+        && placement.status == Status::Optimal
+    {
+        placement.status = Status::Heuristic;
+    }
     let running_after = answer::running_after_placement(&ix, &placement);
     let victims = if policy.preempts() {
         preemption::plan(&ix, &shares, &starvation, &running_after)

@@ -1,0 +1,275 @@
+//! The fast path for gangs and topology domains under `lsap_quota` (the structured flow of
+//! lsap-sched §3.2 with Quincy's aggregators, restricted per job): pick one domain per
+//! topology job, place every kind on the flow under the pools' quotas with each job's arcs
+//! kept to (or priced outside) its domain, and drop any gang the flow left below
+//! `min_member`, solving again without it. Kueue and Volcano place one workload at a time;
+//! this keeps the flow joint over all jobs and only the domain choice and the gang repair
+//! greedy.
+//!
+//! 1. **Domains.** Topology jobs in snapshot order; each takes, among its allowed domains
+//!    ([`super::problem::Rule::allowed`]), the one ranked highest by: room for its need (a
+//!    gang's `min_member` − running, else 1 task) from the free slots not yet reserved; room
+//!    for all its pending tasks; its maps' replicas in the domain (locality); the least room
+//!    left over (best fit, Kueue's default); the lowest index. It reserves the slots it can use
+//!    there, so that two jobs that both fit only one at a time do not pick the same domain. A
+//!    required gang that no domain has room for waits (`no_domain_fits`).
+//! 2. **Flow.** Per kind, [`crate::flow::structured::solve_with`] under the quotas of the
+//!    problem ([`GangProblem::quotas`], kept when gangs are dropped); a required job's task has
+//!    arcs to the free nodes of its domain only, a preferred one's arcs outside its domain cost
+//!    its penalty more. Reduces beyond their job's copy room on a node with copy-compute caps
+//!    (FAIR §5.2) are taken back.
+//! 3. **Gangs.** A gang placed below `min_member` is dropped (`gang_incomplete`) and steps 1–2
+//!    run again without it; at most once per gang. The quotas stay those of the problem, so
+//!    the units a dropped gang's pool leaves are not handed to other pools in this epoch (the
+//!    MIP, on the same quotas, has the same limit; a gang that cannot start at all on capacity
+//!    grounds is [`GangProblem::blocked`] and holds no units from the start).
+
+use super::problem::GangProblem;
+use crate::flow::structured::{self, Slots, TaskArcs};
+use placer_models::{Status, WaitReason};
+
+/// The answer of [`place`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GangAnswer {
+    /// The node of each pending task (by position), or `None`.
+    pub node_of_task: Vec<Option<u32>>,
+    /// Per pending position: why a task of a dropped gang or a full required domain waits.
+    pub reason: Vec<Option<WaitReason>>,
+    /// `heuristic` (`optimal` from the MIP).
+    pub status: Status,
+}
+
+/// Places `p` by the heuristic (module docs): every gang at least `min_member` or not at all,
+/// every required domain kept.
+///
+/// # Complexity
+/// At most (gangs + 1) rounds, each O(topology jobs · allowed domains · domain nodes) for the
+/// domains plus two [`structured::solve_with`] solves (a required task lists its domain's free
+/// nodes).
+///
+/// # Errors
+/// None: a task that cannot be placed waits.
+///
+/// # Examples
+/// Two racks of two one-slot nodes, a gang of 3 that requires one rack: no rack has room, so
+/// no task starts and all three wait with `no_domain_fits`.
+/// ```
+/// use placer_solver::{Indexed, LocalityCost, fair::fair_shares, gang};
+/// let req = placer_models::parse_request(br#"{"schema_version": 1,
+///   "cluster": {"racks": [{"id": "r1"}, {"id": "r2"}], "nodes": [
+///     {"id": "a", "rack": "r1", "map_slots": 1}, {"id": "b", "rack": "r1", "map_slots": 1},
+///     {"id": "c", "rack": "r2", "map_slots": 1}, {"id": "d", "rack": "r2", "map_slots": 1}]},
+///   "pools": [{"id": "p"}], "jobs": [{"id": "j", "pool": "p", "gang": {"min_member": 3},
+///     "topology": {"level": "rack", "mode": "required"}}],
+///   "pending": [{"id": "t0", "job": "j", "kind": "map"}, {"id": "t1", "job": "j", "kind": "map"},
+///               {"id": "t2", "job": "j", "kind": "map"}]}"#).unwrap();
+/// let ix = Indexed::new(&req);
+/// let model = LocalityCost::new(&ix);
+/// let shares = fair_shares::compute(&ix);
+/// let p = gang::GangProblem::new(&ix, &model, &shares, None).unwrap();
+/// let answer = gang::heuristic::place(&p);
+/// assert_eq!(answer.node_of_task, vec![None; 3]);
+/// assert_eq!(answer.reason, vec![Some(placer_models::WaitReason::NoDomainFits); 3]);
+/// ```
+pub fn place(p: &GangProblem<'_>) -> GangAnswer {
+    let ix = p.ix;
+    let jobs = p.jobs.len();
+    let mut dropped = p.blocked.clone();
+    loop {
+        let chosen = choose_domains(p, &mut dropped);
+        let node_of_task = flow(p, &dropped, &chosen);
+        let mut placed = vec![0u64; jobs];
+        for (t, n) in node_of_task.iter().enumerate() {
+            if n.is_some() {
+                placed[ix.pending_job[t] as usize] += 1;
+            }
+        }
+        let short: Vec<usize> = (0..jobs)
+            .filter(|&j| {
+                let rule = &p.jobs[j];
+                placed[j] > 0
+                    && rule.gang.is_some_and(|m| placed[j] + u64::from(rule.running) < u64::from(m))
+            })
+            .collect();
+        if short.is_empty() {
+            let reason = reasons(p, &dropped, &chosen, &node_of_task);
+            return GangAnswer { node_of_task, reason, status: Status::Heuristic };
+        }
+        for j in short {
+            dropped[j] = Some(WaitReason::GangIncomplete);
+        }
+    }
+}
+
+/// Step 1 (module docs): the domain of each topology job not dropped; drops required gangs
+/// that no domain has room for.
+fn choose_domains(p: &GangProblem<'_>, dropped: &mut [Option<WaitReason>]) -> Vec<Option<u32>> {
+    let ix = p.ix;
+    let mut left: [Vec<u32>; 2] = ix.free.clone();
+    // Each job's pending eligible tasks per kind, and its maps' replica nodes.
+    let mut pending = vec![[0u64; 2]; p.jobs.len()];
+    for (k, tasks) in p.tasks.iter().enumerate() {
+        for &t in tasks {
+            pending[ix.pending_job[t] as usize][k] += 1;
+        }
+    }
+    let mut chosen = vec![None; p.jobs.len()];
+    for (j, rule) in p.jobs.iter().enumerate() {
+        let Some(topology) = &rule.topology else { continue };
+        if dropped[j].is_some() {
+            continue;
+        }
+        let need = match rule.gang {
+            Some(m) => u64::from(m).saturating_sub(u64::from(rule.running)).max(1),
+            None => 1,
+        };
+        let all = pending[j][0] + pending[j][1];
+        let nodes = &p.domains[topology.level].nodes;
+        let replicas_in = |d: u32| -> u64 {
+            p.tasks[0]
+                .iter()
+                .filter(|&&t| ix.pending_job[t] as usize == j)
+                .filter(|&&t| ix.replicas[t].iter().any(|&r| p.domain(topology, r) == Some(d)))
+                .count() as u64
+        };
+        let best = topology
+            .allowed
+            .iter()
+            .map(|&d| {
+                let room: [u64; 2] = [0, 1].map(|k| {
+                    nodes[d as usize].iter().map(|&n| u64::from(left[k][n as usize])).sum()
+                });
+                let fit = (0..2).map(|k| room[k].min(pending[j][k])).sum::<u64>();
+                let spare = room[0] + room[1] - fit;
+                let key = (fit >= need, fit >= all, replicas_in(d), std::cmp::Reverse(spare));
+                (key, std::cmp::Reverse(d), fit)
+            })
+            .max();
+        let Some((key, std::cmp::Reverse(d), _)) = best else { continue };
+        if !key.0 && topology.required {
+            dropped[j] = Some(WaitReason::NoDomainFits);
+            continue;
+        }
+        chosen[j] = Some(d);
+        for (k, left) in left.iter_mut().enumerate() {
+            let mut want = pending[j][k];
+            for &n in &nodes[d as usize] {
+                let take = want.min(u64::from(left[n as usize]));
+                left[n as usize] -= take as u32;
+                want -= take;
+            }
+        }
+    }
+    chosen
+}
+
+/// Step 2 (module docs): both kinds on the flow, the dropped jobs' tasks left out.
+fn flow(
+    p: &GangProblem<'_>,
+    dropped: &[Option<WaitReason>],
+    chosen: &[Option<u32>],
+) -> Vec<Option<u32>> {
+    let ix = p.ix;
+    let mut node_of_task = vec![None; ix.req.pending.len()];
+    for (k, all) in p.tasks.iter().enumerate() {
+        let tasks: Vec<usize> = all
+            .iter()
+            .copied()
+            .filter(|&t| dropped[ix.pending_job[t] as usize].is_none())
+            .collect();
+        if tasks.is_empty() {
+            continue;
+        }
+        let quotas = &p.quotas[k];
+        let free = &ix.free[k];
+        let slots = Slots { node_rack: &ix.node_rack, free, racks: ix.racks() };
+        let arcs_of = |i: usize| arcs(p, tasks[i], chosen, free);
+        let solution = structured::solve_with(slots, tasks.len(), arcs_of, Some(quotas), None);
+        // Copy-compute splitting (FAIR §5.2): reduces beyond their job's copy room on a node
+        // with caps wait (the flow has no per-(job, node) arcs).
+        let mut copying: std::collections::BTreeMap<(u32, u32), u32> = Default::default();
+        for (&t, n) in tasks.iter().zip(solution.node_of_task) {
+            let capped = k == 1 && n.is_some_and(|n| ix.copy_limit[n as usize].is_some());
+            if let (true, Some(n)) = (capped, n) {
+                let j = ix.pending_job[t];
+                let used = copying.entry((j, n)).or_insert(0);
+                if *used >= ix.copy_room(j, n) {
+                    continue;
+                }
+                *used += 1;
+            }
+            node_of_task[t] = n;
+        }
+    }
+    node_of_task
+}
+
+/// Task `t`'s arcs for the flow: as [`GangProblem::arcs`] without a topology rule; with one,
+/// explicit arcs at their true cost to the free nodes of the chosen domain, and every other arc
+/// dropped (`required`) or dearer by the penalty (`preferred`).
+fn arcs(p: &GangProblem<'_>, t: usize, chosen: &[Option<u32>], free: &[u32]) -> TaskArcs {
+    let j = p.ix.pending_job[t] as usize;
+    let Some(a) = p.arcs[t].clone() else { return TaskArcs::default() };
+    let Some(topology) = &p.jobs[j].topology else { return a };
+    let inside: Vec<(u32, i64)> = match chosen[j] {
+        Some(d) => p.domains[topology.level].nodes[d as usize]
+            .iter()
+            .filter(|&&n| free[n as usize] > 0)
+            .filter_map(|&n| p.cost(t, n).map(|c| (n, c - a.offset)))
+            .collect(),
+        None => Vec::new(),
+    };
+    if topology.required {
+        return TaskArcs { on_node: inside, racks: Vec::new(), base: None, ..a };
+    }
+    let pay = topology.penalty;
+    let mut on_node: Vec<(u32, i64)> = a
+        .on_node
+        .iter()
+        .filter(|(n, _)| !inside.iter().any(|(m, _)| m == n))
+        .map(|&(n, c)| (n, c + pay))
+        .collect();
+    on_node.extend(inside);
+    TaskArcs {
+        on_node,
+        racks: a.racks.iter().map(|&(q, c)| (q, c + pay)).collect(),
+        base: a.base.map(|c| c + pay),
+        ..a
+    }
+}
+
+/// Per pending task: the dropped job's reason, or `no_domain_fits` for an unplaced task of a
+/// required job whose domain has no free slot of its kind left.
+fn reasons(
+    p: &GangProblem<'_>,
+    dropped: &[Option<WaitReason>],
+    chosen: &[Option<u32>],
+    node_of_task: &[Option<u32>],
+) -> Vec<Option<WaitReason>> {
+    let ix = p.ix;
+    let mut left: [Vec<u32>; 2] = ix.free.clone();
+    for (t, n) in node_of_task.iter().enumerate() {
+        if let Some(n) = n {
+            let k = ix.req.pending[t].kind.slot();
+            left[k][*n as usize] = left[k][*n as usize].saturating_sub(1);
+        }
+    }
+    (0..ix.req.pending.len())
+        .map(|t| {
+            if node_of_task[t].is_some() {
+                return None;
+            }
+            let j = ix.pending_job[t] as usize;
+            if dropped[j].is_some() {
+                return dropped[j];
+            }
+            let topology = p.jobs[j].topology.as_ref().filter(|r| r.required)?;
+            let d = chosen[j]?;
+            let k = ix.req.pending[t].kind.slot();
+            let full = p.domains[topology.level].nodes[d as usize]
+                .iter()
+                .all(|&n| left[k][n as usize] == 0);
+            full.then_some(WaitReason::NoDomainFits)
+        })
+        .collect()
+}
