@@ -19,7 +19,11 @@
 //!    its penalty more. Reduces beyond their job's copy room on a node with copy-compute caps
 //!    (FAIR §5.2) are taken back.
 //! 3. **Gangs.** A gang placed below `min_member` is dropped (`gang_incomplete`) and steps 1–2
-//!    run again without it; at most once per gang. The quotas stay those of the problem, so
+//!    run again without it; at most once per gang.
+//! 4. **Moves.** For each topology job in turn, its 4 best-ranked domains on the free slots
+//!    (step 1's key without reservations) are tried in its place, steps 2–3 run with the other
+//!    domains fixed, and a move is kept when the answer scores better
+//!    ([`GangProblem::score`]). The quotas stay those of the problem, so
 //!    the units a dropped gang's pool leaves are not handed to other pools in this epoch (the
 //!    MIP, on the same quotas, has the same limit; a gang that cannot start at all on capacity
 //!    grounds is [`GangProblem::blocked`] and holds no units from the start).
@@ -45,7 +49,7 @@ pub struct GangAnswer {
 /// # Complexity
 /// At most (gangs + 1) rounds, each O(topology jobs · allowed domains · domain nodes) for the
 /// domains plus two [`structured::solve_with`] solves (a required task lists its domain's free
-/// nodes).
+/// nodes); step 4 repeats steps 2–3 up to 4 times per topology job.
 ///
 /// # Errors
 /// None: a task that cannot be placed waits.
@@ -72,28 +76,86 @@ pub struct GangAnswer {
 /// assert_eq!(answer.reason, vec![Some(placer_models::WaitReason::NoDomainFits); 3]);
 /// ```
 pub fn place(p: &GangProblem<'_>) -> GangAnswer {
-    let ix = p.ix;
-    let jobs = p.jobs.len();
+    // Steps 1–3: domains with reservations, the flow, drops; domains chosen again after a drop.
     let mut dropped = p.blocked.clone();
-    loop {
+    let (mut chosen, mut node_of_task) = loop {
         let chosen = choose_domains(p, &mut dropped);
         let node_of_task = flow(p, &dropped, &chosen);
-        let mut placed = vec![0u64; jobs];
-        for (t, n) in node_of_task.iter().enumerate() {
-            if n.is_some() {
-                placed[ix.pending_job[t] as usize] += 1;
+        let short = short_gangs(p, &node_of_task);
+        if short.is_empty() {
+            break (chosen, node_of_task);
+        }
+        for j in short {
+            dropped[j] = Some(WaitReason::GangIncomplete);
+        }
+    };
+    // Step 4: one job's domain at a time moved to another of its best candidates.
+    if let Ok(mut best) = p.score(&node_of_task) {
+        let pending = pending_per_job(p);
+        for j in 0..p.jobs.len() {
+            let Some(topology) = &p.jobs[j].topology else { continue };
+            if p.blocked[j].is_some() {
+                continue;
+            }
+            let ranked = rank(p, j, topology, &p.ix.free, &pending);
+            for &d in ranked.iter().take(CANDIDATES) {
+                if chosen[j] == Some(d) {
+                    continue;
+                }
+                let mut other = chosen.clone();
+                other[j] = Some(d);
+                let (at, gone) = with_choice(p, &other);
+                if let Ok(score) = p.score(&at) {
+                    if score.placed > best.placed
+                        || (score.placed == best.placed && score.cost < best.cost)
+                    {
+                        (best, chosen, node_of_task, dropped) = (score, other, at, gone);
+                    }
+                }
             }
         }
-        let short: Vec<usize> = (0..jobs)
-            .filter(|&j| {
-                let rule = &p.jobs[j];
-                placed[j] > 0
-                    && rule.gang.is_some_and(|m| placed[j] + u64::from(rule.running) < u64::from(m))
-            })
-            .collect();
+    }
+    let reason = reasons(p, &dropped, &chosen, &node_of_task);
+    GangAnswer { node_of_task, reason, status: Status::Heuristic }
+}
+
+/// Domains step 4 tries per topology job besides its own (the best ranked on the free slots).
+const CANDIDATES: usize = 4;
+
+/// The gangs `node_of_task` starts below `min_member`.
+fn short_gangs(p: &GangProblem<'_>, node_of_task: &[Option<u32>]) -> Vec<usize> {
+    let ix = p.ix;
+    let mut placed = vec![0u64; p.jobs.len()];
+    for (t, n) in node_of_task.iter().enumerate() {
+        if n.is_some() {
+            placed[ix.pending_job[t] as usize] += 1;
+        }
+    }
+    (0..p.jobs.len())
+        .filter(|&j| {
+            let rule = &p.jobs[j];
+            placed[j] > 0
+                && rule.gang.is_some_and(|m| placed[j] + u64::from(rule.running) < u64::from(m))
+        })
+        .collect()
+}
+
+/// Steps 2–3 with the domains fixed to `chosen`: the placement and the jobs dropped.
+fn with_choice(
+    p: &GangProblem<'_>,
+    chosen: &[Option<u32>],
+) -> (Vec<Option<u32>>, Vec<Option<WaitReason>>) {
+    let mut dropped = p.blocked.clone();
+    for (j, rule) in p.jobs.iter().enumerate() {
+        if rule.topology.as_ref().is_some_and(|t| t.required) && chosen[j].is_none() {
+            dropped[j] = dropped[j].or(Some(WaitReason::NoDomainFits));
+        }
+    }
+    loop {
+        let node_of_task = flow(p, &dropped, chosen);
+        let short = short_gangs(p, &node_of_task);
         if short.is_empty() {
-            let reason = reasons(p, &dropped, &chosen, &node_of_task);
-            return GangAnswer { node_of_task, reason, status: Status::Heuristic };
+            return (node_of_task, dropped);
         }
         for j in short {
             dropped[j] = Some(WaitReason::GangIncomplete);
@@ -101,59 +163,91 @@ pub fn place(p: &GangProblem<'_>) -> GangAnswer {
     }
 }
 
-/// Step 1 (module docs): the domain of each topology job not dropped; drops required gangs
-/// that no domain has room for.
-fn choose_domains(p: &GangProblem<'_>, dropped: &mut [Option<WaitReason>]) -> Vec<Option<u32>> {
-    let ix = p.ix;
-    let mut left: [Vec<u32>; 2] = ix.free.clone();
-    // Each job's pending eligible tasks per kind, and its maps' replica nodes.
+/// Each job's eligible pending tasks per kind.
+fn pending_per_job(p: &GangProblem<'_>) -> Vec<[u64; 2]> {
     let mut pending = vec![[0u64; 2]; p.jobs.len()];
     for (k, tasks) in p.tasks.iter().enumerate() {
         for &t in tasks {
-            pending[ix.pending_job[t] as usize][k] += 1;
+            pending[p.ix.pending_job[t] as usize][k] += 1;
         }
     }
+    pending
+}
+
+/// Job `j`'s allowed domains, best first by step 1's key on the slots `left`, with whether
+/// the best has room for its need.
+fn rank(
+    p: &GangProblem<'_>,
+    j: usize,
+    topology: &super::problem::Rule,
+    left: &[Vec<u32>; 2],
+    pending: &[[u64; 2]],
+) -> Vec<u32> {
+    ranked(p, j, topology, left, pending).into_iter().map(|(_, d)| d).collect()
+}
+
+/// [`rank`] with each domain's "room for the need".
+fn ranked(
+    p: &GangProblem<'_>,
+    j: usize,
+    topology: &super::problem::Rule,
+    left: &[Vec<u32>; 2],
+    pending: &[[u64; 2]],
+) -> Vec<(bool, u32)> {
+    let ix = p.ix;
+    let rule = &p.jobs[j];
+    let need = match rule.gang {
+        Some(m) => u64::from(m).saturating_sub(u64::from(rule.running)).max(1),
+        None => 1,
+    };
+    let all = pending[j][0] + pending[j][1];
+    let nodes = &p.domains[topology.level].nodes;
+    // The domain of each of the job's maps' replicas.
+    let mut replicas: std::collections::BTreeMap<u32, u64> = Default::default();
+    for &t in p.tasks[0].iter().filter(|&&t| ix.pending_job[t] as usize == j) {
+        let held: std::collections::BTreeSet<u32> =
+            ix.replicas[t].iter().filter_map(|&r| p.domain(topology, r)).collect();
+        for d in held {
+            *replicas.entry(d).or_default() += 1;
+        }
+    }
+    let mut keyed: Vec<_> = topology
+        .allowed
+        .iter()
+        .map(|&d| {
+            let room: [u64; 2] = [0, 1]
+                .map(|k| nodes[d as usize].iter().map(|&n| u64::from(left[k][n as usize])).sum());
+            let fit = (0..2).map(|k| room[k].min(pending[j][k])).sum::<u64>();
+            let spare = room[0] + room[1] - fit;
+            let local = replicas.get(&d).copied().unwrap_or(0);
+            ((fit >= need, fit >= all, local, std::cmp::Reverse(spare), std::cmp::Reverse(d)), d)
+        })
+        .collect();
+    keyed.sort_by_key(|k| std::cmp::Reverse(k.0));
+    keyed.into_iter().map(|(key, d)| (key.0, d)).collect()
+}
+
+/// Step 1 (module docs): the domain of each topology job not dropped; drops required gangs
+/// that no domain has room for.
+fn choose_domains(p: &GangProblem<'_>, dropped: &mut [Option<WaitReason>]) -> Vec<Option<u32>> {
+    let mut left: [Vec<u32>; 2] = p.ix.free.clone();
+    let pending = pending_per_job(p);
     let mut chosen = vec![None; p.jobs.len()];
     for (j, rule) in p.jobs.iter().enumerate() {
         let Some(topology) = &rule.topology else { continue };
         if dropped[j].is_some() {
             continue;
         }
-        let need = match rule.gang {
-            Some(m) => u64::from(m).saturating_sub(u64::from(rule.running)).max(1),
-            None => 1,
-        };
-        let all = pending[j][0] + pending[j][1];
-        let nodes = &p.domains[topology.level].nodes;
-        let replicas_in = |d: u32| -> u64 {
-            p.tasks[0]
-                .iter()
-                .filter(|&&t| ix.pending_job[t] as usize == j)
-                .filter(|&&t| ix.replicas[t].iter().any(|&r| p.domain(topology, r) == Some(d)))
-                .count() as u64
-        };
-        let best = topology
-            .allowed
-            .iter()
-            .map(|&d| {
-                let room: [u64; 2] = [0, 1].map(|k| {
-                    nodes[d as usize].iter().map(|&n| u64::from(left[k][n as usize])).sum()
-                });
-                let fit = (0..2).map(|k| room[k].min(pending[j][k])).sum::<u64>();
-                let spare = room[0] + room[1] - fit;
-                let key = (fit >= need, fit >= all, replicas_in(d), std::cmp::Reverse(spare));
-                (key, std::cmp::Reverse(d), fit)
-            })
-            .max();
-        let Some((key, std::cmp::Reverse(d), _)) = best else { continue };
-        if !key.0 && topology.required {
+        let Some(&(fits, d)) = ranked(p, j, topology, &left, &pending).first() else { continue };
+        if !fits && topology.required {
             dropped[j] = Some(WaitReason::NoDomainFits);
             continue;
         }
         chosen[j] = Some(d);
+        let nodes = &p.domains[topology.level].nodes[d as usize];
         for (k, left) in left.iter_mut().enumerate() {
             let mut want = pending[j][k];
-            for &n in &nodes[d as usize] {
+            for &n in nodes {
                 let take = want.min(u64::from(left[n as usize]));
                 left[n as usize] -= take as u32;
                 want -= take;

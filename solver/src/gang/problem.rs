@@ -128,6 +128,8 @@ pub struct GangProblem<'p> {
     pub jobs: Vec<JobRule>,
     /// Domains per level (node, rack, block), built for the levels some job names.
     pub domains: [Domains; 3],
+    /// Cost units per second of locality cost (the quantum's, times 2 · tasks + 1).
+    pub units_per_second: f64,
 }
 
 /// A placement's score: more placed is better, then less cost.
@@ -232,7 +234,8 @@ impl<'p> GangProblem<'p> {
                 .collect();
             crate::policy::lsap_quota::quotas_of(ix, shares, kind, &open)
         });
-        Ok(Self { ix, tasks, quotas, shares, blocked, arcs, jobs, domains })
+        let units_per_second = quantum.per_second * scale as f64;
+        Ok(Self { ix, tasks, quotas, shares, blocked, arcs, jobs, domains, units_per_second })
     }
 
     /// Whether some job has a gang or a topology rule.
