@@ -418,3 +418,26 @@ fn snapshots_without_gangs_answer_as_before() {
             .all(|w| !matches!(w.reason, WaitReason::GangIncomplete | WaitReason::NoDomainFits)));
     }
 }
+
+/// Under a deadline already passed, the heuristic's flows answer with what they have: the
+/// answer is `time_limited` and still valid (no gang short, every domain held) on random
+/// snapshots.
+#[test]
+fn a_cut_heuristic_is_time_limited_and_still_valid() {
+    for seed in 0..40 {
+        let req = request(&random_snapshot(seed, 6));
+        let ix = Indexed::new(&req);
+        let model = LocalityCost::new(&ix);
+        let shares = fair_shares::compute(&ix);
+        let p = GangProblem::new(&ix, &model, &shares, None).unwrap();
+        let cut = placer_solver::Cancel::after_polls(0);
+        let answer = heuristic::place_with(&p, Some(&cut));
+        assert!(p.score(&answer.node_of_task).is_ok(), "seed {seed}");
+        let whole = heuristic::place(&p);
+        assert_eq!(whole.status, Status::Heuristic);
+        if answer.status == Status::Heuristic {
+            // Nothing to cut (the seeds alone answered): the same answer.
+            assert_eq!(answer.node_of_task, whole.node_of_task, "seed {seed}");
+        }
+    }
+}

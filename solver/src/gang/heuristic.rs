@@ -19,16 +19,17 @@
 //!    its penalty more. Reduces beyond their job's copy room on a node with copy-compute caps
 //!    (FAIR §5.2) are taken back.
 //! 3. **Gangs.** A gang placed below `min_member` is dropped (`gang_incomplete`) and steps 1–2
-//!    run again without it; at most once per gang.
-//! 4. **Moves.** For each topology job in turn, its 4 best-ranked domains on the free slots
-//!    (step 1's key without reservations) are tried in its place, steps 2–3 run with the other
-//!    domains fixed, and a move is kept when the answer scores better
-//!    ([`GangProblem::score`]). The quotas stay those of the problem, so
+//!    run again without it; at most once per gang. The quotas stay those of the problem, so
 //!    the units a dropped gang's pool leaves are not handed to other pools in this epoch (the
 //!    MIP, on the same quotas, has the same limit; a gang that cannot start at all on capacity
 //!    grounds is [`GangProblem::blocked`] and holds no units from the start).
+//! 4. **Moves.** For each topology job in turn (at most 24 moves an epoch), its 4 best-ranked
+//!    domains on the free slots (step 1's key without reservations) are tried in its place,
+//!    steps 2–3 run with the other domains fixed, and a move is kept when the answer scores
+//!    better ([`GangProblem::score`]).
 
 use super::problem::GangProblem;
+use crate::cancel::Cancel;
 use crate::flow::structured::{self, Slots, TaskArcs};
 use placer_models::{Status, WaitReason};
 
@@ -76,11 +77,25 @@ pub struct GangAnswer {
 /// assert_eq!(answer.reason, vec![Some(placer_models::WaitReason::NoDomainFits); 3]);
 /// ```
 pub fn place(p: &GangProblem<'_>) -> GangAnswer {
+    place_with(p, None)
+}
+
+/// [`place`] under a deadline: each flow polls `cancel` ([`structured::solve_with`]); once it
+/// is cut, the flows answer with what they have (every capacity and quota respected), gangs are
+/// still dropped until none is short, step 4 is skipped, and the answer is `time_limited`.
+///
+/// # Complexity
+/// As [`place`], less what the cut saves.
+///
+/// # Errors
+/// None, as [`place`].
+pub fn place_with(p: &GangProblem<'_>, cancel: Option<&Cancel>) -> GangAnswer {
+    let mut cut = false;
     // Steps 1–3: domains with reservations, the flow, drops; domains chosen again after a drop.
     let mut dropped = p.blocked.clone();
     let (mut chosen, mut node_of_task) = loop {
         let chosen = choose_domains(p, &mut dropped);
-        let node_of_task = flow(p, &dropped, &chosen);
+        let node_of_task = flow(p, &dropped, &chosen, cancel, &mut cut);
         let short = short_gangs(p, &node_of_task);
         if short.is_empty() {
             break (chosen, node_of_task);
@@ -90,7 +105,8 @@ pub fn place(p: &GangProblem<'_>) -> GangAnswer {
         }
     };
     // Step 4: one job's domain at a time moved to another of its best candidates.
-    if let Ok(mut best) = p.score(&node_of_task) {
+    let mut moves = 0;
+    if let (false, Ok(mut best)) = (cut, p.score(&node_of_task)) {
         let pending = pending_per_job(p);
         for j in 0..p.jobs.len() {
             let Some(topology) = &p.jobs[j].topology else { continue };
@@ -99,12 +115,16 @@ pub fn place(p: &GangProblem<'_>) -> GangAnswer {
             }
             let ranked = rank(p, j, topology, &p.ix.free, &pending);
             for &d in ranked.iter().take(CANDIDATES) {
-                if chosen[j] == Some(d) {
+                if chosen[j] == Some(d) || moves >= MAX_MOVES || cut {
                     continue;
                 }
+                moves += 1;
                 let mut other = chosen.clone();
                 other[j] = Some(d);
-                let (at, gone) = with_choice(p, &other);
+                let (at, gone) = with_choice(p, &other, cancel, &mut cut);
+                if cut {
+                    break;
+                }
                 if let Ok(score) = p.score(&at) {
                     if score.placed > best.placed
                         || (score.placed == best.placed && score.cost < best.cost)
@@ -116,11 +136,16 @@ pub fn place(p: &GangProblem<'_>) -> GangAnswer {
         }
     }
     let reason = reasons(p, &dropped, &chosen, &node_of_task);
-    GangAnswer { node_of_task, reason, status: Status::Heuristic }
+    let status = if cut { Status::TimeLimited } else { Status::Heuristic };
+    GangAnswer { node_of_task, reason, status }
 }
 
 /// Domains step 4 tries per topology job besides its own (the best ranked on the free slots).
 const CANDIDATES: usize = 4;
+
+/// The most moves step 4 tries in one epoch (each is up to gangs + 1 solves of both kinds), so
+/// that a snapshot with many topology jobs costs a bounded number of solves.
+const MAX_MOVES: usize = 24;
 
 /// The gangs `node_of_task` starts below `min_member`.
 fn short_gangs(p: &GangProblem<'_>, node_of_task: &[Option<u32>]) -> Vec<usize> {
@@ -144,6 +169,8 @@ fn short_gangs(p: &GangProblem<'_>, node_of_task: &[Option<u32>]) -> Vec<usize> 
 fn with_choice(
     p: &GangProblem<'_>,
     chosen: &[Option<u32>],
+    cancel: Option<&Cancel>,
+    cut: &mut bool,
 ) -> (Vec<Option<u32>>, Vec<Option<WaitReason>>) {
     let mut dropped = p.blocked.clone();
     for (j, rule) in p.jobs.iter().enumerate() {
@@ -152,7 +179,7 @@ fn with_choice(
         }
     }
     loop {
-        let node_of_task = flow(p, &dropped, chosen);
+        let node_of_task = flow(p, &dropped, chosen, cancel, cut);
         let short = short_gangs(p, &node_of_task);
         if short.is_empty() {
             return (node_of_task, dropped);
@@ -262,6 +289,8 @@ fn flow(
     p: &GangProblem<'_>,
     dropped: &[Option<WaitReason>],
     chosen: &[Option<u32>],
+    cancel: Option<&Cancel>,
+    cut: &mut bool,
 ) -> Vec<Option<u32>> {
     let ix = p.ix;
     let mut node_of_task = vec![None; ix.req.pending.len()];
@@ -278,7 +307,8 @@ fn flow(
         let free = &ix.free[k];
         let slots = Slots { node_rack: &ix.node_rack, free, racks: ix.racks() };
         let arcs_of = |i: usize| arcs(p, tasks[i], chosen, free);
-        let solution = structured::solve_with(slots, tasks.len(), arcs_of, Some(quotas), None);
+        let solution = structured::solve_with(slots, tasks.len(), arcs_of, Some(quotas), cancel);
+        *cut |= solution.status == Status::TimeLimited;
         // Copy-compute splitting (FAIR §5.2): reduces beyond their job's copy room on a node
         // with caps wait (the flow has no per-(job, node) arcs).
         let mut copying: std::collections::BTreeMap<(u32, u32), u32> = Default::default();

@@ -47,6 +47,22 @@ impl Domains {
     ///
     /// # Complexity
     /// O(nodes) time and memory (O(nodes · log blocks) for blocks).
+    ///
+    /// # Errors
+    /// None.
+    ///
+    /// # Examples
+    /// Nodes in blocks b1, none, b0, b1: blocks are numbered in order of first appearance.
+    /// ```
+    /// use placer_solver::{gang::Domains, Indexed};
+    /// let req = placer_models::parse_request(br#"{"schema_version": 1,
+    ///   "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "a", "rack": "r", "block": "b1"},
+    ///     {"id": "b", "rack": "r"}, {"id": "c", "rack": "r", "block": "b0"},
+    ///     {"id": "d", "rack": "r", "block": "b1"}]}}"#).unwrap();
+    /// let d = Domains::of(&Indexed::new(&req), placer_models::TopologyLevel::Block);
+    /// assert_eq!(d.of_node, vec![Some(0), None, Some(1), Some(0)]);
+    /// assert_eq!(d.nodes, vec![vec![0, 3], vec![2]]);
+    /// ```
     pub fn of(ix: &Indexed<'_>, level: TopologyLevel) -> Self {
         let nodes = ix.node_rack.len();
         let of_node: Vec<Option<u32>> = match level {
@@ -176,10 +192,13 @@ impl<'p> GangProblem<'p> {
     /// rack-local, 2 any; maps only) as one-unit surcharges, and each job's rule.
     ///
     /// # Complexity
-    /// O(Σ replicas + listed racks + jobs + nodes + running tasks).
+    /// O(Σ replicas + listed racks + jobs + nodes · log nodes + running tasks).
     ///
     /// # Errors
     /// [`SolveError::CostOverflow`] when a cost is infinite or beyond the exact range.
+    ///
+    /// # Examples
+    /// See [`GangProblem::score`].
     pub fn new(
         ix: &'p Indexed<'p>,
         model: &LocalityCost<'_, '_>,
@@ -267,6 +286,25 @@ impl<'p> GangProblem<'p> {
     ///
     /// # Errors
     /// The first rule broken.
+    ///
+    /// # Examples
+    /// A gang of 2 on two one-slot nodes: one task alone starts it below `min_member`, both
+    /// score 2 placed at cost 0 (no data, no delay levels; the job's share is both slots).
+    /// ```
+    /// use placer_solver::{Indexed, LocalityCost, fair::fair_shares, gang};
+    /// let req = placer_models::parse_request(br#"{"schema_version": 1,
+    ///   "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "a", "rack": "r", "map_slots": 1},
+    ///                                              {"id": "b", "rack": "r", "map_slots": 1}]},
+    ///   "pools": [{"id": "p"}], "jobs": [{"id": "g", "pool": "p", "gang": {"min_member": 2}}],
+    ///   "pending": [{"id": "t0", "job": "g", "kind": "map"}, {"id": "t1", "job": "g", "kind": "map"}]}"#)
+    ///   .unwrap();
+    /// let ix = Indexed::new(&req);
+    /// let model = LocalityCost::new(&ix);
+    /// let shares = fair_shares::compute(&ix);
+    /// let p = gang::GangProblem::new(&ix, &model, &shares, None).unwrap();
+    /// assert_eq!(p.score(&[Some(0), None]), Err(gang::Invalid::Gang(0)));
+    /// assert_eq!(p.score(&[Some(0), Some(1)]), Ok(gang::Score { placed: 2, cost: 0 }));
+    /// ```
     pub fn score(&self, node_of_task: &[Option<u32>]) -> Result<Score, Invalid> {
         let ix = self.ix;
         let jobs = self.jobs.len();
@@ -391,6 +429,21 @@ fn blocked(
 ///
 /// # Errors
 /// None.
+///
+/// # Examples
+/// A rack-required job with a task running in rack r1 may use r1 only.
+/// ```
+/// use placer_solver::{gang::problem::rules, Indexed};
+/// let req = placer_models::parse_request(br#"{"schema_version": 1,
+///   "cluster": {"racks": [{"id": "r0"}, {"id": "r1"}], "nodes": [
+///     {"id": "a", "rack": "r0", "map_slots": 1}, {"id": "b", "rack": "r1", "map_slots": 1}]},
+///   "pools": [{"id": "p"}], "jobs": [{"id": "j", "pool": "p",
+///     "topology": {"level": "rack", "mode": "required"}}],
+///   "running": [{"id": "x", "job": "j", "kind": "map", "node": "b"}]}"#).unwrap();
+/// let (jobs, _) = rules(&Indexed::new(&req), |_| 0);
+/// assert_eq!(jobs[0].topology.as_ref().unwrap().allowed, vec![1]);
+/// assert_eq!(jobs[0].running, 1);
+/// ```
 pub fn rules(ix: &Indexed<'_>, units: impl Fn(f64) -> i64) -> (Vec<JobRule>, [Domains; 3]) {
     let req = ix.req;
     let mut domains: [Domains; 3] = Default::default();

@@ -279,6 +279,27 @@ pub fn quotas(ix: &Indexed<'_>, shares: &FairShares, kind: TaskKind) -> Quotas {
 ///
 /// # Errors
 /// None.
+///
+/// # Examples
+/// [`quotas`]' example with job `jb`'s tasks left out: pool b has nothing placeable, so pool a
+/// may take both slots (one weighted active pool with placeable tasks: all flex).
+/// ```
+/// use placer_models::TaskKind;
+/// use placer_solver::{fair::fair_shares, Indexed, policy::lsap_quota::quotas_of};
+/// let req = placer_models::parse_request(br#"{"schema_version": 1,
+///   "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "n", "rack": "r", "map_slots": 2}]},
+///   "pools": [{"id": "a"}, {"id": "b"}],
+///   "jobs": [{"id": "ja", "pool": "a"}, {"id": "jb", "pool": "b"}],
+///   "pending": [{"id": "a0", "job": "ja", "kind": "map"},
+///               {"id": "a1", "job": "ja", "kind": "map"},
+///               {"id": "b0", "job": "jb", "kind": "map"},
+///               {"id": "b1", "job": "jb", "kind": "map"}]}"#)
+///   .unwrap();
+/// let ix = Indexed::new(&req);
+/// let q = quotas_of(&ix, &fair_shares::compute(&ix), TaskKind::Map, &[0, 1]);
+/// assert_eq!(q.must.iter().sum::<u64>() + q.groups.iter().sum::<u64>(), 2);
+/// assert_eq!(q.flex[1].0 + q.must[1], 0);
+/// ```
 pub fn quotas_of(
     ix: &Indexed<'_>,
     shares: &FairShares,
@@ -449,7 +470,7 @@ fn place(epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
         let answer = if epoch.engine == SolverEngine::Mip {
             exact_gangs(&problem)?
         } else {
-            crate::gang::heuristic::place(&problem)
+            crate::gang::heuristic::place_with(&problem, epoch.cancel)
         };
         (answer.node_of_task, answer.status, answer.reason)
     } else {
