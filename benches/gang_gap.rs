@@ -9,7 +9,8 @@
 //! - the tasks placed (the first objective), and
 //! - the cost when both place as many (the second), in seconds of locality cost.
 //!
-//! Prints one line per instance with `--verbose`, then how often the heuristic reaches the
+//! Prints one line per instance with `--verbose` (and instance N's snapshot and both answers
+//! with `--dump N`), then how often the heuristic reaches the
 //! optimum and the quantiles of the gaps. Deterministic for the seed; asserts that both
 //! answers are valid and the MIP's never worse. A quality comparison, not a timing:
 //! `cargo bench --bench gang_gap -- --instances 200 --seed 1`.
@@ -147,6 +148,9 @@ fn main() {
         }
         if verbose {
             println!("{i}: heuristic {h:?}, mip {m:?} ({:?})", exact.status);
+        }
+        if value("--dump", u64::MAX) == i {
+            println!("{v}\nheuristic {:?}\nmip {:?}", fast.node_of_task, exact.node_of_task);
         }
     }
     ratio_placed.sort_by(f64::total_cmp);

@@ -18,8 +18,11 @@
 //!    arcs to the free nodes of its domain only, a preferred one's arcs outside its domain cost
 //!    its penalty more. Reduces beyond their job's copy room on a node with copy-compute caps
 //!    (FAIR §5.2) are taken back.
-//! 3. **Gangs.** A gang placed below `min_member` is dropped (`gang_incomplete`) and steps 1–2
-//!    run again without it; at most once per gang. The quotas stay those of the problem, so
+//! 3. **Gangs.** A gang placed below `min_member` is first boosted: the flow is solved again
+//!    with every other task dearer than any path of the gang's, so that, among the answers
+//!    that place as many tasks, the gang's tasks come first within the quotas. A boosted gang
+//!    still short is dropped (`gang_incomplete`) and steps 1–2 run again without it; each gang
+//!    is boosted and dropped at most once. The quotas stay those of the problem, so
 //!    the units a dropped gang's pool leaves are not handed to other pools in this epoch (the
 //!    MIP, on the same quotas, has the same limit; a gang that cannot start at all on capacity
 //!    grounds is [`GangProblem::blocked`] and holds no units from the start).
@@ -93,15 +96,12 @@ pub fn place_with(p: &GangProblem<'_>, cancel: Option<&Cancel>) -> GangAnswer {
     let mut cut = false;
     // Steps 1–3: domains with reservations, the flow, drops; domains chosen again after a drop.
     let mut dropped = p.blocked.clone();
+    let mut boosted = vec![false; p.jobs.len()];
     let (mut chosen, mut node_of_task) = loop {
         let chosen = choose_domains(p, &mut dropped);
-        let node_of_task = flow(p, &dropped, &chosen, cancel, &mut cut);
-        let short = short_gangs(p, &node_of_task);
-        if short.is_empty() {
+        let node_of_task = flow(p, &dropped, &chosen, &boosted, cancel, &mut cut);
+        if !repair(p, &node_of_task, &mut dropped, &mut boosted) {
             break (chosen, node_of_task);
-        }
-        for j in short {
-            dropped[j] = Some(WaitReason::GangIncomplete);
         }
     };
     // Step 4: one job's domain at a time moved to another of its best candidates.
@@ -178,16 +178,40 @@ fn with_choice(
             dropped[j] = dropped[j].or(Some(WaitReason::NoDomainFits));
         }
     }
+    let mut boosted = vec![false; p.jobs.len()];
     loop {
-        let node_of_task = flow(p, &dropped, chosen, cancel, cut);
-        let short = short_gangs(p, &node_of_task);
-        if short.is_empty() {
+        let node_of_task = flow(p, &dropped, chosen, &boosted, cancel, cut);
+        if !repair(p, &node_of_task, &mut dropped, &mut boosted) {
             return (node_of_task, dropped);
         }
-        for j in short {
-            dropped[j] = Some(WaitReason::GangIncomplete);
-        }
     }
+}
+
+/// Step 3 after one flow: whether another is needed. A gang short for the first time is
+/// boosted (its tasks go first in the next flow: every other task's arcs cost more than any
+/// path of its); a boosted gang still short is dropped (`gang_incomplete`).
+fn repair(
+    p: &GangProblem<'_>,
+    node_of_task: &[Option<u32>],
+    dropped: &mut [Option<WaitReason>],
+    boosted: &mut [bool],
+) -> bool {
+    let short = short_gangs(p, node_of_task);
+    if short.is_empty() {
+        return false;
+    }
+    let fresh: Vec<usize> = short.iter().copied().filter(|&j| !boosted[j]).collect();
+    if !fresh.is_empty() && p.boost().is_some() {
+        for j in fresh {
+            boosted[j] = true;
+        }
+        return true;
+    }
+    for j in short {
+        dropped[j] = Some(WaitReason::GangIncomplete);
+        boosted[j] = false;
+    }
+    true
 }
 
 /// Each job's eligible pending tasks per kind.
@@ -289,6 +313,7 @@ fn flow(
     p: &GangProblem<'_>,
     dropped: &[Option<WaitReason>],
     chosen: &[Option<u32>],
+    boosted: &[bool],
     cancel: Option<&Cancel>,
     cut: &mut bool,
 ) -> Vec<Option<u32>> {
@@ -306,7 +331,16 @@ fn flow(
         let quotas = &p.quotas[k];
         let free = &ix.free[k];
         let slots = Slots { node_rack: &ix.node_rack, free, racks: ix.racks() };
-        let arcs_of = |i: usize| arcs(p, tasks[i], chosen, free);
+        let boost = if boosted.contains(&true) { p.boost().unwrap_or(0) } else { 0 };
+        let arcs_of = |i: usize| {
+            let a = arcs(p, tasks[i], chosen, free);
+            let later = !boosted[ix.pending_job[tasks[i]] as usize];
+            if later {
+                TaskArcs { offset: a.offset + boost, ..a }
+            } else {
+                a
+            }
+        };
         let solution = structured::solve_with(slots, tasks.len(), arcs_of, Some(quotas), cancel);
         *cut |= solution.status == Status::TimeLimited;
         // Copy-compute splitting (FAIR §5.2): reduces beyond their job's copy room on a node

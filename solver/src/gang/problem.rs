@@ -146,6 +146,11 @@ pub struct GangProblem<'p> {
     pub domains: [Domains; 3],
     /// Cost units per second of locality cost (the quantum's, times 2 · tasks + 1).
     pub units_per_second: f64,
+    /// The largest arc cost in units (the largest locality cost plus the largest penalty,
+    /// with surcharges).
+    pub top: i64,
+    /// Vertices of the largest network the heuristic builds (what bounds a path's length).
+    pub vertices: usize,
 }
 
 /// A placement's score: more placed is better, then less cost.
@@ -254,7 +259,29 @@ impl<'p> GangProblem<'p> {
             crate::policy::lsap_quota::quotas_of(ix, shares, kind, &open)
         });
         let units_per_second = quantum.per_second * scale as f64;
-        Ok(Self { ix, tasks, quotas, shares, blocked, arcs, jobs, domains, units_per_second })
+        let top = units(max_cost) + 2 + req.jobs.len() as i64;
+        Ok(Self {
+            ix,
+            tasks,
+            quotas,
+            shares,
+            blocked,
+            arcs,
+            jobs,
+            domains,
+            units_per_second,
+            top,
+            vertices,
+        })
+    }
+
+    /// The offset that puts every other task after a boosted gang's (the heuristic's step 3):
+    /// more than any path of one task costs, `None` when the doubled costs could overflow
+    /// the flow's sums.
+    pub fn boost(&self) -> Option<i64> {
+        let boost = self.top.checked_add(1)?;
+        let path = boost.checked_mul(2)?;
+        path.checked_mul(i64::try_from(self.vertices).ok()?.checked_mul(4)?).map(|_| boost)
     }
 
     /// Whether some job has a gang or a topology rule.
