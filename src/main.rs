@@ -187,7 +187,7 @@ enum Command {
         /// Override `policy.algorithm` (e.g. dl_sched, lsap).
         #[arg(long, value_parser = parse_algorithm)]
         algorithm: Option<Algorithm>,
-        /// Override `policy.solver` (auto, flow, jv, hungarian; mip under ras and lsap_ras).
+        /// Override `policy.solver` (auto, flow, jv, hungarian; mip under ras, lsap_ras and lsap_quota).
         #[arg(long, value_parser = parse_engine)]
         solver: Option<SolverEngine>,
         /// A YARN fair-scheduler allocation file: pools and users the snapshot does not

@@ -589,6 +589,27 @@ mod tests {
         assert!(req.jobs[0].state.get("delay").is_some());
     }
 
+    /// Gangs, topology domains and blocks: jobs are serde_json's, a node with a block falls
+    /// back to serde_json element by element; both readers give the same snapshot.
+    #[test]
+    fn gang_topology_and_block_read_as_serde_json_reads_them() {
+        let body = r#"{"schema_version":1,"cluster":{"racks":[{"id":"r0"}],
+            "nodes":[{"id":"n0","rack":"r0","map_slots":2,"block":"b0"},
+                     {"id":"n1","rack":"r0","map_slots":2}]},
+            "pools":[{"id":"p"}],
+            "jobs":[{"id":"j","pool":"p","gang":{"min_member":2},
+                     "topology":{"level":"rack","mode":"preferred","penalty_s":7.5}}],
+            "pending":[{"id":"t0","job":"j","kind":"map"},{"id":"t1","job":"j","kind":"map"}]}"#;
+        let req = agrees(body).expect("the fast reader takes this body");
+        assert_eq!(req.cluster.nodes[0].block.as_ref().map(|b| b.as_str()), Some("b0"));
+        assert_eq!(req.cluster.nodes[1].block, None);
+        assert_eq!(req.jobs[0].gang.map(|g| g.min_member), Some(2));
+        let topology = req.jobs[0].topology.expect("topology read");
+        assert_eq!(topology.level, crate::TopologyLevel::Rack);
+        assert_eq!(topology.penalty(), 7.5);
+        assert!(req.jobs[0].state.is_empty(), "gang and topology are fields, not echoed state");
+    }
+
     #[test]
     fn numbers_read_as_serde_json_reads_them() {
         for now in ["0", "0.0", "1.5", "0.1", "0.3000000000000004", "123456789.123456", "7"] {

@@ -44,6 +44,11 @@ string_id!(
     RackId
 );
 string_id!(
+    /// A block: a group of racks under one spine switch, the level above a rack in a
+    /// topology domain (Kueue's topology levels, Volcano's HyperNode tiers).
+    BlockId
+);
+string_id!(
     /// A worker node (a Hadoop TaskTracker).
     NodeId
 );

@@ -19,13 +19,14 @@ mod validate;
 
 pub use delta::{parse_delta, Changes, Delta, ObjectOnly, Remove, Taken, Undo, Upsert};
 pub use error::ModelError;
-pub use ids::{JobId, NodeId, PoolId, RackId, TaskId, UserId};
+pub use ids::{BlockId, JobId, NodeId, PoolId, RackId, TaskId, UserId};
 pub use parse::parse_request;
 pub use policy::{Algorithm, Given, Policy, SolverEngine};
 pub use replicas::Replicas;
 pub use request::{
-    Amounts, Cluster, Job, JobProfile, Network, Node, PendingTask, PlaceRequest, Pool, PoolMode,
-    Priority, Rack, RackPair, ReducePhase, Resources, RunningTask, ShuffleSource, TaskKind, User,
+    Amounts, Cluster, Gang, Job, JobProfile, Network, Node, PendingTask, PlaceRequest, Pool,
+    PoolMode, Priority, Rack, RackPair, ReducePhase, Resources, RunningTask, ShuffleSource,
+    TaskKind, Topology, TopologyLevel, TopologyMode, User, DEFAULT_TOPOLOGY_PENALTY_S,
 };
 pub use response::{
     Assignment, CostBreakdown, JobReport, Locality, PlaceResponse, PoolReport, Preemption,

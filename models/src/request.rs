@@ -5,7 +5,7 @@
 //! Mbit/s (10⁶ bit/s). Optional fields default as documented on each field. Unknown fields are
 //! ignored, so that a master may echo per-policy state written by a newer build.
 
-use crate::ids::{JobId, NodeId, PoolId, RackId, TaskId, UserId};
+use crate::ids::{BlockId, JobId, NodeId, PoolId, RackId, TaskId, UserId};
 use crate::policy::Policy;
 use crate::replicas::Replicas;
 use crate::state::{JobState, StarvationState};
@@ -151,6 +151,11 @@ pub struct Node {
     /// `reduce_slots`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub configured_reduce_slots: Option<u32>,
+    /// The node's block (a group of racks under one spine switch), the third topology level
+    /// of `jobs[].topology` (`level: block`). Optional, non-empty; a node without one is in
+    /// no block, so a job that requires a block domain is never placed on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block: Option<BlockId>,
 }
 
 impl Node {
@@ -450,6 +455,18 @@ pub struct Job {
     /// running maps have run (`running[].started_s`), else 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean_map_s: Option<f64>,
+    /// All-or-nothing placement (KEP-4671's PodGroup, Volcano's `minMember`): the job runs
+    /// only with at least `min_member` of its tasks running together, counting those already
+    /// running; an answer never starts some of its pending tasks while fewer would run. Its
+    /// tasks not started for this wait with reason `gang_incomplete`. Optional; unset = no
+    /// gang. Honoured by `lsap_quota` only (422 `unsupported_feature` under the others).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gang: Option<Gang>,
+    /// Keep the job's tasks inside one topology domain (a node, a rack or a block): Kueue's
+    /// `podset-required-topology` / `podset-preferred-topology`. Optional; unset = anywhere.
+    /// Honoured by `lsap_quota` only (422 `unsupported_feature` under the others).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topology: Option<Topology>,
     /// What the policies echo for this job (`delay`, `shuffle_watcher`, …): the previous
     /// answer's `jobs[]` keys of those names, sent back verbatim. Each key is read and checked
     /// by the policy that owns it; omitted = that policy's initial state.
@@ -514,6 +531,8 @@ impl<'de> Deserialize<'de> for Job {
                         "profile" => optional!(7, profile, "profile"),
                         "goal_s" => optional!(8, goal_s, "goal_s"),
                         "mean_map_s" => optional!(9, mean_map_s, "mean_map_s"),
+                        "gang" => optional!(10, gang, "gang"),
+                        "topology" => optional!(11, topology, "topology"),
                         other => {
                             let raw: Box<serde_json::value::RawValue> = map.next_value()?;
                             if !job.state.insert_new(other.to_owned(), raw) {
@@ -532,6 +551,82 @@ impl<'de> Deserialize<'de> for Job {
             }
         }
         deserializer.deserialize_map(Visit)
+    }
+}
+
+/// A job's gang: how many of its tasks must run together (KEP-4671 `minCount`, Volcano
+/// `minMember`, Kueue's all-or-nothing admission).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Gang {
+    /// Tasks (≥ 1, at most the job's pending + running tasks in the snapshot) that must run at
+    /// once, counting the job's running tasks of both kinds. While fewer would run, none of its
+    /// pending tasks is started.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
+    pub min_member: u32,
+}
+
+/// A topology level: the kind of domain a job is kept inside.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum TopologyLevel {
+    /// One node.
+    Node,
+    /// One rack (`nodes[].rack`).
+    Rack,
+    /// One block (`nodes[].block`; nodes without one are in no block).
+    Block,
+}
+
+impl TopologyLevel {
+    /// `node`, `rack` or `block`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Node => "node",
+            Self::Rack => "rack",
+            Self::Block => "block",
+        }
+    }
+}
+
+/// Whether a topology domain binds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum TopologyMode {
+    /// Every task placed in this answer goes to the chosen domain, which also holds every
+    /// running task of the job; tasks that cannot wait with reason `no_domain_fits`.
+    Required,
+    /// Tasks may go outside the chosen domain at `penalty_s` each.
+    Preferred,
+}
+
+/// Default [`Topology::penalty_s`]: 60 s per task outside the domain, above the 21.5 s a
+/// 256 MiB block takes to cross racks at the default 100 Mbit/s, so that a preferred domain
+/// outweighs a remote read of ordinary blocks.
+pub const DEFAULT_TOPOLOGY_PENALTY_S: f64 = 60.0;
+
+/// Keep a job inside one topology domain (Kueue Topology Aware Scheduling, Volcano HyperNode).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Topology {
+    /// `node`, `rack` or `block`.
+    pub level: TopologyLevel,
+    /// `required` or `preferred`.
+    pub mode: TopologyMode,
+    /// Under `preferred`: the cost of each task placed outside the chosen domain, in seconds
+    /// (finite, ≥ 0; added to its locality cost, which is seconds × α). Optional; unset = 60.
+    /// Ignored under `required`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(default = 60.0))]
+    pub penalty_s: Option<f64>,
+}
+
+impl Topology {
+    /// [`Topology::penalty_s`] or its default, seconds.
+    pub fn penalty(&self) -> f64 {
+        self.penalty_s.unwrap_or(DEFAULT_TOPOLOGY_PENALTY_S)
     }
 }
 

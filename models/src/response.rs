@@ -136,6 +136,13 @@ pub enum WaitReason {
     /// Multi-resource admission (`drf`): the task's demand exceeds some resource of every
     /// node even with the node empty, so no node can ever run it as the cluster stands.
     NoNodeFits,
+    /// The task's job is a gang (`jobs[].gang`): fewer than `min_member` of its tasks could
+    /// run together in this answer, so none of its pending tasks was started.
+    GangIncomplete,
+    /// The task's job requires a topology domain (`jobs[].topology`, `required`) and no
+    /// domain of its level had room for it (together with the job's running tasks) in this
+    /// answer.
+    NoDomainFits,
 }
 
 /// Pending tasks that wait, per (job, kind, reason); or one task with `?explain=true`.

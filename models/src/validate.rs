@@ -115,6 +115,9 @@ pub fn validate_resolved(req: &PlaceRequest) -> Result<Resolved, ModelError> {
                 });
             }
         }
+        if node.block.as_ref().is_some_and(|b| b.as_str().is_empty()) {
+            return Err(ModelError::EmptyId { path: format!("cluster.nodes[{i}].block") });
+        }
         if let Some(res) = &node.resources {
             for (name, &v) in &res.amounts {
                 non_negative(v, || format!("cluster.nodes[{i}].resources.{name}"))?;
@@ -216,6 +219,15 @@ pub fn validate_resolved(req: &PlaceRequest) -> Result<Resolved, ModelError> {
         }
         if let Some(v) = job.mean_map_s {
             positive(v, || format!("jobs[{i}].mean_map_s"))?;
+        }
+        if job.gang.is_some_and(|g| g.min_member == 0) {
+            return Err(ModelError::InvalidNumber {
+                path: format!("jobs[{i}].gang.min_member"),
+                message: "must be an integer ≥ 1, got 0".to_owned(),
+            });
+        }
+        if let Some(v) = job.topology.and_then(|t| t.penalty_s) {
+            non_negative(v, || format!("jobs[{i}].topology.penalty_s"))?;
         }
     }
 
@@ -357,7 +369,37 @@ pub fn validate_resolved(req: &PlaceRequest) -> Result<Resolved, ModelError> {
             });
         }
     }
+    gangs_fit(req, &out)?;
     Ok(out)
+}
+
+/// A gang's `min_member` is at most its job's tasks in the snapshot (pending + running, both
+/// kinds): a larger one could never start. O(jobs + tasks) when some job is a gang, else
+/// O(jobs).
+fn gangs_fit(req: &PlaceRequest, out: &Resolved) -> Result<(), ModelError> {
+    if req.jobs.iter().all(|j| j.gang.is_none()) {
+        return Ok(());
+    }
+    let mut tasks = vec![0u64; req.jobs.len()];
+    for &j in out.pending_job.iter().chain(&out.running_job) {
+        if let Some(n) = tasks.get_mut(j as usize) {
+            *n += 1;
+        }
+    }
+    for (i, job) in req.jobs.iter().enumerate() {
+        if let Some(g) = job.gang {
+            if u64::from(g.min_member) > tasks[i] {
+                return Err(ModelError::Inconsistent {
+                    path: format!("jobs[{i}].gang.min_member"),
+                    message: format!(
+                        "min_member {} exceeds the job's {} pending and running tasks",
+                        g.min_member, tasks[i]
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Where a task id was first seen: `pending[i]` or `running[i]` (its path is written only for

@@ -256,3 +256,37 @@ fn a_delta_against_another_snapshot_is_validated_in_full() {
     assert!(!checker.was_by_difference());
     assert_eq!(checked.resolved_for(&req), Some(validate_resolved(&req).unwrap()));
 }
+
+/// Session deltas that upsert a gang job, or take a gang's task away, are validated as a full
+/// snapshot would be: j1 has two tasks (m1, r0), so a gang of 2 is valid, a gang of 3 is not,
+/// and removing r0 afterwards leaves the gang of 2 above its one task; both errors at
+/// `jobs[1].gang.min_member`, as validation in full says.
+#[test]
+fn gang_jobs_in_deltas_are_validated_as_in_full() {
+    let mut req = base();
+    let mut checker = Revalidator::new();
+    checker.revalidate(&req, None).unwrap();
+    let delta = |changes: Value| {
+        let body = json!({"base_epoch": 0, "changes": changes});
+        parse_delta(&serde_json::to_vec(&body).unwrap()).unwrap().changes.0
+    };
+    let gang = |n: u32| {
+        json!({"upsert": {"jobs": [{"id": "j1", "pool": "p2", "gang": {"min_member": n},
+                                    "topology": {"level": "rack", "mode": "preferred"}}]}})
+    };
+    let mut too_big = req.clone();
+    let undo = too_big.apply_changes(delta(gang(3)));
+    let e = checker.revalidate(&too_big, Some(&undo)).unwrap_err();
+    assert_eq!((e.code(), e.path()), ("inconsistent", "jobs[1].gang.min_member"));
+    assert_eq!(Err(e), validate_resolved(&too_big).map(drop));
+
+    let mut checker = Revalidator::new();
+    checker.revalidate(&req, None).unwrap();
+    let undo = req.apply_changes(delta(gang(2)));
+    let checked = checker.revalidate(&req, Some(&undo)).unwrap();
+    assert_eq!(checked.resolved_for(&req), Some(validate_resolved(&req).unwrap()));
+    assert_eq!(req.jobs[1].gang.map(|g| g.min_member), Some(2));
+    let undo = req.apply_changes(delta(json!({"remove": {"pending": ["r0"]}})));
+    let e = checker.revalidate(&req, Some(&undo)).unwrap_err();
+    assert_eq!((e.code(), e.path()), ("inconsistent", "jobs[1].gang.min_member"));
+}

@@ -389,3 +389,63 @@ fn configured_slots_are_the_capacity_and_the_sent_slots_the_room() {
     cpac.configured_reduce_slots = Some(3);
     assert_eq!(cpac.configured_slots(TaskKind::Reduce), 6);
 }
+
+/// Gangs and topology domains (docs/wire-schema.md, "Gangs and topology domains"): the base
+/// job has 3 tasks (a pending map, a pending reduce, a running map), so `min_member` 3 is valid
+/// and 4 is not; 0 never is.
+#[test]
+fn gang_and_topology_fields_are_checked_with_their_paths() {
+    let accepts = |mutate: &dyn Fn(&mut Value)| {
+        let mut v = base();
+        mutate(&mut v);
+        check(&v).unwrap();
+    };
+    accepts(&|v| v["jobs"][0]["gang"] = json!({"min_member": 3}));
+    accepts(&|v| v["jobs"][0]["gang"] = json!({"min_member": 1}));
+    accepts(&|v| {
+        v["jobs"][0]["topology"] = json!({"level": "block", "mode": "required"});
+        v["cluster"]["nodes"][0]["block"] = json!("b1");
+    });
+    accepts(&|v| {
+        v["jobs"][0]["topology"] = json!({"level": "node", "mode": "preferred", "penalty_s": 0})
+    });
+    rejects(
+        |v| v["jobs"][0]["gang"] = json!({"min_member": 4}),
+        "inconsistent",
+        "jobs[0].gang.min_member",
+    );
+    rejects(
+        |v| v["jobs"][0]["gang"] = json!({"min_member": 0}),
+        "invalid_number",
+        "jobs[0].gang.min_member",
+    );
+    rejects(
+        |v| v["jobs"][0]["gang"] = json!({"min_member": -1}),
+        "invalid_field",
+        "jobs[0].gang.min_member",
+    );
+    rejects(|v| v["jobs"][0]["gang"] = json!({}), "invalid_field", "jobs[0].gang");
+    rejects(
+        |v| v["jobs"][0]["topology"] = json!({"level": "galaxy", "mode": "required"}),
+        "invalid_field",
+        "jobs[0].topology.level",
+    );
+    rejects(
+        |v| v["jobs"][0]["topology"] = json!({"level": "rack", "mode": "maybe"}),
+        "invalid_field",
+        "jobs[0].topology.mode",
+    );
+    rejects(
+        |v| {
+            v["jobs"][0]["topology"] =
+                json!({"level": "rack", "mode": "preferred", "penalty_s": -1.0})
+        },
+        "invalid_number",
+        "jobs[0].topology.penalty_s",
+    );
+    rejects(
+        |v| v["cluster"]["nodes"][1]["block"] = json!(""),
+        "empty_id",
+        "cluster.nodes[1].block",
+    );
+}

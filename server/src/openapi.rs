@@ -95,6 +95,12 @@ pub const ERROR_CODES: &[ErrorCodeDoc] = &[
         "`policy.algorithm` is in the schema but not in this build.",
     ),
     code("unsupported_solver", 422, "`policy.solver` cannot run the asked algorithm."),
+    code(
+        "unsupported_feature",
+        422,
+        "A job's `gang` or `topology` under an algorithm that cannot honour it (path \
+         `jobs[i].gang` or `jobs[i].topology`).",
+    ),
     code("infeasible", 422, "A dense assignment problem has no complete assignment."),
     code(
         "cost_overflow",

@@ -286,3 +286,40 @@ fn gzip_bodies_are_decoded_under_the_limit() {
     let reply = exchange(addr, &post_place(b"not gzip", "Content-Encoding: gzip\r\n"));
     reply.assert_error(400, "payload_error");
 }
+
+/// Gangs and topology domains over the wire: `lsap_quota` places a gang whole (200) and a job
+/// whose gang cannot start waits `gang_incomplete`; `drf` cannot honour them, 422
+/// `unsupported_feature` at `jobs[0].gang`; `min_member` above the job's tasks is 400
+/// `inconsistent` at `jobs[0].gang.min_member`.
+#[test]
+fn gangs_over_the_wire_place_refuse_and_validate_with_paths() {
+    let addr = start(ServerConfig::default());
+    let body = |algorithm: &str, min_member: u32| {
+        serde_json::json!({"schema_version": 1,
+            "cluster": {"racks": [{"id": "r"}],
+                        "nodes": [{"id": "a", "rack": "r", "map_slots": 2}]},
+            "pools": [{"id": "p"}],
+            "jobs": [{"id": "g", "pool": "p", "gang": {"min_member": min_member}}],
+            "pending": [{"id": "t0", "job": "g", "kind": "map"},
+                        {"id": "t1", "job": "g", "kind": "map"},
+                        {"id": "t2", "job": "g", "kind": "map"}],
+            "policy": {"algorithm": algorithm}})
+        .to_string()
+    };
+    // 2 slots: a gang of 2 starts on them, a gang of 3 cannot.
+    let reply = exchange(addr, &post_place(body("lsap_quota", 2).as_bytes(), ""));
+    assert_placed(&reply);
+    assert_eq!(reply.json()["stats"]["assigned"], 2);
+    let reply = exchange(addr, &post_place(body("lsap_quota", 3).as_bytes(), ""));
+    assert_placed(&reply);
+    let json = reply.json();
+    assert_eq!(json["stats"]["assigned"], 0);
+    assert_eq!(json["waiting"][0]["reason"], "gang_incomplete", "{json}");
+    assert_eq!(json["waiting"][0]["tasks"], 3, "{json}");
+    let reply = exchange(addr, &post_place(body("drf", 2).as_bytes(), ""));
+    reply.assert_error(422, "unsupported_feature");
+    assert_eq!(reply.json()["error"]["path"], "jobs[0].gang");
+    let reply = exchange(addr, &post_place(body("lsap_quota", 4).as_bytes(), ""));
+    reply.assert_error(400, "inconsistent");
+    assert_eq!(reply.json()["error"]["path"], "jobs[0].gang.min_member");
+}

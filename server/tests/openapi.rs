@@ -194,6 +194,8 @@ fn required_fields_are_exactly_those_serde_needs() {
         ("Resources", vec![]),
         ("Waiting", vec!["job", "kind", "tasks", "reason"]),
         ("CostBreakdown", vec!["total", "locality", "fairness"]),
+        ("Gang", vec!["min_member"]),
+        ("Topology", vec!["level", "mode"]),
     ] {
         let mut got = required(schema(&doc, name));
         got.sort_unstable();
@@ -248,6 +250,29 @@ fn defaults_are_the_impl_default_ones() {
     assert_eq!(network["properties"]["rack_mbps"]["default"], 1000.0);
     assert_eq!(network["properties"]["cross_rack_mbps"]["default"], 100.0);
     assert_eq!(schema(&doc, "Pool")["properties"]["weight"]["default"], 1.0);
+}
+
+/// Gangs and topology domains are in the document: the job and node fields, the levels and
+/// modes, the penalty's default, and the two waiting reasons.
+#[test]
+fn gang_and_topology_fields_are_documented() {
+    let doc = doc();
+    let job = &schema(&doc, "Job")["properties"];
+    assert!(job["gang"].is_object() && job["topology"].is_object(), "{job}");
+    assert!(schema(&doc, "Node")["properties"]["block"].is_object());
+    assert_eq!(schema(&doc, "Topology")["properties"]["penalty_s"]["default"], 60.0);
+    let names = |name: &str| -> Vec<String> {
+        serde_json::to_string(schema(&doc, name)).unwrap().split('"').map(str::to_owned).collect()
+    };
+    for level in ["node", "rack", "block"] {
+        assert!(names("TopologyLevel").iter().any(|n| n == level), "{level}");
+    }
+    for mode in ["required", "preferred"] {
+        assert!(names("TopologyMode").iter().any(|n| n == mode), "{mode}");
+    }
+    for reason in ["gang_incomplete", "no_domain_fits"] {
+        assert!(names("WaitReason").iter().any(|n| n == reason), "{reason}");
+    }
 }
 
 /// Every field carries its `///` description.
@@ -316,6 +341,7 @@ fn every_error_code_is_listed_with_its_status() {
             engine: "x",
             available: p(),
         }),
+        ServerError::Solve(SolveError::UnsupportedFeature { path: p(), message: p() }),
         ServerError::Solve(SolveError::Infeasible { message: p() }),
         ServerError::Solve(SolveError::InvalidCost { path: p(), message: p() }),
         ServerError::Solve(SolveError::ProblemTooLarge { path: p(), message: p() }),

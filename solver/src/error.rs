@@ -32,6 +32,16 @@ pub enum SolveError {
         /// The engines the asked algorithm accepts, comma-separated.
         available: String,
     },
+    /// A job asks for something the asked algorithm cannot honour: a gang (`jobs[].gang`) or
+    /// a topology domain (`jobs[].topology`) under a policy without
+    /// [`crate::Policy::gangs`] (HTTP 422).
+    #[error("{path}: {message}")]
+    UnsupportedFeature {
+        /// `jobs[i].gang` or `jobs[i].topology`.
+        path: String,
+        /// What cannot be honoured, and by which algorithm.
+        message: String,
+    },
     /// A dense assignment problem has no complete assignment: the smaller side cannot be
     /// matched entirely without a forbidden pair.
     #[error("infeasible: {message}")]
@@ -81,6 +91,7 @@ impl SolveError {
             Self::Invalid(e) => e.code(),
             Self::UnsupportedAlgorithm { .. } => "unsupported_algorithm",
             Self::UnsupportedEngine { .. } => "unsupported_solver",
+            Self::UnsupportedFeature { .. } => "unsupported_feature",
             Self::Infeasible { .. } => "infeasible",
             Self::InvalidCost { .. } => "invalid_cost",
             Self::CostOverflow { .. } => "cost_overflow",
@@ -95,6 +106,7 @@ impl SolveError {
             Self::Invalid(e) => e.path(),
             Self::UnsupportedAlgorithm { path, .. }
             | Self::UnsupportedEngine { path, .. }
+            | Self::UnsupportedFeature { path, .. }
             | Self::InvalidCost { path, .. }
             | Self::CostOverflow { path, .. }
             | Self::ProblemTooLarge { path, .. }

@@ -44,6 +44,7 @@ pub mod fair;
 mod fairness;
 mod finite;
 pub mod flow;
+pub mod gang;
 mod index;
 pub mod lsap;
 mod matrix;

@@ -108,6 +108,7 @@ fn place_resolved(
     let policy = registry::lookup(req.policy.algorithm)?;
     let engine = req.policy.solver;
     check_engine(policy.engines(), engine)?;
+    crate::policy_trait::check_gangs(policy, req)?;
     finite::check_weights(req)?;
     let scaled = finite::relative_weights(req);
     let req = scaled.as_ref().unwrap_or(req);
@@ -129,6 +130,11 @@ fn place_resolved(
     };
     let mut placement = policy.place(&epoch)?;
     admit_disk(&ix, &model, &mut placement);
+    if crate::gang::enforce::enforce(&ix, &mut placement.node_of_task, &mut placement.task_reason)
+        && placement.status == Status::Optimal
+    {
+        placement.status = Status::Heuristic;
+    }
     let running_after = answer::running_after_placement(&ix, &placement);
     let victims = if policy.preempts() {
         preemption::plan(&ix, &shares, &starvation, &running_after)

@@ -64,6 +64,15 @@ pub trait Policy: Sync {
         false
     }
 
+    /// Whether it honours gangs (`jobs[].gang`: all-or-nothing placement, KEP-4671) and
+    /// topology domains (`jobs[].topology`, Kueue's topology-aware scheduling): never
+    /// starting a gang below `min_member`, and keeping a required domain. A snapshot with such
+    /// a job under a policy without it is refused, `422 unsupported_feature` at the job's
+    /// field ([`check_gangs`]). Default false.
+    fn gangs(&self) -> bool {
+        false
+    }
+
     /// The knob groups it reads from the `policy` object ([`crate::settings`]), beyond α,
     /// which every policy's answer reads ([`crate::cost::LocalityWeight`]). Default none.
     fn settings(&self) -> &'static [&'static dyn crate::settings::Declared] {
@@ -93,4 +102,52 @@ pub trait Policy: Sync {
     /// What the exact front door refuses ([`crate::exact::solve()`]): a problem too large
     /// for a dense engine, costs beyond the exact integer range.
     fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError>;
+}
+
+/// Refuses a snapshot whose jobs ask for a gang or a topology domain that `policy` cannot
+/// honour ([`Policy::gangs`]).
+///
+/// # Complexity
+/// O(jobs).
+///
+/// # Errors
+/// [`SolveError::UnsupportedFeature`] at the first such job's `jobs[i].gang` (or
+/// `jobs[i].topology` when it has no gang).
+///
+/// # Examples
+/// ```
+/// use placer_solver::policy::{by_name, check_gangs};
+/// let req = placer_models::parse_request(br#"{"schema_version": 1, "cluster": {},
+///   "pools": [{"id": "p"}], "jobs": [{"id": "j", "pool": "p", "gang": {"min_member": 1}}],
+///   "pending": [{"id": "t", "job": "j", "kind": "map"}]}"#).unwrap();
+/// let (_, drf) = by_name("drf").unwrap();
+/// let e = check_gangs(drf, &req).unwrap_err();
+/// assert_eq!((e.code(), e.path()), ("unsupported_feature", "jobs[0].gang"));
+/// let (_, quota) = by_name("lsap_quota").unwrap();
+/// assert!(check_gangs(quota, &req).is_ok());
+/// ```
+pub fn check_gangs(
+    policy: &dyn Policy,
+    req: &placer_models::PlaceRequest,
+) -> Result<(), SolveError> {
+    if policy.gangs() {
+        return Ok(());
+    }
+    for (i, job) in req.jobs.iter().enumerate() {
+        let (field, what) = if job.gang.is_some() {
+            ("gang", "gang (all-or-nothing) placement")
+        } else if job.topology.is_some() {
+            ("topology", "topology domains")
+        } else {
+            continue;
+        };
+        return Err(SolveError::UnsupportedFeature {
+            path: format!("jobs[{i}].{field}"),
+            message: format!(
+                "algorithm {:?} does not honour {what}; use lsap_quota",
+                policy.name()
+            ),
+        });
+    }
+    Ok(())
 }

@@ -62,7 +62,7 @@ use crate::cost::LocalityCost;
 use crate::delay_scheduling::{self, DelayState};
 use crate::echo::Field;
 use crate::error::SolveError;
-use crate::exact::{self, Objective, Problem, Quotas, FLOW_ONLY};
+use crate::exact::{self, Objective, Problem, Quotas};
 use crate::fair::disk;
 use crate::fair::fair_shares::FairShares;
 use crate::fair::starvation::Starvation;
@@ -267,6 +267,45 @@ fn delay_levels(ix: &Indexed<'_>, starvation: &Starvation) -> (Vec<u8>, Vec<Dela
 /// assert_eq!(q.job_share, vec![1, 1]);
 /// ```
 pub fn quotas(ix: &Indexed<'_>, shares: &FairShares, kind: TaskKind) -> Quotas {
+    quotas_of(ix, shares, kind, &ix.eligible_of_kind[kind.slot()])
+}
+
+/// [`quotas`] with `eligible` (pending positions of tasks of `kind`) as the kind's eligible
+/// tasks: the gang placement ([`crate::gang`]) leaves out the tasks of gangs that cannot
+/// start.
+///
+/// # Complexity
+/// As [`quotas`].
+///
+/// # Errors
+/// None.
+///
+/// # Examples
+/// [`quotas`]' example with job `jb`'s tasks left out: pool b has nothing placeable, so pool a
+/// may take both slots (one weighted active pool with placeable tasks: all flex).
+/// ```
+/// use placer_models::TaskKind;
+/// use placer_solver::{fair::fair_shares, Indexed, policy::lsap_quota::quotas_of};
+/// let req = placer_models::parse_request(br#"{"schema_version": 1,
+///   "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "n", "rack": "r", "map_slots": 2}]},
+///   "pools": [{"id": "a"}, {"id": "b"}],
+///   "jobs": [{"id": "ja", "pool": "a"}, {"id": "jb", "pool": "b"}],
+///   "pending": [{"id": "a0", "job": "ja", "kind": "map"},
+///               {"id": "a1", "job": "ja", "kind": "map"},
+///               {"id": "b0", "job": "jb", "kind": "map"},
+///               {"id": "b1", "job": "jb", "kind": "map"}]}"#)
+///   .unwrap();
+/// let ix = Indexed::new(&req);
+/// let q = quotas_of(&ix, &fair_shares::compute(&ix), TaskKind::Map, &[0, 1]);
+/// assert_eq!(q.must.iter().sum::<u64>() + q.groups.iter().sum::<u64>(), 2);
+/// assert_eq!(q.flex[1].0 + q.must[1], 0);
+/// ```
+pub fn quotas_of(
+    ix: &Indexed<'_>,
+    shares: &FairShares,
+    kind: TaskKind,
+    eligible: &[usize],
+) -> Quotas {
     let req = ix.req;
     let k = kind.slot();
     let pools = req.pools.len();
@@ -280,7 +319,7 @@ pub fn quotas(ix: &Indexed<'_>, shares: &FairShares, kind: TaskKind) -> Quotas {
     // A map that no node with a free slot has the intermediate space for cannot be placed
     // (FAIR §5.4): it is no unit of its pool's quota.
     let fits = disk::fits_somewhere(ix, kind);
-    for &t in ix.eligible_of_kind[k].iter().filter(|&&t| fits(t)) {
+    for &t in eligible.iter().filter(|&&t| fits(t)) {
         placeable[ix.job_pool[ix.pending_job[t] as usize] as usize] += 1;
     }
     let active: Vec<bool> = (0..pools).map(|p| running[p] + pending[p] > 0).collect();
@@ -296,6 +335,14 @@ pub fn quotas(ix: &Indexed<'_>, shares: &FairShares, kind: TaskKind) -> Quotas {
         .collect();
     Quotas { groups: b.groups, must: b.must, flex, job_pool: ix.job_pool.clone(), job_share }
 }
+
+/// `auto` and `flow` (the structured flow) and, in builds with the `mip` feature, `mip`.
+#[cfg(feature = "mip")]
+pub const QUOTA_ENGINES: &[SolverEngine] =
+    &[SolverEngine::Auto, SolverEngine::Flow, SolverEngine::Mip];
+/// `auto` and `flow` (the structured flow); this build has no MIP.
+#[cfg(not(feature = "mip"))]
+pub const QUOTA_ENGINES: &[SolverEngine] = crate::exact::FLOW_ONLY;
 
 /// placer's default: D-optimal pool counts, then locality, then job shares and delay levels.
 #[derive(Clone, Copy, Debug, Default)]
@@ -317,9 +364,16 @@ impl Policy for LsapQuota {
         &[&Field::<crate::delay_scheduling::DelayState>::OF]
     }
 
-    /// The quota network has no dense form.
+    /// The quota network has no dense form; `mip` ([`crate::mip::quota_mip`]) solves the
+    /// epoch with gangs and topology domains exactly, in builds with the `mip` feature.
     fn engines(&self) -> &'static [SolverEngine] {
-        FLOW_ONLY
+        QUOTA_ENGINES
+    }
+
+    /// Gangs and topology domains: the heuristic of [`crate::gang::heuristic`] on `auto` and
+    /// `flow`, the MIP on `mip`.
+    fn gangs(&self) -> bool {
+        true
     }
 
     fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
@@ -410,7 +464,19 @@ pub fn place_under_quotas(
 fn place(epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
     let (ix, model) = (epoch.ix, epoch.model);
     let (levels, mut delay) = delay_levels(ix, epoch.starvation);
-    let (node_of_task, status) = place_under_quotas(epoch, model, Some(&levels), &[])?;
+    let constrained = ix.req.jobs.iter().any(|j| j.gang.is_some() || j.topology.is_some());
+    let (node_of_task, status, reasons) = if constrained || epoch.engine == SolverEngine::Mip {
+        let problem = crate::gang::GangProblem::new(ix, model, epoch.shares, Some(&levels))?;
+        let answer = if epoch.engine == SolverEngine::Mip {
+            exact_gangs(&problem)?
+        } else {
+            crate::gang::heuristic::place_with(&problem, epoch.cancel)
+        };
+        (answer.node_of_task, answer.status, answer.reason)
+    } else {
+        let (node_of_task, status) = place_under_quotas(epoch, model, Some(&levels), &[])?;
+        (node_of_task, status, Vec::new())
+    };
     // Delay state after the epoch (maps only).
     let mut launched: Vec<Option<u8>> = vec![None; ix.req.jobs.len()];
     for &t in &ix.eligible_of_kind[TaskKind::Map.slot()] {
@@ -436,8 +502,33 @@ fn place(epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
         }
     }
     let mut placement = Placement::new(node_of_task, status);
+    placement.task_reason = reasons;
     placement.set_jobs(&delay.into_iter().map(Some).collect::<Vec<_>>());
     Ok(placement)
+}
+
+/// The gang MIP ([`crate::mip::quota_mip`]) under the served node budget.
+#[cfg(feature = "mip")]
+fn exact_gangs(
+    problem: &crate::gang::GangProblem<'_>,
+) -> Result<crate::gang::heuristic::GangAnswer, SolveError> {
+    let limits = crate::mip::MipLimits {
+        max_nodes: Some(crate::policy::ras::MIP_NODE_BUDGET),
+        ..crate::mip::MipLimits::default()
+    };
+    crate::mip::quota_mip::solve(problem, limits)
+}
+
+/// No MIP in this build (the pipeline refuses `mip` before this is reached).
+#[cfg(not(feature = "mip"))]
+fn exact_gangs(
+    _: &crate::gang::GangProblem<'_>,
+) -> Result<crate::gang::heuristic::GangAnswer, SolveError> {
+    Err(SolveError::UnsupportedEngine {
+        path: "policy.solver".to_owned(),
+        engine: "mip",
+        available: "auto, flow".to_owned(),
+    })
 }
 
 #[cfg(test)]

@@ -36,7 +36,7 @@ pub mod shuffle_watcher_relaxed;
 
 pub use crate::epoch::Epoch;
 pub use crate::placement::Placement;
-pub use crate::policy_trait::{Candidates, Policy};
+pub use crate::policy_trait::{check_gangs, Candidates, Policy};
 pub use lsap_fair::{aging_credits, fairness_costs};
 pub use lsap_quota::{place_under_quotas, quotas, share_box};
-pub use registry::{lookup, PolicyOf, REGISTRY};
+pub use registry::{by_name, lookup, PolicyOf, REGISTRY};

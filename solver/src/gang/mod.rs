@@ -1,0 +1,12 @@
+//! Gangs and topology domains under `lsap_quota` (all-or-nothing placement as in Kubernetes
+//! KEP-4671's PodGroup and Volcano's `minMember`; domains as in Kueue's topology-aware
+//! scheduling): the problem and its scorer ([`problem`]), the fast heuristic on the
+//! structured flow ([`heuristic`]), and the pass that holds an answer to both rules after the
+//! pipeline's intermediate-space admission ([`enforce`]). The exact method is the MIP
+//! [`crate::mip::quota_mip`].
+
+pub mod enforce;
+pub mod heuristic;
+pub mod problem;
+
+pub use problem::{Domains, GangProblem, Invalid, JobRule, Rule, Score};
