@@ -180,6 +180,8 @@ pub fn parse_alibaba_pods(
             }
         };
         jobs.push(JobSpec {
+            gang: None,
+            topology: None,
             cleanup_s: None,
             setup_s: None,
             observed_finish_s: None,

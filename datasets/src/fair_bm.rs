@@ -242,6 +242,8 @@ pub fn fair_bm(spec: &FairBmSpec) -> Result<Workload, DatasetError> {
             .collect();
         let user = format!("u{}", k % spec.users);
         jobs.push(JobSpec {
+            gang: None,
+            topology: None,
             cleanup_s: None,
             setup_s: None,
             observed_finish_s: None,

@@ -399,6 +399,8 @@ pub fn ras_mix(spec: &RasSpec) -> Result<Workload, DatasetError> {
             })
             .collect();
         jobs.push(JobSpec {
+            gang: None,
+            topology: None,
             cleanup_s: None,
             setup_s: None,
             observed_finish_s: None,

@@ -137,6 +137,8 @@ pub fn parse_rumen(
         };
         let (setup_s, cleanup_s) = (other("SETUP")?, other("CLEANUP")?);
         let spec = JobSpec {
+            gang: None,
+            topology: None,
             setup_s,
             cleanup_s,
             observed_finish_s: None,

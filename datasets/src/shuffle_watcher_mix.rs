@@ -443,6 +443,8 @@ pub fn shuffle_watcher_mix(spec: &ShuffleWatcherSpec) -> Result<Workload, Datase
             .collect();
         let user = format!("u{}", users[k]);
         jobs.push(JobSpec {
+            gang: None,
+            topology: None,
             cleanup_s: None,
             setup_s: None,
             observed_finish_s: None,

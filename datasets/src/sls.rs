@@ -142,6 +142,8 @@ pub fn parse_sls(file: &str, bytes: &[u8]) -> Result<Workload, DatasetError> {
                 return Err(rec.err(file, "job.id", &format!("duplicate job id {id:?}")));
             }
             jobs.push(JobSpec {
+                gang: None,
+                topology: None,
                 cleanup_s: None,
                 setup_s: None,
                 observed_finish_s: None,

@@ -150,6 +150,8 @@ pub fn small_jobs(spec: &SmallJobsSpec) -> Result<Workload, DatasetError> {
         .into_iter()
         .enumerate()
         .map(|(k, submit_s)| JobSpec {
+            gang: None,
+            topology: None,
             cleanup_s: None,
             setup_s: None,
             observed_finish_s: None,

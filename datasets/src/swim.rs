@@ -261,6 +261,8 @@ pub fn parse_swim(
             SwimPools::BySizeBin => format!("bin{bin}"),
         };
         jobs.push(JobSpec {
+            gang: None,
+            topology: None,
             cleanup_s: None,
             setup_s: None,
             observed_finish_s: None,

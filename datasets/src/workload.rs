@@ -58,6 +58,11 @@ pub struct JobSpec {
     pub setup_s: Option<f64>,
     /// See `setup_s`.
     pub cleanup_s: Option<f64>,
+    /// All-or-nothing start (`jobs[].gang` on the wire: KEP-4671 PodGroup, Volcano
+    /// `minMember`), if the job is a gang.
+    pub gang: Option<placer_models::Gang>,
+    /// The topology domain its tasks are kept in (`jobs[].topology`: Kueue TAS), if any.
+    pub topology: Option<placer_models::Topology>,
 }
 
 /// One map task.

@@ -37,6 +37,10 @@ fn job(k: usize, submit_s: f64, response_s: Option<f64>) -> JobMetrics {
         remote_map_gb: 0.0,
         goal_s: None,
         goal_met: None,
+        start_s: None,
+        wait_s: None,
+        maps_started_s: None,
+        map_racks: 0,
     }
 }
 

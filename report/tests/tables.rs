@@ -52,6 +52,10 @@ fn job(id: &str, submit_s: f64, finish_s: Option<f64>, locality: [usize; 4]) -> 
         remote_map_gb: 0.0,
         goal_s: None,
         goal_met: None,
+        start_s: None,
+        wait_s: None,
+        maps_started_s: None,
+        map_racks: 0,
     }
 }
 
@@ -329,11 +333,11 @@ fn run_tables_have_exact_headers_row_counts_and_escaping() {
     assert_eq!(
         jobs[1],
         "\"j,1 \"\"big\"\"\",\"bin, 3\",prod,0.0,42.5,42.5,10.0,4.25,5,1,3,0,0,2,6,0,,0.0,0.0,0.0,\
-         40.0,false"
+         40.0,false,,,,0"
     );
-    assert!(jobs[2].ends_with(",25.0,0.0,0.0,0.0,30.0,true"), "{}", jobs[2]);
-    // Unfinished job: finish, response and slowdown empty; no class, no goal: empty.
-    assert_eq!(jobs[3], "j3,,prod,2.0,,,10.0,,0,1,0,0,0,0,1,0,40.0,0.0,0.0,0.0,,");
+    assert!(jobs[2].ends_with(",25.0,0.0,0.0,0.0,30.0,true,,,,0"), "{}", jobs[2]);
+    // Unfinished job: finish, response and slowdown empty; no class, no goal, no start: empty.
+    assert_eq!(jobs[3], "j3,,prod,2.0,,,10.0,,0,1,0,0,0,0,1,0,40.0,0.0,0.0,0.0,,,,,,0");
 
     let epochs = csv_lines(&dir.path().join("epochs/policy=lsap/part-0.csv"));
     assert_eq!(epochs[0], EPOCH_COLUMNS.join(","));

@@ -77,6 +77,12 @@ struct JobCounts {
     cross_rack_shuffle: f64,
     /// Map input it read across racks.
     remote_map: f64,
+    /// When its first task run started, s.
+    first_start_s: Option<f64>,
+    /// When its latest map run started, s.
+    last_map_start_s: Option<f64>,
+    /// The racks its map runs started in.
+    map_racks: std::collections::BTreeSet<usize>,
 }
 
 /// Bytes read and moved so far.
@@ -195,6 +201,17 @@ impl Metrics {
     /// An epoch tick, whether or not it calls the solver.
     pub fn tick(&mut self) {
         self.ticks += 1;
+    }
+
+    /// A run of a task of job `j` (a map when `map`) started at `now` in rack `rack`.
+    pub fn run_placed(&mut self, j: usize, map: bool, now: f64, rack: usize) {
+        if let Some(job) = self.jobs.get_mut(j) {
+            job.first_start_s.get_or_insert(now);
+            if map {
+                job.last_map_start_s = Some(now);
+                job.map_racks.insert(rack);
+            }
+        }
     }
 
     /// Task `t` of job `j` started a run with `locality` (`None` for reduces).
@@ -471,6 +488,10 @@ impl Metrics {
                     remote_map_gb: run.remote_map / 1e9,
                     goal_s: index.goal_s,
                     goal_met,
+                    start_s: run.first_start_s,
+                    wait_s: run.first_start_s.map(|s| s - index.submit_s),
+                    maps_started_s: run.last_map_start_s,
+                    map_racks: run.map_racks.len(),
                 }
             })
             .collect()
@@ -720,6 +741,10 @@ mod tests {
             remote_map_gb: 0.0,
             goal_s: None,
             goal_met: None,
+            start_s: None,
+            wait_s: None,
+            maps_started_s: None,
+            map_racks: 0,
         }
     }
 

@@ -73,6 +73,16 @@ pub struct JobMetrics {
     /// Whether it finished by `goal_s` (`finish_s ≤ goal_s`; an unfinished job did not);
     /// `None` without a goal.
     pub goal_met: Option<bool>,
+    /// When its first task started, s; `None` if none did.
+    pub start_s: Option<f64>,
+    /// `start_s − submit_s`, s: how long it waited to start (a gang's wait for all of its
+    /// members at once).
+    pub wait_s: Option<f64>,
+    /// When its last map run started, s: a gang started together has `maps_started_s =
+    /// start_s`.
+    pub maps_started_s: Option<f64>,
+    /// How many racks its map runs started in (1: a gang kept inside a rack).
+    pub map_racks: usize,
 }
 
 /// One solver call.

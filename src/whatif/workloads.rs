@@ -9,6 +9,7 @@
 //! | `fair-small-jobs` | FAIR §6.2.1, Table 3: delay scheduling with small jobs | [`fair_small_jobs`] |
 //! | `shuffle-watcher` | ShuffleWatcher (Ahmad et al.) §4, Tables 1–2: the multi-tenant mix | [`shuffle_watcher`] |
 //! | `ras` | RAS (Polo et al.) §4.1, Tables 1–2: Gridmix Sort, Combine, Select | [`ras`] |
+//! | `gang-mix` | MapReduce jobs with gangs kept inside a rack (KEP-4671 PodGroup, Kueue TAS) | [`gang_mix`] |
 //!
 //! Keys override the generator spec's fields (each preset's [`KeyDef`] table lists them with
 //! their domains; `-` and `_` are the same in key names). They are checked when the command
@@ -29,16 +30,16 @@ use super::load::Input;
 use crate::error::CliError;
 use placer_datasets::replicas::InputLayout;
 use placer_datasets::{
-    fair_bm as gen_fair_bm, ras_mix, shuffle_watcher_mix, small_jobs, DatasetError, FairBmSpec,
-    RasExperiment, RasSpec, ShuffleWatcherSpec, SmallJobsSpec, SwCompute, Workload, FAIR_TABLE2,
-    SW_CROSS_RACK_MBPS, SW_RACK_MBPS,
+    fair_bm as gen_fair_bm, gang_mix as gen_gang_mix, ras_mix, shuffle_watcher_mix, small_jobs,
+    DatasetError, FairBmSpec, GangMixSpec, RasExperiment, RasSpec, ShuffleWatcherSpec,
+    SmallJobsSpec, SwCompute, Workload, FAIR_TABLE2, SW_CROSS_RACK_MBPS, SW_RACK_MBPS,
 };
 use placer_sim::{ClusterSource, ReplicaSource};
 
 const MIB: u64 = 1 << 20;
 
 /// The workloads `--workload` knows, in the order the errors list them.
-pub const NAMES: [&str; 4] = ["fair-bm", "fair-small-jobs", "shuffle-watcher", "ras"];
+pub const NAMES: [&str; 5] = ["fair-bm", "fair-small-jobs", "shuffle-watcher", "ras", "gang-mix"];
 
 /// A paper's experiment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,6 +52,8 @@ pub enum Paper {
     ShuffleWatcher,
     /// RAS §4.1's nine jobs.
     Ras,
+    /// MapReduce jobs and rack-kept gangs.
+    GangMix,
 }
 
 impl Paper {
@@ -60,6 +63,7 @@ impl Paper {
             "fair-small-jobs" => Some(Self::FairSmallJobs),
             "shuffle-watcher" => Some(Self::ShuffleWatcher),
             "ras" => Some(Self::Ras),
+            "gang-mix" => Some(Self::GangMix),
             _ => None,
         }
     }
@@ -71,6 +75,7 @@ impl Paper {
             Self::FairSmallJobs => "fair-small-jobs",
             Self::ShuffleWatcher => "shuffle-watcher",
             Self::Ras => "ras",
+            Self::GangMix => "gang-mix",
         }
     }
 
@@ -81,6 +86,7 @@ impl Paper {
             Self::FairSmallJobs => FAIR_SMALL_JOBS_KEYS,
             Self::ShuffleWatcher => SHUFFLE_WATCHER_KEYS,
             Self::Ras => RAS_KEYS,
+            Self::GangMix => GANG_MIX_KEYS,
         }
     }
 }
@@ -312,6 +318,7 @@ pub fn build(arg: &WorkloadArg, seed: u64, flags: &ClusterFlags) -> Result<Exper
         Paper::FairSmallJobs => fair_small_jobs(arg, seed, flags),
         Paper::ShuffleWatcher => shuffle_watcher(arg, seed, flags),
         Paper::Ras => ras(arg, seed, flags),
+        Paper::GangMix => gang_mix(arg, seed, flags),
     }
 }
 
@@ -685,6 +692,67 @@ pub fn ras(arg: &WorkloadArg, seed: u64, flags: &ClusterFlags) -> Result<Experim
     Ok(Experiment {
         input: on_own_topology(workload, spec.map_slots, reduce_slots),
         settings: Settings { rack_mbps: 1000.0, cross_rack_mbps: 1000.0, ..Settings::default() },
+    })
+}
+
+const GANG_MIX_KEYS: &[KeyDef] = &[
+    key("jobs", Domain::Count),
+    key("mean_interarrival_s", Domain::Positive),
+    key("gang_fraction", Domain::Fraction),
+    key("required_fraction", Domain::Fraction),
+    key("gang_compute_s", Domain::NonNegative),
+    key("max_maps", Domain::Count),
+    key("map_compute_s", Domain::NonNegative),
+    key("reduce_compute_s", Domain::NonNegative),
+    key("racks", Domain::Count),
+    key("nodes_per_rack", Domain::Count),
+    key("map_slots", Domain::Slots),
+    key("reduce_slots", Domain::Slots),
+    key("block_mib", Domain::Count),
+    key("replication", Domain::Count),
+];
+
+/// A mixed workload of MapReduce jobs and gangs kept inside a rack
+/// ([`placer_datasets::gang_mix`]: all-or-nothing jobs as KEP-4671's PodGroup and Volcano's
+/// `minMember`, rack domains as Kueue Topology Aware Scheduling's required and preferred
+/// topology), on 8 racks of 8 nodes with 4 map and 2 reduce slots, 1,000 Mbit/s in a rack and
+/// 100 across. Not a paper's experiment: the workload on which placer's joint placement of
+/// gangs is compared with greedy per-workload placement. A policy that cannot honour gangs
+/// sees the gangs as ordinary jobs (the simulator sends their `gang` and `topology` only to
+/// the policies that honour them).
+///
+/// Keys: `jobs`, `mean_interarrival_s`, `gang_fraction`, `required_fraction` (of the gangs,
+/// those whose rack is required; the others prefer one), `gang_compute_s`, `max_maps`,
+/// `map_compute_s`, `reduce_compute_s`, `racks`, `nodes_per_rack`, `map_slots`,
+/// `reduce_slots`, `block_mib`, `replication` ([`GangMixSpec`]'s fields).
+pub fn gang_mix(
+    arg: &WorkloadArg,
+    seed: u64,
+    flags: &ClusterFlags,
+) -> Result<Experiment, CliError> {
+    let d = GangMixSpec { seed, ..GangMixSpec::default() };
+    let mut spec = GangMixSpec {
+        jobs: arg.usize("jobs").unwrap_or(d.jobs),
+        mean_interarrival_s: arg.num("mean_interarrival_s").unwrap_or(d.mean_interarrival_s),
+        gang_fraction: arg.num("gang_fraction").unwrap_or(d.gang_fraction),
+        required_fraction: arg.num("required_fraction").unwrap_or(d.required_fraction),
+        gang_compute_s: arg.num("gang_compute_s").unwrap_or(d.gang_compute_s),
+        max_maps: arg.usize("max_maps").unwrap_or(d.max_maps),
+        map_compute_s: arg.num("map_compute_s").unwrap_or(d.map_compute_s),
+        reduce_compute_s: arg.num("reduce_compute_s").unwrap_or(d.reduce_compute_s),
+        racks: arg.usize("racks").unwrap_or(d.racks),
+        nodes_per_rack: arg.usize("nodes_per_rack").unwrap_or(d.nodes_per_rack),
+        map_slots: flags.map_slots.or(arg.u32("map_slots")).unwrap_or(d.map_slots),
+        reduce_slots: flags.reduce_slots.or(arg.u32("reduce_slots")).unwrap_or(d.reduce_slots),
+        block_mib: arg.int("block_mib").unwrap_or(d.block_mib),
+        replication: arg.usize("replication").unwrap_or(d.replication),
+        ..d
+    };
+    reshape(arg.paper, &mut spec.racks, &mut spec.nodes_per_rack, flags)?;
+    let workload = gen_gang_mix(&spec).map_err(|e| spec_error(arg.paper, e))?;
+    Ok(Experiment {
+        input: on_own_topology(workload, spec.map_slots, spec.reduce_slots),
+        settings: Settings::default(),
     })
 }
 

@@ -10,8 +10,10 @@ use super::encode::{int, ms, Cells, Column, Table};
 /// (`observed_response_s` empty unless the trace records real finish times; then the job's
 /// traffic of ShuffleWatcher Table 3 in GB: all its shuffle, the cross-rack part, its remote
 /// map input; then its completion-time goal `goal_s` (absolute, s; empty without one) and
-/// `goal_met` (`true` / `false`; empty without a goal)).
-pub const JOB_COLUMNS: [&str; 22] = [
+/// `goal_met` (`true` / `false`; empty without a goal)); then when it started and waited
+/// (`start_s`, `wait_s`), when its last map started (`maps_started_s`) and the racks its maps
+/// ran in (`map_racks`): a gang's wait, whether it started together and inside one rack).
+pub const JOB_COLUMNS: [&str; 26] = [
     "id",
     "class",
     "pool",
@@ -34,6 +36,10 @@ pub const JOB_COLUMNS: [&str; 22] = [
     "remote_map_gb",
     "goal_s",
     "goal_met",
+    "start_s",
+    "wait_s",
+    "maps_started_s",
+    "map_racks",
 ];
 
 /// The columns of the per-epoch table: `epoch` (0-based index of the solver call), the fields
@@ -119,6 +125,13 @@ pub(super) fn jobs_table(report: &SimReport) -> Table {
         },
         Column { name: "goal_s", cells: Cells::OptF64(j.iter().map(|x| x.goal_s).collect()) },
         Column { name: "goal_met", cells: Cells::OptBool(j.iter().map(|x| x.goal_met).collect()) },
+        Column { name: "start_s", cells: Cells::OptF64(j.iter().map(|x| x.start_s).collect()) },
+        Column { name: "wait_s", cells: Cells::OptF64(j.iter().map(|x| x.wait_s).collect()) },
+        Column {
+            name: "maps_started_s",
+            cells: Cells::OptF64(j.iter().map(|x| x.maps_started_s).collect()),
+        },
+        Column { name: "map_racks", cells: count(|x| x.map_racks) },
     ];
     Table::new(columns, j.len())
 }

@@ -69,8 +69,8 @@ use crate::workload_index::WorkloadIndex;
 use crate::world::World;
 use placer_datasets::Workload;
 use placer_models::{
-    Amounts, Cluster, Job, JobState, Network, Node, NodeId, PendingTask, PlaceRequest, Pool, Rack,
-    Resources, RunningTask, ShuffleSource, StarvationState, TaskKind, User, UserId,
+    Amounts, Cluster, Gang, Job, JobState, Network, Node, NodeId, PendingTask, PlaceRequest, Pool,
+    Rack, Resources, RunningTask, ShuffleSource, StarvationState, TaskKind, User, UserId,
 };
 use placer_solver::PolicyOf;
 use rand::seq::SliceRandom;
@@ -424,6 +424,18 @@ impl Snapshot {
         if kind == TaskKind::Map && w.disks.suspended.contains(&j) {
             return;
         }
+        if kind == TaskKind::Map {
+            // A gang waiting to start shows all of its maps, or none while they cannot reach
+            // its `min_member`.
+            match gang_of(w, j) {
+                GangShown::Waiting(_) => {
+                    out.extend(w.jobs[j].pending[0].iter().copied());
+                    return;
+                }
+                GangShown::Held => return,
+                GangShown::No => {}
+            }
+        }
         let pending = &w.jobs[j].pending[kind.slot()];
         let total = match kind {
             TaskKind::Map => w.cluster.total_map_slots,
@@ -516,6 +528,39 @@ impl Snapshot {
     }
 }
 
+/// How job `j`'s gang shows in a snapshot (`jobs[].gang`, all-or-nothing: KEP-4671's
+/// PodGroup, Volcano's `minMember`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum GangShown {
+    /// Not a gang, a gang that has started (its tasks are admitted), or a policy that cannot
+    /// honour gangs (which sees the job as an ordinary one).
+    No,
+    /// A gang waiting to start: every pending map is offered, with its `gang`.
+    Waiting(Gang),
+    /// A gang waiting to start whose pending maps cannot reach `min_member` (its setup is not
+    /// done, its maps are held for disk space): nothing of it is offered.
+    Held,
+}
+
+/// Job `j`'s [`GangShown`]. A gang has started once one of its maps has run or runs: from then
+/// on its remaining tasks are ordinary ones. The simulator's gangs are map tasks (the
+/// workloads' gangs have no reduces). O(1) but for the policy lookup.
+pub(super) fn gang_of(w: &World<'_>, j: usize) -> GangShown {
+    let Some(gang) = w.workload.jobs[j].gang else { return GangShown::No };
+    if !w.cfg.policy.algorithm.policy().is_some_and(|p| p.gangs()) {
+        return GangShown::No;
+    }
+    let run = &w.jobs[j];
+    let pending = run.pending[0].len();
+    if run.maps_done > 0 || pending < w.ix.jobs[j].maps {
+        return GangShown::No;
+    }
+    if w.disks.suspended.contains(&j) || pending < gang.min_member as usize {
+        return GangShown::Held;
+    }
+    GangShown::Waiting(gang)
+}
+
 /// Job `j`'s snapshot entry, written into `slot` (its strings reused).
 pub(super) fn fill_job(w: &World<'_>, echo: &Echo, j: usize, slot: &mut Job) {
     let spec = &w.ix.jobs[j];
@@ -544,6 +589,13 @@ pub(super) fn fill_job(w: &World<'_>, echo: &Echo, j: usize, slot: &mut Job) {
         state: echo.state[j].clone(),
         goal_s: spec.goal_s,
         mean_map_s: run.mean_map_s(),
+        gang: match gang_of(w, j) {
+            GangShown::Waiting(gang) => Some(gang),
+            GangShown::No | GangShown::Held => None,
+        },
+        topology: w.workload.jobs[j]
+            .topology
+            .filter(|_| w.cfg.policy.algorithm.policy().is_some_and(|p| p.gangs())),
         ..Job::default()
     };
 }

@@ -453,6 +453,8 @@ impl<'a> World<'a> {
         }
         self.running.insert(t);
         self.running_kind[kind] += 1;
+        let map = task.kind == TaskKind::Map;
+        self.metrics.run_placed(j, map, self.now, self.cluster.rack_of[n]);
         let run = &mut self.tasks[t];
         run.phase = Phase::Running;
         run.version = run.version.wrapping_add(1);
