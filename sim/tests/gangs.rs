@@ -51,7 +51,8 @@ fn workload() -> Workload {
 }
 
 fn gang_job(algorithm: Algorithm, sessions: bool) -> JobMetrics {
-    let r = simulate(&workload(), &config(algorithm, sessions)).unwrap();
+    let r = simulate(&workload(), &config(algorithm, sessions))
+        .unwrap_or_else(|e| panic!("{algorithm:?}: {e}"));
     assert_eq!(r.stop, StopReason::Completed, "{algorithm:?}");
     r.jobs[1].clone()
 }
