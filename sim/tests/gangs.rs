@@ -3,6 +3,8 @@
 //! topology requires it (Kueue TAS's `podset-required-topology`), under a policy that honours
 //! gangs; a policy that does not sees an ordinary job. Times derived by hand in the comments
 //! (epochs every 3 s, no overheads, disk 100 MB/s).
+// The helper that runs a case unwraps as the tests do.
+#![allow(clippy::unwrap_used)]
 
 use placer_datasets::Workload;
 use placer_models::{Algorithm, Gang, Topology, TopologyLevel, TopologyMode};
@@ -51,8 +53,7 @@ fn workload() -> Workload {
 }
 
 fn gang_job(algorithm: Algorithm, sessions: bool) -> JobMetrics {
-    let r = simulate(&workload(), &config(algorithm, sessions))
-        .unwrap_or_else(|e| panic!("{algorithm:?}: {e}"));
+    let r = simulate(&workload(), &config(algorithm, sessions)).unwrap();
     assert_eq!(r.stop, StopReason::Completed, "{algorithm:?}");
     r.jobs[1].clone()
 }
