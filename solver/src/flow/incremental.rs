@@ -928,13 +928,8 @@ impl IncrementalFlow {
         let arc = self.front_arcs[a as usize];
         let units = |x: u64| i64::try_from(x).unwrap_or(i64::MAX);
         let rc = i128::from(arc.cost) + self.pot[arc.from as usize] - self.pot[arc.to as usize];
-        let flow = if arc.flow > cap {
-            cap
-        } else if cap > arc.flow && rc < 0 {
-            cap
-        } else {
-            arc.flow
-        };
+        // Too many units, or room at a negative reduced cost: the arc is saturated.
+        let flow = if arc.flow > cap || rc < 0 { cap } else { arc.flow };
         if flow != arc.flow {
             let delta = i128::from(flow) - i128::from(arc.flow);
             self.cost += delta * i128::from(arc.cost);
