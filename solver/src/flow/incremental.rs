@@ -1116,7 +1116,11 @@ impl IncrementalFlow {
             let tasks_v0 = self.dyn_v0();
             let (start, backward) = if let Some(&u) = self.active.range(3..tasks_v0).next_back() {
                 (u, false)
-            } else if let Some(&u) = self.active.range(tasks_v0..).next() {
+            } else if let Some(&u) = self
+                .active
+                .range(tasks_v0..)
+                .find(|&&u| matches!(self.dyn_at(u), Dyn::Task(_)))
+            {
                 (u, false)
             } else if let Some(&w) = self.short.range(3..).next_back() {
                 (w, true)
