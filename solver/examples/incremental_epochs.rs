@@ -71,11 +71,8 @@ fn main() {
     let sum_w: u64 = WEIGHTS.iter().sum();
     let mut running: Vec<u64> = WEIGHTS.iter().map(|w| 3 * nodes as u64 * w / sum_w).collect();
     // Under quotas: µs × the scale (locality first, then the unit surcharges).
-    let (unit, scale) = if quota {
-        (1_000, ((2 * tasks + 1) as u64).next_power_of_two() as i64)
-    } else {
-        (1, 1)
-    };
+    let (unit, scale) =
+        if quota { (1_000, ((2 * tasks + 1) as u64).next_power_of_two() as i64) } else { (1, 1) };
     let mut next = move |m: u64| {
         x ^= x << 13;
         x ^= x >> 7;

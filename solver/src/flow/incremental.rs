@@ -30,6 +30,16 @@
 //! the few that list the node, where a forward search from S would cross every unplaced task.
 //! With no imbalance left the circulation is optimal: a minimum-cost maximum flow.
 //!
+//! Under lsap_quota ([`IncrementalFlow::with_quotas`]) tasks enter from their job instead of
+//! from S, through the front [`crate::flow::structured::Quotas`] describes: S → pool (its
+//! `must` units), S → flex group → pool (`flex`), pool → job (its share at cost 0, any more at
+//! cost 1 each). The front's arcs are few (two per pool and per job) and kept with their flow;
+//! a capacity set below its flow sends the surplus back (excess at the tail, deficit at the
+//! head), and room on an arc of negative reduced cost is filled (deficit at the tail, excess
+//! at the head), as for a node's slots. Pools and jobs are hubs like S (every task of a pool
+//! is two arcs from it), so an excess there waits until the deficits on the slot side have
+//! searched backwards, where the few arcs into a node lead to the best task.
+//!
 //! The fan-outs (S to every unplaced task, T to every used node, the cluster to every rack
 //! and back to every task it feeds, a rack or node back to the tasks it feeds) are sorted
 //! sets keyed by the reduced cost less the tail's potential, so a search takes their members
@@ -223,8 +233,8 @@ struct Job {
 }
 
 /// The structured network's flow, kept across edits (see the module doc): nodes with their
-/// racks and free slots, tasks with their [`TaskArcs`] (`job` is ignored: no quotas), the
-/// flow on every arc and a potential per vertex.
+/// racks and free slots, tasks with their [`TaskArcs`] (`job`: their [`JobHandle`] under
+/// [`Self::with_quotas`], else ignored), the flow on every arc and a potential per vertex.
 #[derive(Clone, Debug)]
 pub struct IncrementalFlow {
     node_rack: Vec<u32>,
@@ -698,8 +708,9 @@ impl IncrementalFlow {
         self.fans = fans;
     }
 
-    /// Adds a task with `arcs` (`job` ignored), unplaced until [`Self::reoptimize`]; arcs to
-    /// nodes or racks that do not exist are dropped.
+    /// Adds a task with `arcs`, unplaced until [`Self::reoptimize`]; arcs to nodes or racks
+    /// that do not exist are dropped. Under [`Self::with_quotas`] it enters from job
+    /// `arcs.job` (a task of no live job is never placed); else `job` is ignored.
     ///
     /// # Complexity
     /// O(its arcs · log tasks).
@@ -1116,10 +1127,8 @@ impl IncrementalFlow {
             let tasks_v0 = self.dyn_v0();
             let (start, backward) = if let Some(&u) = self.active.range(3..tasks_v0).next_back() {
                 (u, false)
-            } else if let Some(&u) = self
-                .active
-                .range(tasks_v0..)
-                .find(|&&u| matches!(self.dyn_at(u), Dyn::Task(_)))
+            } else if let Some(&u) =
+                self.active.range(tasks_v0..).find(|&&u| matches!(self.dyn_at(u), Dyn::Task(_)))
             {
                 (u, false)
             } else if let Some(&w) = self.short.range(3..).next_back() {
