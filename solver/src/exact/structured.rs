@@ -336,8 +336,12 @@ impl KeptFlow {
 
     /// Sets lsap_quota's front from `q` (pools and jobs by id) and gives each job's handle
     /// (by job position). O(pools + jobs).
-    fn set_front(&mut self, ix: &Indexed<'_>, q: &Quotas) -> Vec<u32> {
-        self.flow.set_groups(q.groups);
+    ///
+    /// Units are capped at the kind's task count (as the cold engine caps them), so that no
+    /// capacity costs searches for units no task can use.
+    fn set_front(&mut self, ix: &Indexed<'_>, q: &Quotas, tasks: usize) -> Vec<u32> {
+        let cap = |x: u64| x.min(tasks as u64);
+        self.flow.set_groups(q.groups.map(cap));
         let req = ix.req;
         let mut pool_of = Vec::with_capacity(req.pools.len());
         let mut seen = vec![false; self.pools as usize];
@@ -352,7 +356,8 @@ impl KeptFlow {
                 }
             };
             seen[h as usize] = true;
-            let (must, (flex, group)) = (q.must[p], q.flex[p]);
+            let (must, (flex, group)) = (cap(q.must[p]), q.flex[p]);
+            let flex = cap(flex);
             self.flow.set_pool(h, must, flex, group);
             pool_of.push(h);
         }
@@ -362,7 +367,7 @@ impl KeptFlow {
         let mut job_of = Vec::with_capacity(req.jobs.len());
         for (j, job) in req.jobs.iter().enumerate() {
             let pool = pool_of[q.job_pool[j] as usize];
-            let share = q.job_share[j];
+            let share = cap(q.job_share[j]);
             let h = match self.job_handles.get(job.id.as_str()).copied() {
                 Some((h, p)) if p == pool && self.job_ids[h as usize].1 != self.epoch => {
                     self.flow.set_job_share(JobHandle(h), share);
@@ -417,7 +422,7 @@ impl KeptFlow {
     ) -> Option<Vec<Option<u32>>> {
         let Edit { tasks, free, quotas, cancel } = edit;
         self.epoch += 1;
-        let job_of = quotas.map(|q| self.set_front(ix, q));
+        let job_of = quotas.map(|q| self.set_front(ix, q, tasks.len()));
         let id = |t: usize| ix.req.pending[t].id.as_str();
         // Vanished ids first, so that their handles are reused.
         for &t in tasks {

@@ -868,6 +868,11 @@ impl IncrementalFlow {
     /// capacity starts at 0; [`Self::set_groups`], [`Self::set_pool`] and [`Self::add_job`]
     /// give them. For an empty flow (tasks added before keep entering from S).
     ///
+    /// Units are moved one search each: a capacity far above the tasks that can use it (a
+    /// group's units beyond its pools' `flex`, say) costs a search per unit it fills and
+    /// sends back, so callers give at most the number of tasks, as the cold engine caps
+    /// them.
+    ///
     /// # Complexity
     /// O(1).
     ///
@@ -1086,7 +1091,7 @@ impl IncrementalFlow {
         true
     }
 
-    /// The job of handle `j`'s pool, if live.
+    /// The pool of job `j`, if `j` is live.
     pub fn job_pool(&self, j: JobHandle) -> Option<u32> {
         self.jobs.get(j.0 as usize).filter(|x| x.live).map(|x| x.pool)
     }
