@@ -10,8 +10,11 @@
 //! With IDLE = K instead, the cluster stays as the snapshot has it and each epoch's pending
 //! list is K tasks drawn anew from the snapshot's (more free slots than tasks: the network is
 //! solved reversed, as on an idle cluster whose tasks finish between epochs).
+//! With `--quota` (anywhere) the objective is `lsap_quota`'s instead of `lsap`'s: each epoch's
+//! quotas from `policy::quotas` on the epoch's state (fair shares of the snapshot), no delay
+//! levels, no offsets; the warm path then keeps the incremental flow with its quota front.
 //! `cargo run --release -p placer-solver --no-default-features --example warm_epochs -- FILE
-//! [EPOCHS] [SLOTS] [SEED] [IDLE]`
+//! [EPOCHS] [SLOTS] [SEED] [IDLE] [--quota]`
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 use placer_models::{SolverEngine, TaskKind};
 use placer_solver::exact::{self, Control, Objective, Problem};
@@ -19,7 +22,8 @@ use placer_solver::{Indexed, LocalityCost, WarmStart};
 use std::time::Instant;
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
+    let quota = std::env::args().any(|a| a == "--quota");
+    let args: Vec<String> = std::env::args().filter(|a| a != "--quota").collect();
     let file = args.get(1).expect("usage: warm_epochs FILE [EPOCHS] [SLOTS] [SEED]");
     let epochs: usize = args.get(2).map_or(30, |x| x.parse().expect("EPOCHS"));
     let slots: usize = args.get(3).map_or(50, |x| x.parse().expect("SLOTS"));
@@ -47,6 +51,15 @@ fn main() {
     println!("epoch,pending,free_slots,placed,cold_ms,warm_ms");
     for epoch in 0..epochs {
         let model = LocalityCost::new(&ix);
+        let quotas = quota.then(|| {
+            let shares = placer_solver::fair::fair_shares::compute(&ix);
+            placer_solver::policy::quotas(&ix, &shares, TaskKind::Map)
+        });
+        let levels = vec![2u8; req.pending.len()];
+        let objective = match &quotas {
+            Some(q) => Objective::Quota { quotas: q, levels: &levels, offsets: &[] },
+            None => Objective::Locality,
+        };
         let pending = ix.eligible_of_kind[0].len();
         let free: u32 = ix.free[0].iter().sum();
         let run = |store: Option<&WarmStart>| {
@@ -59,7 +72,7 @@ fn main() {
                     model: &model,
                     kind: TaskKind::Map,
                     engine: SolverEngine::Auto,
-                    objective: Objective::Locality,
+                    objective,
                 },
                 control,
                 &mut node_of_task,

@@ -1,14 +1,16 @@
 //! Warm starts across epochs (Firmament, Gog et al., OSDI 2016, §5: consecutive
 //! scheduling rounds differ little, so the min-cost-flow solver starts from the previous
 //! round's state instead of from scratch). A [`WarmStart`] keeps, per task kind, either of two
-//! states. Under `lsap` and `lsap_fair` (no quotas): the whole flow of the incremental
-//! engine ([`crate::flow::incremental`]), its potentials and which pending task id each of its
-//! tasks is; the next epoch's tasks are diffed against it and only the change is repaired.
-//! Under quota objectives: the dual labels that the last structured solve left on the
-//! network's lasting vertices (source, sink, cluster, racks, nodes; [`Potentials`]) and the
-//! cost unit they are in; the next solve of that kind rescales them to its own unit and starts
-//! from them ([`crate::flow::structured::solve_warm`]). The placement stays a least-cost one
-//! either way.
+//! states. The whole flow of the incremental engine ([`crate::flow::incremental`]), its
+//! potentials and which pending task id each of its tasks is (under `lsap_quota` and
+//! `lsap_shuffle` also its quota front: pools and jobs by id); the next epoch's tasks are
+//! diffed against it and only the change is repaired. When that flow is not used (an epoch
+//! whose cluster layout is new, maps with explicit disk-admission arcs, a cut): the dual
+//! labels that the last structured solve left on the network's lasting vertices (source,
+//! sink, cluster, racks, nodes; [`Potentials`]) and the cost unit they are in; the next solve
+//! of that kind rescales them to its own unit and starts from them
+//! ([`crate::flow::structured::solve_warm`]). The placement stays a least-cost one either
+//! way.
 //!
 //! The service stays stateless: a `place` call uses a store only when its caller passes one
 //! in [`crate::PlaceOptions::warm`]. The simulator does (`placer whatif --warm-start`); each

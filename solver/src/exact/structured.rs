@@ -17,8 +17,8 @@ use super::solve::{Control, Objective};
 use crate::cancel::Cancel;
 use crate::cost::{LocalityCost, SparseRow};
 use crate::error::SolveError;
-use crate::flow::incremental::{IncrementalFlow, TaskHandle};
-use crate::flow::structured::{self, Slots, TaskArcs};
+use crate::flow::incremental::{IncrementalFlow, JobHandle, TaskHandle};
+use crate::flow::structured::{self, Quotas, Slots, TaskArcs};
 use crate::index::Indexed;
 use crate::matrix::MAX_DENSE_CELLS;
 use placer_models::{Status, TaskKind};
@@ -28,11 +28,17 @@ use std::hash::{Hash, Hasher};
 /// Solves `kind` on the structured network under `objective`, writing each placed task's node
 /// (by pending position) into `node_of_task`; polls `control.cancel` once per augmentation or
 /// phase and returns true when it stopped on it (the placement is then the flow's feasible
-/// part). With `control.warm` under [`Objective::Locality`] or [`Objective::Offset`], when no
-/// map needs explicit disk-admission arcs, the flow the store kept for `kind` is repaired
-/// ([`KeptFlow`]: the same nodes and cost unit, else built anew from this epoch's tasks) and
-/// kept again; under quotas the flow starts from the labels the store holds for `kind`
-/// (rescaled to this epoch's cost unit) and leaves its own there.
+/// part). With `control.warm`, when no map needs explicit disk-admission arcs, the flow the
+/// store kept for `kind` is repaired ([`KeptFlow`]: the same nodes, front and cost unit, else
+/// built anew from this epoch's tasks on a layout the previous epoch had too) and kept again.
+/// Under [`Objective::Quota`] the kept flow carries lsap_quota's front (pools and jobs by id,
+/// their units set each epoch) and its own cost unit ([`kept_units`]: a scale ≥ 2 · tasks + 1
+/// that stays while the tasks do not double, so the order locality first, then surcharges,
+/// holds as in the cold solve); the answer places as many tasks at the same locality cost
+/// and number of surcharges as a cold solve (exactly while both quanta are 1 ns; beyond,
+/// within their rounding). Otherwise, or when the flow is cut, the network is solved from
+/// the labels the store holds for `kind` (rescaled to this epoch's cost unit), which it
+/// leaves there.
 ///
 /// Each task's row is made when needed (once for the largest cost, which sizes the quantum,
 /// then for its arcs) and never held for all tasks at once: the network, when the zero-cost
@@ -74,10 +80,11 @@ pub fn solve(
     let scale: i64 = if quotas.is_some() { 2 * tasks.len() as i64 + 1 } else { 1 };
     let vertices = structured::vertex_count(slots, tasks.len(), quotas);
     let quantum = Quantum::for_matrix(max_cost * scale as f64, vertices, 0)?;
-    let to_units = |seconds: f64| quantum.to_units(seconds) * scale;
     let disk = DiskAdmission::new(ix, kind, tasks)?;
 
-    let arcs_of = |i: usize| {
+    // Task i's arcs with costs in `per_second` units × `scale`.
+    let arcs_in = |i: usize, per_second: f64, scale: i64| {
+        let to_units = |seconds: f64| (seconds * per_second).round() as i64 * scale;
         let (t, offset) = (tasks[i], offsets[i]);
         let row = rows.sparse_row(t);
         // lsap_quota's surcharge on arcs beyond the task's delay level.
@@ -96,32 +103,48 @@ pub fn solve(
         };
         disk.admit(ix, t, arcs)
     };
+    let arcs_of = |i: usize| arcs_in(i, quantum.per_second, scale);
     // Labels in units per second of this epoch's integer costs.
     let units_per_second = quantum.per_second * scale as f64;
-    // Locality or offsets alone, every map admitted by the rack and cluster arcs: the flow
-    // kept from the last epoch is repaired instead of solved again.
-    if let Some(w) = control.warm.filter(|_| quotas.is_none() && !disk.explicit(ix, tasks)) {
-        let fingerprint = KeptFlow::fingerprint(ix);
+    // Every map admitted by the rack and cluster arcs: the flow kept from the last epoch is
+    // repaired instead of solved again.
+    if let Some(w) = control.warm.filter(|_| !disk.explicit(ix, tasks)) {
+        let fingerprint = KeptFlow::fingerprint(ix, quotas.is_some());
+        let kept = w.take_flow(kind);
+        // Under quotas the kept flow's own units while they still rank locality first and
+        // fit (the cold scale 2 · tasks + 1 moves with every task that comes or goes).
+        let (per_second, scale) = match quotas {
+            Some(_) => {
+                let had = kept.as_ref().map(|k| (k.per_second, k.scale));
+                kept_units(had, scale, max_cost)
+            }
+            None => (quantum.per_second, 1),
+        };
+        let units_per_second = per_second * scale as f64;
         let repeats = w.layout_repeats(kind, fingerprint, units_per_second);
-        let kept = w
-            .take_flow(kind)
-            .filter(|k| k.fingerprint == fingerprint && k.units_per_second == units_per_second);
+        let kept =
+            kept.filter(|k| k.fingerprint == fingerprint && k.units_per_second == units_per_second);
         // A new flow is built only on a layout the previous epoch had too (see
         // `WarmStart::layout_repeats`); otherwise this epoch is solved cold, with the labels.
         let kept = kept.or_else(|| {
             repeats.then(|| {
                 let filling = free.iter().map(|&f| f as usize).sum::<usize>() <= tasks.len();
                 let (node_rack, racks) = (&ix.node_rack, ix.racks());
-                let flow = if filling {
+                let mut flow = if filling {
                     IncrementalFlow::filling_slots(node_rack, racks)
                 } else {
                     IncrementalFlow::new(node_rack, racks)
                 };
-                Box::new(KeptFlow::new(fingerprint, units_per_second, flow))
+                if quotas.is_some() {
+                    flow = flow.with_quotas();
+                }
+                Box::new(KeptFlow::new(fingerprint, (per_second, scale), flow))
             })
         });
         if let Some(mut kept) = kept {
-            if let Some(nodes) = kept.update(ix, tasks, free, &arcs_of, control.cancel) {
+            let arcs_kept = |i: usize| arcs_in(i, per_second, scale);
+            let edit = Edit { tasks, free, quotas, cancel: control.cancel };
+            if let Some(nodes) = kept.update(ix, edit, &arcs_kept) {
                 for (&t, node) in tasks.iter().zip(nodes) {
                     if node.is_some() {
                         node_of_task[t] = node;
@@ -153,6 +176,39 @@ pub fn solve(
         }
     }
     Ok(solution.status == Status::TimeLimited)
+}
+
+/// The kept flow's cost units under quotas, (units per second, scale): `had` (the kept
+/// flow's) while its scale is at least `needed` (2 · tasks + 1: the unit surcharges never
+/// outweigh a locality difference) and `max_cost` seconds × both stay within 2⁶¹ (the
+/// incremental engine sums arc costs in i128); else the scale rounded up to a power of two
+/// and 1 ns, halved until it fits. Both move only when the tasks double or the largest cost
+/// outgrows them, so the flow is kept across epochs whose task count changes.
+///
+/// Complexity: O(log max_cost).
+fn kept_units(had: Option<(f64, i64)>, needed: i64, max_cost: f64) -> (f64, i64) {
+    let limit = (1u64 << 61) as f64;
+    let fits = |per_second: f64, scale: i64| max_cost * per_second * scale as f64 <= limit;
+    if let Some((per_second, scale)) = had.filter(|&(p, s)| s >= needed && fits(p, s)) {
+        return (per_second, scale);
+    }
+    let scale = i64::try_from((needed.max(1) as u64).next_power_of_two()).unwrap_or(i64::MAX);
+    let mut per_second = Quantum::DEFAULT_PER_SECOND;
+    while !fits(per_second, scale) && per_second > f64::MIN_POSITIVE {
+        per_second /= 2.0;
+    }
+    (per_second, scale)
+}
+
+/// One epoch's change for [`KeptFlow::update`].
+struct Edit<'e, 'q> {
+    /// Pending positions of the kind's eligible tasks.
+    tasks: &'e [usize],
+    /// Free slots per node.
+    free: &'e [u32],
+    /// lsap_quota's front, when the objective has one.
+    quotas: Option<&'q Quotas>,
+    cancel: Option<&'e Cancel>,
 }
 
 /// The tasks' sparse rows, each reduce's reused by the next reduce with the same shuffle
@@ -196,8 +252,11 @@ impl Rows<'_, '_, '_> {
 /// of [`IncrementalFlow`] and which pending task id each of its tasks is.
 ///
 /// Each epoch's tasks are diffed against it by id: vanished ids are removed, new ones added,
-/// and a task whose arcs changed (its row or its offset) is replaced; every node's free slots
-/// are set; then [`IncrementalFlow::reoptimize`]. The arcs compared are exactly those a cold
+/// and a task whose arcs changed (its row, its offset, under quotas its delay-level
+/// surcharges or its job) is replaced; every node's free slots are set; under quotas the
+/// groups', every pool's and every job's units are set first (pools and jobs by id; a job no
+/// longer pending, or moved to another pool, is removed once its tasks are); then
+/// [`IncrementalFlow::reoptimize`]. The arcs compared are exactly those a cold
 /// solve would build, offsets shifted by the epoch's smallest: the answer's cost equals the
 /// cold solve's in integer units. A shift of the smallest offset changes every task's arcs
 /// and so replaces every task (correct, as slow as a rebuild); under `lsap` (no offsets) and
@@ -206,9 +265,21 @@ impl Rows<'_, '_, '_> {
 pub(crate) struct KeptFlow {
     /// [`Self::fingerprint`] of the cluster it was built for.
     fingerprint: u64,
-    /// The integer cost units per second of its arcs.
+    /// The integer cost units per second of its arcs (`per_second` × `scale`).
     units_per_second: f64,
+    /// The quantum of its arcs' locality costs, units per second.
+    per_second: f64,
+    /// The factor on locality costs (under quotas ≥ 2 · tasks + 1, else 1).
+    scale: i64,
     flow: IncrementalFlow,
+    /// Under quotas: the handle of each pool id (by first sight; pools stay).
+    pool_handles: foldhash::HashMap<String, u32>,
+    /// Under quotas: the handle of each job id and its pool's handle.
+    job_handles: foldhash::HashMap<String, (u32, u32)>,
+    /// Per job handle: its id (`None`: vacant) and the epoch that last saw it.
+    job_ids: Vec<(Option<String>, u64)>,
+    /// Pools handled so far.
+    pools: u32,
     /// Handle of each pending task id (looked up, never iterated).
     handles: foldhash::HashMap<String, TaskHandle>,
     /// Id of each handle (`None`: vacant).
@@ -220,11 +291,17 @@ pub(crate) struct KeptFlow {
 
 impl KeptFlow {
     /// A state around an empty `flow` (built from this epoch's tasks by the first update).
-    fn new(fingerprint: u64, units_per_second: f64, flow: IncrementalFlow) -> Self {
+    fn new(fingerprint: u64, (per_second, scale): (f64, i64), flow: IncrementalFlow) -> Self {
         Self {
             fingerprint,
-            units_per_second,
+            units_per_second: per_second * scale as f64,
+            per_second,
+            scale,
             flow,
+            pool_handles: foldhash::HashMap::default(),
+            job_handles: foldhash::HashMap::default(),
+            job_ids: Vec::new(),
+            pools: 0,
             handles: foldhash::HashMap::default(),
             ids: Vec::new(),
             seen: Vec::new(),
@@ -232,10 +309,11 @@ impl KeptFlow {
         }
     }
 
-    /// A hash of the cluster's node ids and racks in order (a kept flow is reused only on the
-    /// same nodes). O(nodes).
-    fn fingerprint(ix: &Indexed<'_>) -> u64 {
+    /// A hash of the cluster's node ids and racks in order, and of whether the flow has
+    /// lsap_quota's front (a kept flow is reused only on the same nodes and front). O(nodes).
+    fn fingerprint(ix: &Indexed<'_>, quota: bool) -> u64 {
         let mut h = std::collections::hash_map::DefaultHasher::new();
+        quota.hash(&mut h);
         ix.racks().hash(&mut h);
         for (node, rack) in ix.req.cluster.nodes.iter().zip(&ix.node_rack) {
             node.id.as_str().hash(&mut h);
@@ -247,7 +325,87 @@ impl KeptFlow {
     /// An estimate of the heap memory held, in bytes.
     pub(crate) fn heap_bytes(&self) -> usize {
         let ids: usize = self.ids.iter().flatten().map(|id| 2 * id.capacity() + 80).sum();
-        self.flow.heap_bytes() + ids + self.seen.capacity() * 8
+        let jobs: usize = self
+            .job_ids
+            .iter()
+            .map(|j| j.0.as_ref().map_or(0, |id| 2 * id.capacity() + 80) + 32)
+            .sum();
+        let pools: usize = self.pool_handles.keys().map(|id| id.capacity() + 40).sum();
+        self.flow.heap_bytes() + ids + self.seen.capacity() * 8 + jobs + pools
+    }
+
+    /// Sets lsap_quota's front from `q` (pools and jobs by id) and gives each job's handle
+    /// (by job position). O(pools + jobs).
+    ///
+    /// Units are capped at the kind's task count (as the cold engine caps them), so that no
+    /// capacity costs searches for units no task can use.
+    fn set_front(&mut self, ix: &Indexed<'_>, q: &Quotas, tasks: usize) -> Vec<u32> {
+        let cap = |x: u64| x.min(tasks as u64);
+        self.flow.set_groups(q.groups.map(cap));
+        let req = ix.req;
+        let mut pool_of = Vec::with_capacity(req.pools.len());
+        let mut seen = vec![false; self.pools as usize];
+        for (p, pool) in req.pools.iter().enumerate() {
+            let h = match self.pool_handles.get(pool.id.as_str()) {
+                Some(&h) => h,
+                None => {
+                    self.pool_handles.insert(pool.id.as_str().to_owned(), self.pools);
+                    seen.push(false);
+                    self.pools += 1;
+                    self.pools - 1
+                }
+            };
+            seen[h as usize] = true;
+            let (must, (flex, group)) = (cap(q.must[p]), q.flex[p]);
+            let flex = cap(flex);
+            self.flow.set_pool(h, must, flex, group);
+            pool_of.push(h);
+        }
+        for h in (0..self.pools).filter(|&h| !seen[h as usize]) {
+            self.flow.set_pool(h, 0, 0, 0);
+        }
+        let mut job_of = Vec::with_capacity(req.jobs.len());
+        for (j, job) in req.jobs.iter().enumerate() {
+            let pool = pool_of[q.job_pool[j] as usize];
+            let share = cap(q.job_share[j]);
+            let h = match self.job_handles.get(job.id.as_str()).copied() {
+                Some((h, p)) if p == pool && self.job_ids[h as usize].1 != self.epoch => {
+                    self.flow.set_job_share(JobHandle(h), share);
+                    h
+                }
+                _ => {
+                    // New, or moved to another pool (the old handle goes once its tasks
+                    // have), or a duplicate id (its own handle).
+                    let h = self.flow.add_job(pool, share).0;
+                    if self.job_ids.len() <= h as usize {
+                        self.job_ids.resize(h as usize + 1, (None, 0));
+                    }
+                    self.job_ids[h as usize].0 = Some(job.id.as_str().to_owned());
+                    self.job_handles.insert(job.id.as_str().to_owned(), (h, pool));
+                    h
+                }
+            };
+            self.job_ids[h as usize].1 = self.epoch;
+            job_of.push(h);
+        }
+        job_of
+    }
+
+    /// Removes the jobs this epoch did not see (their tasks gone). O(job handles).
+    fn retire_jobs(&mut self) {
+        for h in 0..self.job_ids.len() {
+            let (id, seen) = &self.job_ids[h];
+            if id.is_none() || *seen == self.epoch {
+                continue;
+            }
+            if self.flow.remove_job(JobHandle(h as u32)) {
+                if let Some(id) = self.job_ids[h].0.take() {
+                    if self.job_handles.get(id.as_str()).is_some_and(|&(k, _)| k == h as u32) {
+                        self.job_handles.remove(&id);
+                    }
+                }
+            }
+        }
     }
 
     /// Diffs `tasks` (pending positions; `arcs_of(i)` the arcs of `tasks[i]`) and `free`
@@ -259,12 +417,12 @@ impl KeptFlow {
     fn update(
         &mut self,
         ix: &Indexed<'_>,
-        tasks: &[usize],
-        free: &[u32],
+        edit: Edit<'_, '_>,
         arcs_of: &impl Fn(usize) -> TaskArcs,
-        cancel: Option<&Cancel>,
     ) -> Option<Vec<Option<u32>>> {
+        let Edit { tasks, free, quotas, cancel } = edit;
         self.epoch += 1;
+        let job_of = quotas.map(|q| self.set_front(ix, q, tasks.len()));
         let id = |t: usize| ix.req.pending[t].id.as_str();
         // Vanished ids first, so that their handles are reused.
         for &t in tasks {
@@ -285,7 +443,9 @@ impl KeptFlow {
         }
         let mut handle_of = Vec::with_capacity(tasks.len());
         for (i, &t) in tasks.iter().enumerate() {
-            let arcs = TaskArcs { job: 0, ..arcs_of(i) };
+            let arcs = arcs_of(i);
+            let job = job_of.as_ref().map_or(0, |h| h[arcs.job as usize]);
+            let arcs = TaskArcs { job, ..arcs };
             let h = match self.handles.get(id(t)).copied() {
                 Some(h) if self.flow.arcs(h) == Some(&arcs) => h,
                 Some(h) => {
@@ -297,6 +457,7 @@ impl KeptFlow {
             };
             handle_of.push(h);
         }
+        self.retire_jobs();
         for (n, &f) in free.iter().enumerate() {
             self.flow.set_free(n as u32, f);
         }
@@ -524,5 +685,142 @@ mod tests {
             assert!((cold.1 - warmed.1).abs() <= 1e-6, "epoch {epoch}: {cold:?} {warmed:?}");
             assert!(warm.heap_bytes() > 0);
         }
+    }
+    /// lsap_quota's objective through the kept flow: over epochs whose pending maps come and
+    /// go by id, whose jobs come and go (one moves to the other pool), whose running maps
+    /// move (so the pools' D-optimal counts, the job shares and the task count, hence the
+    /// cold scale 2 · tasks + 1, change every epoch) and whose delay levels change, each warm
+    /// solve places as many maps as a cold solve, at the same locality cost (lsap-sched eq. 1)
+    /// and the same number of unit surcharges (jobs beyond their share, placements more remote
+    /// than the job's level: lsap_quota step 3), within the same pool quotas.
+    #[test]
+    fn kept_flow_under_quotas_costs_what_cold_solves_cost() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let warm = crate::WarmStart::new();
+        let mut alive: Vec<u32> = (0..14).collect();
+        let mut fresh = 14u32;
+        let mut kept_epochs = 0;
+        for epoch in 0..12u32 {
+            for _ in 0..1 + next(3) {
+                alive.remove(next(alive.len() as u64) as usize);
+                alive.push(fresh);
+                fresh += 1;
+            }
+            let nodes: Vec<String> = (0..8)
+                .map(|n| {
+                    format!(
+                        r#"{{"id": "n{n}", "rack": "r{}", "map_slots": {}}}"#,
+                        n / 4,
+                        1 + (n + epoch) % 3
+                    )
+                })
+                .collect();
+            // Jobs j0..j3; j3 only from epoch 4 on; j2 moves from pool a to pool b at 6.
+            let jobs: Vec<u32> = (0..4).filter(|&j| j < 3 || epoch >= 4).collect();
+            let pool_of = |j: u32| match j {
+                0 => "a",
+                2 if epoch < 6 => "a",
+                _ => "b",
+            };
+            let job_list: Vec<String> = jobs
+                .iter()
+                .map(|&j| format!(r#"{{"id": "j{j}", "pool": "{}"}}"#, pool_of(j)))
+                .collect();
+            let running: Vec<String> = (0..next(6))
+                .map(|i| {
+                    format!(
+                        r#"{{"id": "run{i}", "job": "j{}", "kind": "map", "node": "n{}"}}"#,
+                        next(3),
+                        next(8)
+                    )
+                })
+                .collect();
+            let pending: Vec<String> = alive
+                .iter()
+                .map(|&k| {
+                    let (a, b) = (k % 4, (k * 3 + 1) % 4);
+                    let job = jobs[(k as usize) % jobs.len()];
+                    format!(
+                        r#"{{"id": "m{k}", "job": "j{job}", "kind": "map", "input_bytes": {},
+                            "replicas": ["n{a}", "n{b}"]}}"#,
+                        64_000_000 * (1 + u64::from(k % 3))
+                    )
+                })
+                .collect();
+            let body = format!(
+                r#"{{"schema_version": 1,
+                  "cluster": {{"racks": [{{"id": "r0"}}, {{"id": "r1"}}], "nodes": [{}]}},
+                  "pools": [{{"id": "a", "weight": 2.0}}, {{"id": "b"}}], "jobs": [{}],
+                  "running": [{}], "pending": [{}]}}"#,
+                nodes.join(","),
+                job_list.join(","),
+                running.join(","),
+                pending.join(",")
+            );
+            let req = placer_models::parse_request(body.as_bytes()).expect("parses");
+            placer_models::validate(&req).expect("valid");
+            let ix = Indexed::new(&req);
+            let model = LocalityCost::new(&ix);
+            let shares = crate::fair::fair_shares::compute(&ix);
+            let q = crate::policy::quotas(&ix, &shares, TaskKind::Map);
+            // Delay levels by job, moving with the epoch.
+            let levels: Vec<u8> = (0..req.pending.len())
+                .map(|t| ((ix.pending_job[t] as u32 + epoch) % 3) as u8)
+                .collect();
+            let objective = Objective::Quota { quotas: &q, levels: &levels, offsets: &[] };
+            let run = |w: Option<&crate::WarmStart>| {
+                let mut at = vec![None; req.pending.len()];
+                let control = Control { cancel: None, warm: w };
+                let cut =
+                    solve(&ix, &model, TaskKind::Map, objective, &mut at, control).expect("solves");
+                assert!(!cut);
+                let mut used = vec![0u32; ix.node_rack.len()];
+                let mut per_job = vec![0u64; req.jobs.len()];
+                let mut per_pool = vec![0u64; req.pools.len()];
+                let (mut cost, mut late) = (0.0, 0u64);
+                for (t, n) in at.iter().enumerate() {
+                    let Some(n) = *n else { continue };
+                    used[n as usize] += 1;
+                    assert!(used[n as usize] <= ix.free[0][n as usize], "epoch {epoch}");
+                    cost += model.cost(t, n);
+                    let j = ix.pending_job[t] as usize;
+                    per_job[j] += 1;
+                    per_pool[q.job_pool[j] as usize] += 1;
+                    let rack = ix.node_rack[n as usize];
+                    let class = if ix.replicas[t].contains(&n) {
+                        0
+                    } else if ix.replicas[t].iter().any(|&r| ix.node_rack[r as usize] == rack) {
+                        1
+                    } else {
+                        2
+                    };
+                    late += u64::from(class > levels[t]);
+                }
+                for (p, &c) in per_pool.iter().enumerate() {
+                    let (flex, _) = q.flex[p];
+                    assert!(c >= q.must[p] && c <= q.must[p] + flex, "epoch {epoch}: pool {p}");
+                }
+                let beyond: u64 =
+                    per_job.iter().zip(&q.job_share).map(|(&c, &s)| c.saturating_sub(s)).sum();
+                (at.iter().flatten().count(), cost, beyond + late)
+            };
+            let (cold, warmed) = (run(None), run(Some(&warm)));
+            assert_eq!(cold.0, warmed.0, "epoch {epoch}");
+            assert!((cold.1 - warmed.1).abs() <= 1e-6, "epoch {epoch}: {cold:?} {warmed:?}");
+            assert_eq!(cold.2, warmed.2, "epoch {epoch}: {cold:?} {warmed:?}");
+            let store = warm.take_flow(TaskKind::Map);
+            kept_epochs += u32::from(store.is_some());
+            if let Some(kept) = store {
+                warm.put_flow(TaskKind::Map, kept);
+            }
+        }
+        // From the second epoch on (the layout seen twice) the flow is kept.
+        assert_eq!(kept_epochs, 11);
     }
 }
