@@ -399,6 +399,16 @@ fn fill(
 ) -> u64 {
     let mut placed = 0u64;
     let mut free = free_in(&state.left, nodes);
+    // Membership of the domain's nodes (every node for a job without topology).
+    let whole = nodes.len() == ix.node_rack.len();
+    let mut member = Vec::new();
+    if !whole {
+        member = vec![false; ix.node_rack.len()];
+        for &n in nodes {
+            member[n as usize] = true;
+        }
+    }
+    let inside = |n: u32| whole || member[n as usize];
     for kind in TaskKind::ALL {
         let k = kind.slot();
         for &t in &tasks[k] {
@@ -416,7 +426,7 @@ fn fill(
                     }
             };
             let replicas = &ix.replicas[t];
-            let local = replicas.iter().copied().find(|&r| nodes.contains(&r) && open(r, state));
+            let local = replicas.iter().copied().find(|&r| inside(r) && open(r, state));
             let rack_local = || {
                 nodes.iter().copied().find(|&n| {
                     let rack = ix.node_rack[n as usize];

@@ -181,7 +181,7 @@ fn the_scorer_refuses_a_short_gang_and_a_split_required_domain() {
 
 /// Kueue's topology-aware scheduling examples on 640 nodes: 1 block × 10 racks × 64 nodes, one
 /// map slot each.
-fn kueue_640(gang: u32, level: &str, mode: &str) -> Value {
+pub(crate) fn kueue_640(gang: u32, level: &str, mode: &str) -> Value {
     let nodes: Vec<Value> = (0..640)
         .map(|n| {
             json!({"id": format!("n{n}"), "rack": format!("r{}", n / 64), "block": "b0",
@@ -205,7 +205,7 @@ fn place(v: &Value, engine: SolverEngine) -> PlaceResponse {
 }
 
 /// The racks of the answer's assignments (nodes n0..n639, rack = n / 64).
-fn racks_used(r: &PlaceResponse) -> BTreeMap<u32, u64> {
+pub(crate) fn racks_used(r: &PlaceResponse) -> BTreeMap<u32, u64> {
     let mut racks = BTreeMap::new();
     for a in &r.assignments {
         let n: u32 = a.node.as_str()[1..].parse().unwrap();

@@ -5,7 +5,7 @@
 //! (no slot oversubscribed, pool quotas kept, no gang below `min_member`, required domains
 //! held).
 
-use super::gang::{check_invariants, random_snapshot, request};
+use super::gang::{check_invariants, kueue_640, racks_used, random_snapshot, request};
 use placer_models::{PlaceResponse, WaitReason};
 use placer_solver::fair::{fair_shares, starvation::Starvation};
 use placer_solver::gang::GangProblem;
@@ -158,6 +158,25 @@ fn one_workload_at_a_time_loses_a_gang_that_the_joint_placement_starts() {
     }
     let joint = per_rack(&place(&v, "lsap_quota"));
     assert_eq!(joint, [(("a".into(), "r0".into()), 2), (("b".into(), "r1".into()), 1)].into());
+}
+
+/// Kueue's examples on 640 nodes (1 block × 10 racks × 64 one-slot nodes) under both
+/// profiles: a rack-required gang of 64 fills one rack; of 65 waits `no_domain_fits`; a
+/// rack-preferred gang of 65 fits no rack and is spread: all racks have 64 free, so BestFit
+/// (descending, ties by index) and LeastFreeCapacity (ascending, ties by index) both take r0
+/// for 64 and r1 for the last one; block-required, the one block holds all 65.
+#[test]
+fn kueue_tas_examples_on_640_nodes_under_both_profiles() {
+    for algorithm in KUEUE {
+        let r = place(&kueue_640(64, "rack", "required"), algorithm);
+        assert_eq!(racks_used(&r), [(0, 64)].into(), "{algorithm}");
+        let r = place(&kueue_640(65, "rack", "required"), algorithm);
+        assert_eq!((r.stats.assigned, r.waiting[0].reason), (0, WaitReason::NoDomainFits));
+        let r = place(&kueue_640(65, "rack", "preferred"), algorithm);
+        assert_eq!(racks_used(&r), [(0, 64), (1, 1)].into(), "{algorithm}");
+        let r = place(&kueue_640(65, "block", "required"), algorithm);
+        assert_eq!(r.stats.assigned, 65, "{algorithm}");
+    }
 }
 
 proptest! {
