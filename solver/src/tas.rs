@@ -40,11 +40,13 @@
 //!      fills it first, then spreads the rest. Nodes outside every domain of the level (no
 //!      block) come last.
 //!    - without `topology`: the whole cluster is the job's one domain.
-//! 5. **Nodes.** In each chosen domain, up to its count of tasks, maps first, each in pending
-//!    order on the first node (in node order) of the domain with a free slot of its kind that
-//!    holds a replica of its input, else in a rack holding one, else any (reduces: any), as a
-//!    per-pod scheduler places them; maps only where the node's intermediate space holds
-//!    their output (FAIR §5.4), reduces only within copy-compute caps (FAIR §5.2).
+//! 5. **Nodes.** In each chosen domain, up to its count of tasks, maps first, greedily by
+//!    locality as Hadoop's default scheduler ends up (a node's slot to a task whose input it
+//!    holds first): one pass in pending order places the maps that find a free slot on a node
+//!    of the domain holding a replica of their input, a second those that find one in a rack
+//!    holding one, a third the rest on the first node (in node order) with a free slot
+//!    (reduces: that pass only); maps only where the node's intermediate space holds their
+//!    output (FAIR §5.4), reduces only within copy-compute caps (FAIR §5.2).
 //! 6. **All or nothing.** A gang that ends below `min_member` (running counted) is taken back
 //!    whole, its slots and quota units returned (`gang_incomplete`). The answer is finally held
 //!    to the rules by [`crate::gang::enforce::enforce`] (a guard: it finds nothing to change).
@@ -411,39 +413,44 @@ fn fill(
     let inside = |n: u32| whole || member[n as usize];
     for kind in TaskKind::ALL {
         let k = kind.slot();
-        for &t in &tasks[k] {
-            if placed >= count || placed_kind[k] >= cap[k] || free[k] == 0 {
-                break;
+        // Node-local placements first, then rack-local, then any (reduces: any).
+        let levels = if kind == TaskKind::Map { 0..3 } else { 2..3 };
+        for level in levels {
+            for &t in &tasks[k] {
+                if placed >= count || placed_kind[k] >= cap[k] || free[k] == 0 {
+                    break;
+                }
+                let replicas = &ix.replicas[t];
+                if node_of_task[t].is_some() || (level < 2 && replicas.is_empty()) {
+                    continue;
+                }
+                let open = |n: u32, s: &State| {
+                    s.left[k][n as usize] > 0
+                        && match kind {
+                            TaskKind::Map => s.space.fits(ix, t, n),
+                            TaskKind::Reduce => s.copies.room(ix, j as u32, n) > 0,
+                        }
+                };
+                let at = match level {
+                    0 => replicas.iter().copied().find(|&r| inside(r) && open(r, state)),
+                    1 => nodes.iter().copied().find(|&n| {
+                        let rack = ix.node_rack[n as usize];
+                        replicas.iter().any(|&r| ix.node_rack[r as usize] == rack)
+                            && open(n, state)
+                    }),
+                    _ => nodes.iter().copied().find(|&n| open(n, state)),
+                };
+                let Some(n) = at else { continue };
+                state.left[k][n as usize] -= 1;
+                match kind {
+                    TaskKind::Map => state.space.take(ix, t, n),
+                    TaskKind::Reduce => state.copies.launch(j as u32, n),
+                }
+                node_of_task[t] = Some(n);
+                placed += 1;
+                placed_kind[k] += 1;
+                free[k] -= 1;
             }
-            if node_of_task[t].is_some() {
-                continue;
-            }
-            let open = |n: u32, s: &State| {
-                s.left[k][n as usize] > 0
-                    && match kind {
-                        TaskKind::Map => s.space.fits(ix, t, n),
-                        TaskKind::Reduce => s.copies.room(ix, j as u32, n) > 0,
-                    }
-            };
-            let replicas = &ix.replicas[t];
-            let local = replicas.iter().copied().find(|&r| inside(r) && open(r, state));
-            let rack_local = || {
-                nodes.iter().copied().find(|&n| {
-                    let rack = ix.node_rack[n as usize];
-                    replicas.iter().any(|&r| ix.node_rack[r as usize] == rack) && open(n, state)
-                })
-            };
-            let any = || nodes.iter().copied().find(|&n| open(n, state));
-            let Some(n) = local.or_else(rack_local).or_else(any) else { continue };
-            state.left[k][n as usize] -= 1;
-            match kind {
-                TaskKind::Map => state.space.take(ix, t, n),
-                TaskKind::Reduce => state.copies.launch(j as u32, n),
-            }
-            node_of_task[t] = Some(n);
-            placed += 1;
-            placed_kind[k] += 1;
-            free[k] -= 1;
         }
     }
     placed

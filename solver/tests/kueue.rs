@@ -179,6 +179,27 @@ fn kueue_tas_examples_on_640_nodes_under_both_profiles() {
     }
 }
 
+/// Locality inside a domain, node-local first over the whole workload: one rack of three
+/// one-slot nodes, n2 busy; `t0`'s block is on n2 (full), `t1`'s on n0. Taking the tasks one
+/// by one, `t0` would take the first free node of its rack, n0, and push `t1` off its block;
+/// node-local first, `t1` takes n0 and `t0` n1, rack-local.
+#[test]
+fn node_local_placements_come_before_rack_local_ones() {
+    let jobs = json!([{"id": "j", "pool": "p"}]);
+    let pending = vec![
+        json!({"id": "j-0", "job": "j", "kind": "map", "input_bytes": 1000, "replicas": ["r0n2"]}),
+        json!({"id": "j-1", "job": "j", "kind": "map", "input_bytes": 1000, "replicas": ["r0n0"]}),
+    ];
+    let mut v = racks(3, &[3], jobs, pending);
+    v["running"] = json!([{"id": "x", "job": "busy", "kind": "map", "node": "r0n2"}]);
+    for algorithm in KUEUE {
+        let r = place(&v, algorithm);
+        let got: Vec<(&str, &str)> =
+            r.assignments.iter().map(|a| (a.task.as_str(), a.node.as_str())).collect();
+        assert_eq!(got, [("j-0", "r0n1"), ("j-1", "r0n0")], "{algorithm}");
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
