@@ -435,8 +435,7 @@ fn fill(
                     0 => replicas.iter().copied().find(|&r| inside(r) && open(r, state)),
                     1 => nodes.iter().copied().find(|&n| {
                         let rack = ix.node_rack[n as usize];
-                        replicas.iter().any(|&r| ix.node_rack[r as usize] == rack)
-                            && open(n, state)
+                        replicas.iter().any(|&r| ix.node_rack[r as usize] == rack) && open(n, state)
                     }),
                     _ => nodes.iter().copied().find(|&n| open(n, state)),
                 };
