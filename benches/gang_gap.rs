@@ -14,13 +14,20 @@
 //! optimum and the quantiles of the gaps. Deterministic for the seed; asserts that both
 //! answers are valid and the MIP's never worse. A quality comparison, not a timing:
 //! `cargo bench --bench gang_gap -- --instances 200 --seed 1`.
+//!
+//! The same epochs under the per-workload baselines of Kueue's topology-aware scheduling
+//! (`kueue_best_fit`, `kueue_least_free`: [`placer_solver::tas`], one workload at a time; their
+//! answers asserted valid) and the gang-unaware `lsap_quota_no_gang` (how many of its answers
+//! start a gang below `min_member` or split a required job), against the same optimum.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use placer_models::{parse_request, validate};
 use placer_solver::fair::fair_shares;
+use placer_solver::fair::starvation::Starvation;
 use placer_solver::gang::{heuristic, GangProblem};
 use placer_solver::mip::{self, MipLimits};
-use placer_solver::{Indexed, LocalityCost};
+use placer_solver::policy::{by_name, Epoch};
+use placer_solver::{tas, Indexed, LocalityCost};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
@@ -96,6 +103,47 @@ fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * q).round() as usize]
 }
 
+/// One baseline's comparison with the optimum over the instances.
+#[derive(Default)]
+struct Against {
+    same: u64,
+    same_count: u64,
+    ratio_placed: Vec<f64>,
+    cost_gap: Vec<f64>,
+}
+
+impl Against {
+    fn add(&mut self, b: placer_solver::gang::Score, m: placer_solver::gang::Score, units: f64) {
+        self.same += u64::from(b == m);
+        if b.placed == m.placed {
+            self.same_count += 1;
+            self.cost_gap.push((b.cost - m.cost) as f64 / units);
+        }
+        if m.placed > 0 {
+            self.ratio_placed.push(b.placed as f64 / m.placed as f64);
+        }
+    }
+
+    fn print(&mut self, name: &str, instances: u64) {
+        self.ratio_placed.sort_by(f64::total_cmp);
+        self.cost_gap.sort_by(f64::total_cmp);
+        println!(
+            "{name}: optimum {} of {instances}, same count {} of {instances}, placed / optimal \
+             min {:.3} p10 {:.3} p50 {:.3} mean {:.3}, cost gap where the counts agree, s: \
+             p50 {:.3} p90 {:.3} max {:.3}",
+            self.same,
+            self.same_count,
+            self.ratio_placed.first().copied().unwrap_or(f64::NAN),
+            quantile(&self.ratio_placed, 0.1),
+            quantile(&self.ratio_placed, 0.5),
+            self.ratio_placed.iter().sum::<f64>() / self.ratio_placed.len().max(1) as f64,
+            quantile(&self.cost_gap, 0.5),
+            quantile(&self.cost_gap, 0.9),
+            self.cost_gap.last().copied().unwrap_or(f64::NAN),
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let value = |flag: &str, default: u64| {
@@ -113,6 +161,9 @@ fn main() {
     let mut cost_gap = Vec::new();
     let started = std::time::Instant::now();
     let (mut heuristic_s, mut mip_s) = (0.0, 0.0);
+    let mut kueue = [Against::default(), Against::default()];
+    let (mut blind_placed, mut optimal_placed, mut blind_broken) = (0u64, 0u64, 0u64);
+    let (mut kueue_placed, mut heuristic_placed) = ([0u64; 2], 0u64);
     for i in 0..instances {
         let v = instance(&mut rng);
         let req = parse_request(v.to_string().as_bytes()).unwrap();
@@ -146,6 +197,33 @@ fn main() {
         if m.placed > 0 {
             ratio_placed.push(h.placed as f64 / m.placed as f64);
         }
+        // The per-workload baselines on the same epoch.
+        let starvation = Starvation::new(&ix, &shares);
+        let epoch = Epoch {
+            ix: &ix,
+            model: &model,
+            shares: &shares,
+            starvation: &starvation,
+            engine: placer_models::SolverEngine::Auto,
+            cancel: None,
+            warm: None,
+        };
+        let profiles = [tas::Profile::BestFit, tas::Profile::LeastFreeCapacity];
+        for (against, profile) in kueue.iter_mut().zip(profiles) {
+            let answer = tas::place(&epoch, profile).unwrap();
+            let b = p.score(&answer.node_of_task).expect("the Kueue baseline's answer is valid");
+            against.add(b, m, p.units_per_second);
+            kueue_placed[usize::from(profile == tas::Profile::LeastFreeCapacity)] += b.placed;
+        }
+        heuristic_placed += h.placed;
+        optimal_placed += m.placed;
+        let (_, blind) = by_name("lsap_quota_no_gang").unwrap();
+        let answer = blind.place(&epoch).unwrap();
+        blind_placed += answer.node_of_task.iter().flatten().count() as u64;
+        blind_broken += u64::from(matches!(
+            p.score(&answer.node_of_task),
+            Err(placer_solver::gang::Invalid::Gang(_) | placer_solver::gang::Invalid::Domain(_))
+        ));
         if verbose {
             println!("{i}: heuristic {h:?}, mip {m:?} ({:?})", exact.status);
         }
@@ -173,5 +251,15 @@ fn main() {
         quantile(&cost_gap, 0.5),
         quantile(&cost_gap, 0.9),
         cost_gap.last().copied().unwrap_or(f64::NAN)
+    );
+    println!(
+        "tasks placed in all: MIP {optimal_placed}, heuristic {heuristic_placed}, \
+              kueue_best_fit {}, kueue_least_free {}, lsap_quota_no_gang {blind_placed}",
+        kueue_placed[0], kueue_placed[1]
+    );
+    kueue[0].print("kueue_best_fit", instances);
+    kueue[1].print("kueue_least_free", instances);
+    println!(
+        "lsap_quota_no_gang breaks a gang or a required domain in {blind_broken} of {instances}"
     );
 }

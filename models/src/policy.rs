@@ -53,6 +53,15 @@ pub enum Algorithm {
     /// placer's multi-resource policy beyond RAS: RAS's max-min utility decides how many
     /// tasks of each job run, an exact locality flow decides where, within the nodes' room.
     LsapRas,
+    /// Kueue's topology-aware scheduling with the `BestFit` profile: one workload at a time in
+    /// queue order, all-or-nothing gangs, a domain per topology job (the tightest that fits).
+    KueueBestFit,
+    /// Kueue's topology-aware scheduling with the `LeastFreeCapacity` profile (domains with the
+    /// least free capacity first).
+    KueueLeastFree,
+    /// A gang-unaware baseline: `lsap_quota` ignoring `jobs[].gang` and `jobs[].topology` (it
+    /// may start part of a gang).
+    LsapQuotaNoGang,
 }
 
 impl Algorithm {
@@ -73,6 +82,9 @@ impl Algorithm {
             Self::LsapShuffle => "lsap_shuffle",
             Self::Drf => "drf",
             Self::LsapRas => "lsap_ras",
+            Self::KueueBestFit => "kueue_best_fit",
+            Self::KueueLeastFree => "kueue_least_free",
+            Self::LsapQuotaNoGang => "lsap_quota_no_gang",
         }
     }
 }

@@ -60,6 +60,7 @@ pub mod ras;
 mod room;
 pub mod settings;
 pub mod shuffle;
+pub mod tas;
 mod warm;
 
 pub use answer::PlaceOptions;

@@ -130,7 +130,13 @@ fn place_resolved(
     };
     let mut placement = policy.place(&epoch)?;
     admit_disk(&ix, &model, &mut placement);
-    if crate::gang::enforce::enforce(&ix, &mut placement.node_of_task, &mut placement.task_reason)
+    // A gang-blind baseline's answer is left as it is: starting part of a gang is its point.
+    if !policy.gang_blind()
+        && crate::gang::enforce::enforce(
+            &ix,
+            &mut placement.node_of_task,
+            &mut placement.task_reason,
+        )
         && placement.status == Status::Optimal
     {
         placement.status = Status::Heuristic;

@@ -73,6 +73,14 @@ pub trait Policy: Sync {
         false
     }
 
+    /// Whether it accepts gangs and topology domains only to ignore them: a baseline that
+    /// shows what a gang-unaware placement does (`lsap_quota_no_gang`). Such snapshots are not
+    /// refused ([`check_gangs`]), and the pipeline does not hold its answer to the gang and
+    /// domain rules afterwards, so it may start part of a gang. Default false.
+    fn gang_blind(&self) -> bool {
+        false
+    }
+
     /// The knob groups it reads from the `policy` object ([`crate::settings`]), beyond α,
     /// which every policy's answer reads ([`crate::cost::LocalityWeight`]). Default none.
     fn settings(&self) -> &'static [&'static dyn crate::settings::Declared] {
@@ -130,7 +138,7 @@ pub fn check_gangs(
     policy: &dyn Policy,
     req: &placer_models::PlaceRequest,
 ) -> Result<(), SolveError> {
-    if policy.gangs() {
+    if policy.gangs() || policy.gang_blind() {
         return Ok(());
     }
     for (i, job) in req.jobs.iter().enumerate() {

@@ -27,7 +27,7 @@ impl Rng {
 
 /// A small random snapshot: 4 nodes in 2 racks (and 2 blocks), 1–2 pools, 2–3 jobs with random
 /// gangs and topology rules, up to `tasks` pending tasks and 0–2 running ones.
-fn random_snapshot(seed: u64, tasks: u64) -> Value {
+pub(crate) fn random_snapshot(seed: u64, tasks: u64) -> Value {
     let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let nodes: Vec<(u32, u32)> = (0..4).map(|_| (r.below(3) as u32, r.below(2) as u32)).collect();
     let blocks = r.below(2) == 0;
@@ -99,7 +99,7 @@ fn random_snapshot(seed: u64, tasks: u64) -> Value {
 }
 
 /// Parses and validates a snapshot.
-fn request(v: &Value) -> placer_models::PlaceRequest {
+pub(crate) fn request(v: &Value) -> placer_models::PlaceRequest {
     let req = placer_models::parse_request(v.to_string().as_bytes()).unwrap();
     placer_models::validate(&req).unwrap();
     req
@@ -181,7 +181,7 @@ fn the_scorer_refuses_a_short_gang_and_a_split_required_domain() {
 
 /// Kueue's topology-aware scheduling examples on 640 nodes: 1 block × 10 racks × 64 nodes, one
 /// map slot each.
-fn kueue_640(gang: u32, level: &str, mode: &str) -> Value {
+pub(crate) fn kueue_640(gang: u32, level: &str, mode: &str) -> Value {
     let nodes: Vec<Value> = (0..640)
         .map(|n| {
             json!({"id": format!("n{n}"), "rack": format!("r{}", n / 64), "block": "b0",
@@ -205,7 +205,7 @@ fn place(v: &Value, engine: SolverEngine) -> PlaceResponse {
 }
 
 /// The racks of the answer's assignments (nodes n0..n639, rack = n / 64).
-fn racks_used(r: &PlaceResponse) -> BTreeMap<u32, u64> {
+pub(crate) fn racks_used(r: &PlaceResponse) -> BTreeMap<u32, u64> {
     let mut racks = BTreeMap::new();
     for a in &r.assignments {
         let n: u32 = a.node.as_str()[1..].parse().unwrap();
@@ -340,7 +340,7 @@ fn engines() -> Vec<SolverEngine> {
 
 /// Every gang in the answer runs at least `min_member` tasks or starts none; every required
 /// job's placements share one domain with its running tasks.
-fn check_invariants(v: &Value, r: &PlaceResponse) {
+pub(crate) fn check_invariants(v: &Value, r: &PlaceResponse) {
     let req = request(v);
     let node_of: BTreeMap<&str, &placer_models::Node> =
         req.cluster.nodes.iter().map(|n| (n.id.as_str(), n)).collect();

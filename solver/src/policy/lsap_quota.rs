@@ -377,7 +377,7 @@ impl Policy for LsapQuota {
     }
 
     fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
-        place(epoch)
+        place(epoch, true)
     }
 }
 
@@ -460,11 +460,12 @@ pub fn place_under_quotas(
     Ok((node_of_task, status))
 }
 
-/// Places every kind by `lsap_quota` on the structured flow.
-fn place(epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
+/// Places every kind by `lsap_quota` on the structured flow; with `gangs` false, as if no job
+/// had a gang or a topology rule (the baseline `lsap_quota_no_gang`).
+pub(crate) fn place(epoch: &Epoch<'_, '_>, gangs: bool) -> Result<Placement, SolveError> {
     let (ix, model) = (epoch.ix, epoch.model);
     let (levels, mut delay) = delay_levels(ix, epoch.starvation);
-    let constrained = ix.req.jobs.iter().any(|j| j.gang.is_some() || j.topology.is_some());
+    let constrained = gangs && ix.req.jobs.iter().any(|j| j.gang.is_some() || j.topology.is_some());
     let (node_of_task, status, reasons) = if constrained || epoch.engine == SolverEngine::Mip {
         let problem = crate::gang::GangProblem::new(ix, model, epoch.shares, Some(&levels))?;
         let answer = if epoch.engine == SolverEngine::Mip {

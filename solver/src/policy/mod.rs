@@ -4,8 +4,10 @@
 //! `lsap_fair` (lsap-sched and lsap-fair-sched) and `lsap_quota` (placer's default),
 //! `shuffle_watcher` and `shuffle_watcher_relaxed` (ShuffleWatcher's NASS over `crate::shuffle::nass`), and
 //! `lsap_shuffle` (ShuffleWatcher's mechanisms as prices in `lsap_quota`'s exact flow, over
-//! [`crate::shuffle::cost`]), and `drf` (Dominant Resource Fairness over the nodes'
-//! multi-resource room), the exact ones through the front door [`crate::exact`]. The
+//! [`crate::shuffle::cost`]), `drf` (Dominant Resource Fairness over the nodes'
+//! multi-resource room), `kueue_best_fit` and `kueue_least_free` (Kueue's topology-aware
+//! scheduling, one workload at a time, over [`crate::tas`]) and `lsap_quota_no_gang` (a
+//! gang-unaware baseline), the exact ones through the front door [`crate::exact`]. The
 //! [`registry`] is the one place that maps an [`placer_models::Algorithm`] to its policy.
 //!
 //! This folder holds the policies and the registry only. What they share lives beside it:
@@ -24,9 +26,12 @@ pub mod drf;
 pub mod fair;
 pub mod fifo;
 pub mod fifo_per_pool;
+pub mod kueue_best_fit;
+pub mod kueue_least_free;
 pub mod lsap;
 pub mod lsap_fair;
 pub mod lsap_quota;
+pub mod lsap_quota_no_gang;
 pub mod lsap_ras;
 pub mod lsap_shuffle;
 pub mod ras;

@@ -3,8 +3,9 @@
 //! pipeline, the simulator, the server's error message, the tests and the benches.
 
 use super::{
-    delay, dl_sched, drf, fair, fifo, fifo_per_pool, lsap, lsap_fair, lsap_quota, lsap_ras,
-    lsap_shuffle, ras, shuffle_watcher, shuffle_watcher_relaxed, Policy,
+    delay, dl_sched, drf, fair, fifo, fifo_per_pool, kueue_best_fit, kueue_least_free, lsap,
+    lsap_fair, lsap_quota, lsap_quota_no_gang, lsap_ras, lsap_shuffle, ras, shuffle_watcher,
+    shuffle_watcher_relaxed, Policy,
 };
 use crate::error::SolveError;
 use placer_models::Algorithm;
@@ -26,6 +27,9 @@ pub static REGISTRY: &[(Algorithm, &dyn Policy)] = &[
     (Algorithm::Ras, &ras::Ras),
     (Algorithm::LsapRas, &lsap_ras::LsapRas),
     (Algorithm::Drf, &drf::Drf),
+    (Algorithm::KueueBestFit, &kueue_best_fit::KueueBestFit),
+    (Algorithm::KueueLeastFree, &kueue_least_free::KueueLeastFree),
+    (Algorithm::LsapQuotaNoGang, &lsap_quota_no_gang::LsapQuotaNoGang),
 ];
 
 /// `Algorithm::policy()`: the policy of an algorithm, if this build implements it.
