@@ -653,17 +653,12 @@ impl State {
 /// `uplink_mbps` (> 0) and `cross_rack_traffic_mbps` (≥ 0). A rack's other references (nodes'
 /// racks, rack pairs) name ids, which did not change.
 fn racks_measured_in_place(req: &PlaceRequest, undo: &Undo) -> bool {
-    let racks = &undo.racks;
-    let list = &req.cluster.racks;
-    racks.removed.is_empty()
-        && racks.kept == list.len()
-        && racks.replaced.iter().all(|(j, old)| {
-            list.get(*j).is_some_and(|r| {
-                r.id == old.id
-                    && r.uplink_mbps.is_none_or(|v| v.is_finite() && v > 0.0)
-                    && r.cross_rack_traffic_mbps.is_none_or(|v| v.is_finite() && v >= 0.0)
-            })
-        })
+    replaced_in_place(&undo.racks, &req.cluster.racks, |r, old| {
+        r.id == old.id
+            && r.uplink_mbps.is_none_or(|v| v.is_finite() && v > 0.0)
+            && r.cross_rack_traffic_mbps.is_none_or(|v| v.is_finite() && v >= 0.0)
+    })
+    .is_some()
 }
 
 /// The positions of `list`'s elements the delta replaced, when it only replaced elements in

@@ -7,7 +7,8 @@
 //! pieces the server's sessions use, without HTTP.
 //!
 //! What a delta holds, per epoch (`Snapshot::fill`'s snapshot is what the session holds after
-//! it, as a set: `sessions_hold_the_full_snapshot` checks it at every epoch):
+//! it, as a set: under `SimConfig::audit` the Master checks it at every epoch with
+//! [`same_snapshot`], which the simulator's property test runs with sessions on):
 //! - `now_s`;
 //! - the nodes whose slots or free disk changed (setup and cleanup holds, intermediate-data
 //!   budgets), the racks whose measured cross-rack traffic changed, the pools whose echoed
