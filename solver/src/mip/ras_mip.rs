@@ -13,7 +13,8 @@
 //! Variables:
 //! - x_{c,n} ∈ ℤ, 0 ≤ x_{c,n} ≤ ub_{c,n}: tasks of c placed on n (tasks), where ub is the
 //!   least of |c|, σ_{n,kind(c)} and ⌊h_{n,r} / d_{c,r}⌋ over r with d_{c,r} > 0 (0 when some
-//!   such h_{n,r} < 0: no new task that needs r fits);
+//!   such h_{n,r} < 0: no new task that needs r fits), and 0 on a node outside the class's
+//!   topology domain in a gang round ([`crate::ras::TaskClass::allows`]);
 //! - z^M_{j,k} ∈ {0, 1} for k = 1..P^M_j, "at least k of j's maps placed", where P^M_j =
 //!   Σ_{c: maps of j} min(|c|, Σ_n ub_{c,n}) (tasks); likewise z^R_{j,k} for reduces;
 //! - t ∈ ℝ, t ≤ 1: the least utility (dimensionless).
@@ -251,6 +252,9 @@ fn failed(e: &ResolutionError) -> SolveError {
 /// ub_{c,n}: the most tasks of class `c` node `n` can take by itself (module docs).
 fn upper_bound(problem: &RasProblem, c: usize, n: usize) -> u32 {
     let class = &problem.classes[c];
+    if !class.allows(n) {
+        return 0;
+    }
     let room = &problem.room;
     let mut ub = u32::try_from(class.tasks.len()).unwrap_or(u32::MAX);
     let slots = room.slots_left[n][class.kind.slot()];

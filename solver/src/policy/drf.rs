@@ -47,6 +47,12 @@
 //! - Tasks without a demand (no `demand`, no profile) take a slot only; on nodes without a
 //!   slot cap they all fit.
 //!
+//! Gangs and topology domains (`jobs[].gang`, `jobs[].topology`): [`crate::gang::rounds`]
+//! runs this loop in rounds, each with some gangs left out and each topology job kept to the
+//! nodes of one domain chosen by best fit on the room ([`crate::gang::best_fit`]); a gang the
+//! loop started below `min_member` is left out of the next round (`gang_incomplete`). Within a
+//! round the order above is untouched.
+//!
 //! What it reports: `stats.status` is `heuristic`; the pools' and jobs' `fair_share` stay the
 //! pipeline's slot water-filling (DRF adds nothing to the wire but `no_node_fits`); no
 //! preemption. Differences from YARN: one batch per epoch rather than one container per node
@@ -69,6 +75,7 @@ use crate::error::SolveError;
 use crate::fair::cpac::Copies;
 use crate::fair::disk::Space;
 use crate::fair::fair_shares::priority_weight;
+use crate::gang::Scope;
 use crate::index::Indexed;
 use crate::room::Room;
 use placer_models::{PoolMode, Status, TaskKind, WaitReason};
@@ -88,8 +95,14 @@ impl Policy for Drf {
         true
     }
 
+    /// Gangs and topology domains through [`crate::gang::rounds`]: each round is DRF's loop
+    /// with the left-out jobs' tasks taken out and a domain's job kept to its nodes.
+    fn gangs(&self) -> bool {
+        true
+    }
+
     fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
-        Ok(place(epoch.ix))
+        crate::gang::rounds::place(epoch.ix, |scope| Ok(place_scoped(epoch.ix, scope)))
     }
 }
 
@@ -193,6 +206,19 @@ fn ranks<'s>(ids: impl Iterator<Item = &'s str>) -> Vec<u32> {
 /// # Errors
 /// None: a task not placed is data (`task_reason`).
 pub fn place(ix: &Indexed<'_>) -> Placement {
+    place_scoped(ix, &Scope::open(ix.req.jobs.len()))
+}
+
+/// [`place`] within a gang round's `scope` ([`crate::gang::rounds`]): a job left out has no
+/// task to try (its tasks wait, their reason the rounds' own), and a job kept to a domain
+/// fits only the domain's nodes. DRF's order is unchanged: the scope only removes choices.
+///
+/// # Complexity
+/// As [`place`].
+///
+/// # Errors
+/// None, as [`place`].
+pub fn place_scoped(ix: &Indexed<'_>, scope: &Scope) -> Placement {
     let req = ix.req;
     let mut room = Room::of(ix);
     let totals = room.totals();
@@ -218,8 +244,9 @@ pub fn place(ix: &Indexed<'_>) -> Placement {
     let mut tasks_of: Vec<Vec<usize>> = vec![Vec::new(); jobs];
     for kind in TaskKind::ALL {
         for &t in &ix.eligible_of_kind[kind.slot()] {
-            if !never_fits[t] {
-                tasks_of[ix.pending_job[t] as usize].push(t);
+            let j = ix.pending_job[t] as usize;
+            if !never_fits[t] && scope.takes(j) {
+                tasks_of[j].push(t);
             }
         }
     }
@@ -306,7 +333,8 @@ pub fn place(ix: &Indexed<'_>) -> Placement {
             let kind = req.pending[t].kind;
             d.copy_from_slice(room.demand_of(t));
             let fits = |n: u32| {
-                room.fits(n as usize, kind, &d)
+                scope.allows(j as usize, n)
+                    && room.fits(n as usize, kind, &d)
                     && match kind {
                         TaskKind::Map => space.fits(ix, t, n),
                         TaskKind::Reduce => copies.room(ix, j, n) > 0,

@@ -50,16 +50,33 @@ impl Policy for LsapRas {
         super::ras::RAS_ENGINES
     }
 
-    fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
-        let problem = RasProblem::of(epoch.ix);
-        let (counts, status) = counts_by_deadline(&problem, epoch)?;
-        let (node_of_task, cut) = by_locality(epoch, &problem, &counts)?;
-        let status = if cut { Status::TimeLimited } else { status };
-        let mut placement = Placement::new(node_of_task, status);
-        placement.task_reason = realise::reasons(&problem, &placement.node_of_task);
-        crate::ras::report::report(&mut placement, &problem.utilities(&counts));
-        Ok(placement)
+    /// Gangs and topology domains through [`crate::gang::rounds`], as `ras`; the flows keep a
+    /// domain's tasks on the domain's nodes.
+    fn gangs(&self) -> bool {
+        true
     }
+
+    fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
+        crate::gang::rounds::place(epoch.ix, |scope| {
+            let (problem, active) = super::ras::scoped_problem(epoch.ix, scope);
+            let (counts, status) = counts_by_deadline(&problem, epoch)?;
+            let (node_of_task, cut) = by_locality(epoch, &problem, &counts)?;
+            let status = if cut { Status::TimeLimited } else { status };
+            let mut placement = Placement::new(node_of_task, status);
+            placement.task_reason = realise::reasons(&problem, &placement.node_of_task);
+            super::ras::report(&mut placement, problem, active, &counts);
+            Ok(placement)
+        })
+    }
+}
+
+/// A pending task's locality cost on node `n` from its sparse row (seconds): the least of its
+/// arc to `n`, its arc to `n`'s rack and its base.
+fn cost_on(ix: &crate::index::Indexed<'_>, row: &crate::cost::SparseRow, n: u32) -> f64 {
+    let rack = ix.node_rack[n as usize];
+    let on_node = row.on_node.iter().find(|&&(m, _)| m == n).map(|&(_, c)| c);
+    let on_rack = row.racks.iter().find(|&&(q, _)| q == rack).map(|&(_, c)| c);
+    [on_node, on_rack].into_iter().flatten().fold(row.base, f64::min)
 }
 
 /// A task's class in its group, replicas, input bytes and shuffle sources: tasks alike in
@@ -135,17 +152,40 @@ fn by_locality(
         let arcs: Vec<TaskArcs> = rows
             .into_iter()
             .zip(&tasks)
-            .map(|(row, &(_, q))| TaskArcs {
-                offset: 0,
-                on_node: row.on_node.into_iter().map(|(n, c)| (n, quantum.to_units(c))).collect(),
-                racks: row.racks.into_iter().map(|(r, c)| (r, quantum.to_units(c))).collect(),
-                base: Some(quantum.to_units(row.base)),
-                job: q,
+            .map(|(row, &(_, q))| {
+                let class = &problem.classes[classes[q as usize]];
+                let units = |c: f64| quantum.to_units(c);
+                match &class.allowed {
+                    // Kept to a domain: explicit arcs to its nodes with room in the group.
+                    Some(_) => TaskArcs {
+                        offset: 0,
+                        on_node: (0..nodes)
+                            .filter(|&n| free[n] > 0 && class.allows(n))
+                            .map(|n| (n as u32, units(cost_on(ix, &row, n as u32))))
+                            .collect(),
+                        racks: Vec::new(),
+                        base: None,
+                        job: q,
+                    },
+                    None => TaskArcs {
+                        offset: 0,
+                        on_node: row.on_node.iter().map(|&(n, c)| (n, units(c))).collect(),
+                        racks: row.racks.iter().map(|&(r, c)| (r, units(c))).collect(),
+                        base: Some(units(row.base)),
+                        job: q,
+                    },
+                }
             })
             .collect();
         let solution = structured::solve_cancellable(slots, &arcs, Some(&quotas), epoch.cancel);
         if solution.status == Status::TimeLimited {
             cut = true;
+            continue;
+        }
+        // RAS's counts are a feasible answer of this flow, so it places them all; should it
+        // not, the group keeps RAS's own realisation.
+        let total: u64 = free.iter().map(|&k| u64::from(k)).sum();
+        if solution.node_of_task.iter().flatten().count() as u64 != total {
             continue;
         }
         // Tasks of one class with the same data cost the same everywhere: among them the

@@ -7,6 +7,11 @@
 //! non-zero, `crate::room`); each job's utility after the answer is reported in
 //! `jobs[].utility` and the least in `stats.min_utility`. Locality only picks among a job's
 //! equivalent tasks ([`crate::ras::realise`]); `lsap_ras` optimises it.
+//!
+//! Gangs and topology domains: [`crate::gang::rounds`] solves the epoch in rounds, each on
+//! the problem narrowed to the round's scope (gangs left out, topology jobs' classes kept to
+//! their domain's nodes, [`RasProblem::scope`]); a gang RAS started below `min_member` is left
+//! out of the next round (`gang_incomplete`). Utilities are still those of every job.
 
 use super::{Epoch, Placement, Policy};
 use crate::echo::Field;
@@ -46,14 +51,47 @@ impl Policy for Ras {
         RAS_ENGINES
     }
 
-    fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
-        let problem = RasProblem::of(epoch.ix);
-        let (counts, status) = counts_by_deadline(&problem, epoch)?;
-        let mut placement = Placement::new(realise::tasks_of(epoch.ix, &problem, &counts), status);
-        placement.task_reason = realise::reasons(&problem, &placement.node_of_task);
-        crate::ras::report::report(&mut placement, &problem.utilities(&counts));
-        Ok(placement)
+    /// Gangs and topology domains through [`crate::gang::rounds`]: each round solves RAS's
+    /// problem narrowed to the round's scope ([`RasProblem::scope`]), on either engine.
+    fn gangs(&self) -> bool {
+        true
     }
+
+    fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
+        crate::gang::rounds::place(epoch.ix, |scope| {
+            let (problem, active) = scoped_problem(epoch.ix, scope);
+            let (counts, status) = counts_by_deadline(&problem, epoch)?;
+            let mut placement =
+                Placement::new(realise::tasks_of(epoch.ix, &problem, &counts), status);
+            placement.task_reason = realise::reasons(&problem, &placement.node_of_task);
+            report(&mut placement, problem, active, &counts);
+            Ok(placement)
+        })
+    }
+}
+
+/// RAS's problem of `ix` narrowed to `scope` ([`RasProblem::scope`]), with every job's
+/// `active` flag before the narrowing (what the report gives a utility to).
+pub(crate) fn scoped_problem(
+    ix: &crate::index::Indexed<'_>,
+    scope: &crate::gang::Scope,
+) -> (RasProblem, Vec<bool>) {
+    let mut problem = RasProblem::of(ix);
+    let active = problem.active.clone();
+    problem.scope(scope);
+    (problem, active)
+}
+
+/// Reports each job's utility after `counts` (`jobs[].utility`, `stats.min_utility`), a job
+/// left out of the round included (`active`: the flags before the narrowing).
+pub(crate) fn report(
+    placement: &mut Placement,
+    mut problem: RasProblem,
+    active: Vec<bool>,
+    counts: &Counts,
+) {
+    problem.active = active;
+    crate::ras::report::report(placement, &problem.utilities(counts));
 }
 
 /// RAS's counts for `problem`: Algorithm 1 (`heuristic`), or the MIP's optimum with `mip`.

@@ -93,6 +93,7 @@ impl Run<'_> {
         classes[j].iter().copied().find(|&c| {
             let class = &self.p.classes[c];
             (self.placed[c] as usize) < class.tasks.len()
+                && class.allows(n)
                 && self.room.fits(n, class.kind, &class.demand)
                 && self.disk[n].is_none_or(|d| class.output <= d)
                 && (class.kind == TaskKind::Map
@@ -214,6 +215,7 @@ fn give_back(run: &mut Run<'_>, maps: &[Vec<usize>], has_maps: &[usize], n: usiz
             .filter(|&j| {
                 maps[j].iter().any(|&c| {
                     (run.placed[c] as usize) < run.p.classes[c].tasks.len()
+                        && run.p.classes[c].allows(n)
                         && run.room.fits_empty(n, &run.p.classes[c].demand)
                 })
             })

@@ -26,6 +26,16 @@ pub struct TaskClass {
     pub output: u64,
     /// The tasks (positions in `pending`), in snapshot order.
     pub tasks: Vec<usize>,
+    /// The nodes its tasks may use (a mask by node index; a gang round's topology domain,
+    /// [`crate::gang::Scope`]), `None` for any node.
+    pub allowed: Option<Vec<bool>>,
+}
+
+impl TaskClass {
+    /// Whether its tasks may go to node `n`.
+    pub fn allows(&self, n: usize) -> bool {
+        self.allowed.as_ref().is_none_or(|mask| mask.get(n).copied().unwrap_or(false))
+    }
 }
 
 /// RAS's problem for one epoch.
@@ -117,6 +127,7 @@ impl RasProblem {
                         demand: demand.to_vec(),
                         output,
                         tasks: Vec::new(),
+                        allowed: None,
                     });
                     classes.len() - 1
                 });
@@ -142,6 +153,45 @@ impl RasProblem {
             disk: ix.disk.clone(),
             copy_limit: ix.copy_limit.clone(),
             copying: ix.copying.clone(),
+        }
+    }
+
+    /// Narrows the problem to a gang round's `scope` ([`crate::gang::rounds`]): the classes of
+    /// the jobs left out go, and they have no utility to raise (`active` false: a gang that
+    /// cannot start this epoch does not hold RAS's least utility down); the classes of a job
+    /// kept to a domain may use its nodes only.
+    ///
+    /// # Complexity
+    /// O(classes · nodes) at most (one mask copied per kept class).
+    ///
+    /// # Errors
+    /// None.
+    ///
+    /// # Examples
+    /// ```
+    /// use placer_solver::{gang::Scope, ras::RasProblem, Indexed};
+    /// let req = placer_models::parse_request(br#"{"schema_version": 1,
+    ///   "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "a", "rack": "r", "resources": {"cpu": 4}},
+    ///     {"id": "b", "rack": "r", "resources": {"cpu": 4}}]},
+    ///   "pools": [{"id": "p"}], "jobs": [{"id": "x", "pool": "p"}, {"id": "y", "pool": "p"}],
+    ///   "pending": [{"id": "t0", "job": "x", "kind": "map"}, {"id": "t1", "job": "y", "kind": "map"}]}"#)
+    ///   .unwrap();
+    /// let mut p = RasProblem::of(&Indexed::new(&req));
+    /// let mut scope = Scope::open(2);
+    /// scope.nodes[0] = Some(vec![false, true]);
+    /// scope.dropped[1] = Some(placer_models::WaitReason::GangIncomplete);
+    /// p.scope(&scope);
+    /// assert_eq!(p.classes.len(), 1);
+    /// assert!(!p.classes[0].allows(0) && p.classes[0].allows(1));
+    /// assert_eq!(p.active, vec![true, false]);
+    /// ```
+    pub fn scope(&mut self, scope: &crate::gang::Scope) {
+        self.classes.retain(|c| scope.takes(c.job as usize));
+        for class in &mut self.classes {
+            class.allowed = scope.nodes.get(class.job as usize).cloned().flatten();
+        }
+        for (j, active) in self.active.iter_mut().enumerate() {
+            *active &= scope.takes(j);
         }
     }
 
@@ -197,7 +247,8 @@ impl RasProblem {
     }
 
     /// Whether `counts` respects every node's room and slots (eq. 6), its intermediate space
-    /// and CPAC's reducer limit, and places no more tasks of a class than it has.
+    /// and CPAC's reducer limit, places no more tasks of a class than it has, and none on a
+    /// node its class may not use ([`TaskClass::allows`]).
     pub fn feasible(&self, counts: &Counts) -> bool {
         let mut room = self.room.clone();
         let nodes = room.nodes();
@@ -222,6 +273,9 @@ impl RasProblem {
                 return false;
             }
             for (n, &k) in row.iter().enumerate() {
+                if k > 0 && !class.allows(n) {
+                    return false;
+                }
                 for _ in 0..k {
                     if !room.fits(n, class.kind, &class.demand) {
                         return false;
