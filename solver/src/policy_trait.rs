@@ -128,11 +128,12 @@ pub trait Policy: Sync {
 /// let req = placer_models::parse_request(br#"{"schema_version": 1, "cluster": {},
 ///   "pools": [{"id": "p"}], "jobs": [{"id": "j", "pool": "p", "gang": {"min_member": 1}}],
 ///   "pending": [{"id": "t", "job": "j", "kind": "map"}]}"#).unwrap();
-/// let (_, drf) = by_name("drf").unwrap();
-/// let e = check_gangs(drf, &req).unwrap_err();
+/// let (_, fair) = by_name("fair").unwrap();
+/// let e = check_gangs(fair, &req).unwrap_err();
 /// assert_eq!((e.code(), e.path()), ("unsupported_feature", "jobs[0].gang"));
-/// let (_, quota) = by_name("lsap_quota").unwrap();
-/// assert!(check_gangs(quota, &req).is_ok());
+/// for name in ["lsap_quota", "drf", "ras", "lsap_ras"] {
+///     assert!(check_gangs(by_name(name).unwrap().1, &req).is_ok());
+/// }
 /// ```
 pub fn check_gangs(
     policy: &dyn Policy,
@@ -152,7 +153,8 @@ pub fn check_gangs(
         return Err(SolveError::UnsupportedFeature {
             path: format!("jobs[{i}].{field}"),
             message: format!(
-                "algorithm {:?} does not honour {what}; use lsap_quota",
+                "algorithm {:?} does not honour {what}; use lsap_quota, or drf, ras or \
+                 lsap_ras on multi-resource nodes",
                 policy.name()
             ),
         });

@@ -315,12 +315,13 @@ fn two_rack_required_gangs_take_a_rack_each() {
     }
 }
 
-/// A gang under a policy that cannot honour it: 422 `unsupported_feature` at its path.
+/// A gang under a policy that cannot honour it: 422 `unsupported_feature` at its path (the
+/// multi-resource policies honour them: `gang_multi_resource.rs`).
 #[test]
 fn other_policies_refuse_gangs_and_domains_with_their_path() {
     let mut v = kueue_640(2, "rack", "required");
     v["jobs"][0].as_object_mut().unwrap().remove("gang");
-    for algorithm in ["drf", "ras", "lsap_ras", "lsap_fair", "fair"] {
+    for algorithm in ["lsap_fair", "fair", "lsap", "delay"] {
         v["policy"] = json!({"algorithm": algorithm});
         let req = request(&v);
         let e = placer_solver::place(&req, &PlaceOptions::default()).unwrap_err();

@@ -150,7 +150,7 @@ fn short_gangs(
         .filter_map(|(j, rule)| {
             let have = placed[j] + u64::from(rule.running);
             let m = u64::from(rule.gang?);
-            (placed[j] > 0 && have < m).then_some((j, m - have))
+            (placed[j] > 0 && have < m).then(|| (j, m - have))
         })
         .collect()
 }
