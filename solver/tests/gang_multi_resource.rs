@@ -391,6 +391,38 @@ fn node_indices(req: &PlaceRequest, r: &PlaceResponse) -> Vec<Option<usize>> {
     out
 }
 
+/// The rounds alone (before the pipeline's own last check) under `drf` and `ras` (each engine;
+/// `lsap_ras` places RAS's counts, so its rounds are RAS's): the scope and the repair leave
+/// the last word nothing to take back, and the answer breaks no rule. Returns the runs of the
+/// policy.
+fn rounds_alone(req: &PlaceRequest) -> usize {
+    use placer_solver::gang::rounds;
+    use placer_solver::ras::{realise, RasProblem};
+    let ix = placer_solver::Indexed::new(req);
+    let mut runs = 0;
+    for (policy, engine) in [("drf", SolverEngine::Auto)]
+        .into_iter()
+        .chain(engines("ras").into_iter().map(|e| ("ras", e)))
+    {
+        let r = rounds::rounds(&ix, |scope| {
+            if policy == "drf" {
+                return Ok(placer_solver::policy::drf::place_scoped(&ix, scope));
+            }
+            let mut p = RasProblem::of(&ix);
+            p.scope(scope);
+            let (counts, status) = placer_solver::policy::ras::counts(&p, engine)?;
+            Ok(placer_solver::Placement::new(realise::tasks_of(&ix, &p, &counts), status))
+        })
+        .unwrap();
+        assert!(!r.taken_back, "{policy} {engine:?}: the last word took something back");
+        let at: Vec<Option<usize>> =
+            r.placement.node_of_task.iter().map(|n| n.map(|n| n as usize)).collect();
+        assert_eq!(broken(req, &at), None, "{policy} {engine:?}");
+        runs += r.runs;
+    }
+    runs
+}
+
 /// The most tasks any valid placement of `req` places: every task on any node or none.
 fn most_valid(req: &PlaceRequest) -> usize {
     let tasks = req.pending.len();
@@ -427,6 +459,7 @@ fn answers_are_valid_and_never_beat_a_brute_force_of_every_placement() {
         if best < all {
             refused_more += 1;
         }
+        rounds_alone(&req);
         for policy in POLICIES {
             for engine in engines(policy) {
                 let r = place(&v, policy, engine);
@@ -450,6 +483,7 @@ proptest! {
     fn no_gang_short_no_domain_left_no_resource_oversubscribed(seed in 0u64..1_000_000) {
         let v = resourced(random_snapshot(seed, 7), seed);
         let req = request(&v);
+        rounds_alone(&req);
         for policy in POLICIES {
             for engine in engines(policy) {
                 let r = place(&v, policy, engine);
@@ -580,6 +614,12 @@ fn preferred_spills(req: &PlaceRequest, at: &[Option<usize>]) -> (u64, u64) {
 #[ignore = "a measurement: prints a table"]
 fn measure_gang_rules_on_the_multi_resource_policies() {
     const EPOCHS: u64 = 400;
+    let runs: usize = (0..EPOCHS).map(|seed| rounds_alone(&request(&epoch(seed)))).sum();
+    println!(
+        "policy runs per epoch (drf, ras auto{}): {:.2}",
+        if cfg!(feature = "mip") { ", ras mip" } else { "" },
+        runs as f64 / EPOCHS as f64 / (1 + engines("ras").len()) as f64
+    );
     println!("policy    epochs  placed_rules  placed_stripped  ratio   broken_rules  broken_stripped  preferred_spilled");
     for policy in POLICIES {
         let (mut with, mut without, mut broken_with, mut broken_without) = (0, 0, 0, 0);

@@ -75,11 +75,38 @@ pub const ONE_AT_A_TIME: usize = 8;
 /// ```
 pub fn place(
     ix: &Indexed<'_>,
-    mut run: impl FnMut(&Scope) -> Result<Placement, SolveError>,
+    run: impl FnMut(&Scope) -> Result<Placement, SolveError>,
 ) -> Result<Placement, SolveError> {
+    rounds(ix, run).map(|r| r.placement)
+}
+
+/// What [`rounds`] did.
+#[derive(Clone, Debug)]
+pub struct Rounds {
+    /// The answer ([`place`]'s).
+    pub placement: Placement,
+    /// Times the policy ran.
+    pub runs: usize,
+    /// Whether the last word ([`super::enforce::enforce`]) took a placement back: never, when
+    /// the scope and the repair did their part (the tests hold them to it).
+    pub taken_back: bool,
+}
+
+/// [`place`], saying how many rounds it took and whether the last word had anything to do.
+///
+/// # Complexity
+/// As [`place`].
+///
+/// # Errors
+/// What `run` returns.
+pub fn rounds(
+    ix: &Indexed<'_>,
+    mut run: impl FnMut(&Scope) -> Result<Placement, SolveError>,
+) -> Result<Rounds, SolveError> {
     let req = ix.req;
     if req.jobs.iter().all(|j| j.gang.is_none() && j.topology.is_none()) {
-        return run(&Scope::open(req.jobs.len()));
+        let placement = run(&Scope::open(req.jobs.len()))?;
+        return Ok(Rounds { placement, runs: 1, taken_back: false });
     }
     let (jobs, domains) = rules(ix, |_| 0);
     let room = Room::of(ix);
@@ -101,8 +128,8 @@ pub fn place(
             .filter(|&(j, _)| dropped[j].is_none())
             .collect();
         if short.is_empty() {
-            finish(ix, &jobs, &domains, &room, &scope, &mut placement);
-            return Ok(placement);
+            let taken_back = finish(ix, &jobs, &domains, &room, &scope, &mut placement);
+            return Ok(Rounds { placement, runs: round, taken_back });
         }
         let worst = short.iter().copied().max_by_key(|&(j, gap)| (gap, j)).map(|(j, _)| j);
         let leave: Vec<usize> = if round < ONE_AT_A_TIME {
@@ -155,7 +182,7 @@ fn short_gangs(
         .collect()
 }
 
-/// Step 5 (module docs).
+/// Step 5 (module docs); whether the last word took a placement back.
 fn finish(
     ix: &Indexed<'_>,
     jobs: &[JobRule],
@@ -163,7 +190,7 @@ fn finish(
     room: &Room,
     scope: &Scope,
     placement: &mut Placement,
-) {
+) -> bool {
     let pending = ix.req.pending.len();
     placement.task_reason.resize(pending, None);
     let mut after = room.clone();
@@ -202,4 +229,5 @@ fn finish(
     if changed && placement.status == Status::Optimal {
         placement.status = Status::Heuristic;
     }
+    changed
 }
