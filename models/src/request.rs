@@ -459,12 +459,16 @@ pub struct Job {
     /// only with at least `min_member` of its tasks running together, counting those already
     /// running; an answer never starts some of its pending tasks while fewer would run. Its
     /// tasks not started for this wait with reason `gang_incomplete`. Optional; unset = no
-    /// gang. Honoured by `lsap_quota` only (422 `unsupported_feature` under the others).
+    /// gang. Honoured by `lsap_quota`, `drf`, `ras`, `lsap_ras` and the Kueue baselines
+    /// (`kueue_best_fit`, `kueue_least_free`); ignored by `lsap_quota_no_gang`; 422
+    /// `unsupported_feature` under the others.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gang: Option<Gang>,
     /// Keep the job's tasks inside one topology domain (a node, a rack or a block): Kueue's
     /// `podset-required-topology` / `podset-preferred-topology`. Optional; unset = anywhere.
-    /// Honoured by `lsap_quota` only (422 `unsupported_feature` under the others).
+    /// Honoured by `lsap_quota`, `drf`, `ras`, `lsap_ras` and the Kueue baselines
+    /// (`kueue_best_fit`, `kueue_least_free`); ignored by `lsap_quota_no_gang`; 422
+    /// `unsupported_feature` under the others.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub topology: Option<Topology>,
     /// What the policies echo for this job (`delay`, `shuffle_watcher`, …): the previous

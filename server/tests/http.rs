@@ -287,8 +287,8 @@ fn gzip_bodies_are_decoded_under_the_limit() {
     reply.assert_error(400, "payload_error");
 }
 
-/// Gangs and topology domains over the wire: `lsap_quota` places a gang whole (200) and a job
-/// whose gang cannot start waits `gang_incomplete`; `drf` cannot honour them, 422
+/// Gangs and topology domains over the wire: `lsap_quota` and `drf` place a gang whole (200)
+/// and a job whose gang cannot start waits `gang_incomplete`; `fair` cannot honour them, 422
 /// `unsupported_feature` at `jobs[0].gang`; `min_member` above the job's tasks is 400
 /// `inconsistent` at `jobs[0].gang.min_member`.
 #[test]
@@ -316,7 +316,18 @@ fn gangs_over_the_wire_place_refuse_and_validate_with_paths() {
     assert_eq!(json["stats"]["assigned"], 0);
     assert_eq!(json["waiting"][0]["reason"], "gang_incomplete", "{json}");
     assert_eq!(json["waiting"][0]["tasks"], 3, "{json}");
+    // drf on the same node (no `resources`: its tasks take a slot each): 2 start, a gang of
+    // 3 waits whole.
     let reply = exchange(addr, &post_place(body("drf", 2).as_bytes(), ""));
+    assert_placed(&reply);
+    assert_eq!(reply.json()["stats"]["assigned"], 2);
+    let reply = exchange(addr, &post_place(body("drf", 3).as_bytes(), ""));
+    assert_placed(&reply);
+    let json = reply.json();
+    assert_eq!(json["stats"]["assigned"], 0);
+    assert_eq!(json["waiting"][0]["reason"], "gang_incomplete", "{json}");
+    assert_eq!(json["waiting"][0]["tasks"], 3, "{json}");
+    let reply = exchange(addr, &post_place(body("fair", 2).as_bytes(), ""));
     reply.assert_error(422, "unsupported_feature");
     assert_eq!(reply.json()["error"]["path"], "jobs[0].gang");
     let reply = exchange(addr, &post_place(body("lsap_quota", 4).as_bytes(), ""));

@@ -615,15 +615,17 @@ fn preferred_spills(req: &PlaceRequest, at: &[Option<usize>]) -> (u64, u64) {
 fn measure_gang_rules_on_the_multi_resource_policies() {
     const EPOCHS: u64 = 400;
     let runs: usize = (0..EPOCHS).map(|seed| rounds_alone(&request(&epoch(seed)))).sum();
+    let pending: usize = (0..EPOCHS).map(|seed| request(&epoch(seed)).pending.len()).sum();
+    println!("pending tasks over the {EPOCHS} epochs: {pending}");
     println!(
         "policy runs per epoch (drf, ras auto{}): {:.2}",
         if cfg!(feature = "mip") { ", ras mip" } else { "" },
         runs as f64 / EPOCHS as f64 / (1 + engines("ras").len()) as f64
     );
-    println!("policy    epochs  placed_rules  placed_stripped  ratio   broken_rules  broken_stripped  preferred_spilled");
+    println!("policy    epochs  placed_rules  placed_stripped  ratio   broken_rules  broken_stripped  preferred_spilled  wait_gang_incomplete  wait_no_domain_fits");
     for policy in POLICIES {
         let (mut with, mut without, mut broken_with, mut broken_without) = (0, 0, 0, 0);
-        let (mut preferred, mut spilled) = (0, 0);
+        let (mut preferred, mut spilled, mut gang_waits, mut domain_waits) = (0, 0, 0, 0);
         for seed in 0..EPOCHS {
             let v = epoch(seed);
             let req = request(&v);
@@ -632,6 +634,13 @@ fn measure_gang_rules_on_the_multi_resource_policies() {
             let at = node_indices(&req, &r);
             with += at.iter().flatten().count();
             broken_with += usize::from(broken(&req, &at).is_some());
+            for w in &r.waiting {
+                match w.reason {
+                    WaitReason::GangIncomplete => gang_waits += w.tasks,
+                    WaitReason::NoDomainFits => domain_waits += w.tasks,
+                    _ => {}
+                }
+            }
             let (p, s) = preferred_spills(&req, &at);
             preferred += p;
             spilled += s;
@@ -644,8 +653,9 @@ fn measure_gang_rules_on_the_multi_resource_policies() {
         }
         assert_eq!(broken_with, 0, "{policy}");
         println!(
-            "{policy:<9} {EPOCHS:>6}  {with:>12}  {without:>15}  {:>5.3}  {broken_with:>12}  {broken_without:>15}  {spilled}/{preferred}",
-            with as f64 / without as f64
+            "{policy:<9} {EPOCHS:>6}  {with:>12}  {without:>15}  {:>5.3}  {broken_with:>12}  {broken_without:>15}  {:>17}  {gang_waits:>20}  {domain_waits:>19}",
+            with as f64 / without as f64,
+            format!("{spilled}/{preferred}")
         );
     }
 }
