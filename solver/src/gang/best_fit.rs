@@ -81,7 +81,7 @@ pub fn choose(
         let all = tasks[j].len() as u64;
         let nodes = &domains[topology.level].nodes;
         let mut best = rank(ix, &mut left, &totals, nodes, topology, &tasks[j], need, all);
-        if !best.is_some_and(|b| b.fit >= need) {
+        if best.is_none_or(|b| b.fit < need) {
             best = rank(ix, &mut whole, &totals, nodes, topology, &tasks[j], need, all)
                 .filter(|b| b.fit >= need);
         }
