@@ -194,6 +194,27 @@ fn of_three_interleaved_gangs_one_starts_whole() {
     }
 }
 
+/// Kueue's TAS examples on 640 one-slot nodes (1 block × 10 racks × 64; the tasks have no
+/// demand, so each takes a slot): a rack-required gang of 64 fits one rack exactly and starts
+/// there whole; one of 65 fits no rack and waits whole with `no_domain_fits`; block-required,
+/// the one block holds all 65.
+#[test]
+fn kueue_tas_examples_on_640_nodes_under_every_multi_resource_policy() {
+    use crate::gang::{kueue_640, racks_used};
+    for policy in POLICIES {
+        let r = place(&kueue_640(64, "rack", "required"), policy, SolverEngine::Auto);
+        assert_eq!(r.stats.assigned, 64, "{policy}");
+        assert_eq!(racks_used(&r).len(), 1, "{policy}");
+        let r = place(&kueue_640(65, "rack", "required"), policy, SolverEngine::Auto);
+        assert_eq!(r.stats.assigned, 0, "{policy}");
+        let why = reasons(&r);
+        assert_eq!(why.len(), 65, "{policy}");
+        assert!(why.values().all(|&w| w == WaitReason::NoDomainFits), "{policy}");
+        let r = place(&kueue_640(65, "block", "required"), policy, SolverEngine::Auto);
+        assert_eq!(r.stats.assigned, 65, "{policy}");
+    }
+}
+
 /// Without gangs and domains every policy answers as it did: the rounds run it once, unscoped
 /// (the same answer as with the fields never set).
 #[test]
@@ -208,16 +229,11 @@ fn snapshots_without_gangs_answer_as_the_policy_alone() {
                 WaitReason::GangIncomplete | WaitReason::NoDomainFits
             )));
             if policy == "drf" {
-                let req = request(&{
-                    let mut v = v.clone();
-                    v["policy"] = json!({"algorithm": "drf"});
-                    v
-                });
-                let ix = placer_solver::Indexed::new(&req);
-                let alone = placer_solver::policy::drf::place(&ix);
-                let at: Vec<Option<u32>> = alone.node_of_task;
-                let placed = at.iter().flatten().count();
-                assert_eq!(placed as u64, r.stats.assigned, "seed {seed}");
+                let req = request(&v);
+                let alone = placer_solver::policy::drf::place(&placer_solver::Indexed::new(&req));
+                let at: Vec<Option<usize>> =
+                    alone.node_of_task.iter().map(|n| n.map(|n| n as usize)).collect();
+                assert_eq!(node_indices(&req, &r), at, "seed {seed}");
             }
         }
     }
