@@ -99,6 +99,26 @@ pub struct Rounds {
 ///
 /// # Errors
 /// What `run` returns.
+///
+/// # Examples
+/// [`place`]'s example takes two runs: the gang is left out after the first.
+/// ```
+/// use placer_solver::{gang::rounds, Indexed, Placement};
+/// let req = placer_models::parse_request(br#"{"schema_version": 1,
+///   "cluster": {"racks": [{"id": "r"}], "nodes": [
+///     {"id": "a", "rack": "r", "resources": {"cpu": 1}},
+///     {"id": "b", "rack": "r", "resources": {"cpu": 1}}]},
+///   "pools": [{"id": "p"}], "jobs": [{"id": "g", "pool": "p", "gang": {"min_member": 3},
+///     "profile": {"map": {"cpu": 1}}}],
+///   "pending": [{"id": "t0", "job": "g", "kind": "map"}, {"id": "t1", "job": "g", "kind": "map"},
+///               {"id": "t2", "job": "g", "kind": "map"}]}"#).unwrap();
+/// let ix = Indexed::new(&req);
+/// let r = rounds::rounds(&ix, |scope| {
+///     let at = if scope.takes(0) { vec![Some(0), Some(1), None] } else { vec![None; 3] };
+///     Ok(Placement::new(at, placer_models::Status::Heuristic))
+/// }).unwrap();
+/// assert_eq!((r.runs, r.taken_back), (2, false));
+/// ```
 pub fn rounds(
     ix: &Indexed<'_>,
     mut run: impl FnMut(&Scope) -> Result<Placement, SolveError>,

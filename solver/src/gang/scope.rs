@@ -38,6 +38,9 @@ impl Scope {
     }
 
     /// Whether job `j` takes part in the round (an index beyond the jobs: yes).
+    ///
+    /// # Complexity
+    /// O(1).
     pub fn takes(&self, j: usize) -> bool {
         self.dropped.get(j).is_none_or(|d| d.is_none())
     }
