@@ -14,8 +14,10 @@ pub struct Scope {
     pub dropped: Vec<Option<WaitReason>>,
     /// Per job: the nodes its tasks may use (a mask by node index), `None` for any node.
     pub nodes: Vec<Option<Vec<bool>>>,
-    /// Per job: the domain its tasks are kept to (an index into the level's
-    /// [`super::Domains`]), `None` when it has no topology rule or is free to spill.
+    /// Per job: the domain chosen for it (an index into its level's [`super::Domains`]),
+    /// `None` without a topology rule or when no domain fits its need; its tasks are kept
+    /// there when [`Self::nodes`] has its mask (a preferred job whose domain cannot hold all
+    /// its tasks has none and may spill).
     pub domain: Vec<Option<u32>>,
 }
 
