@@ -62,14 +62,38 @@ fn gang_job(algorithm: Algorithm, sessions: bool) -> JobMetrics {
 fn a_rack_required_gang_waits_for_a_whole_rack_and_starts_in_it() {
     // lsap_quota honours the gang: at 3 s each rack has 3 free slots, fewer than 4, so g
     // waits (`no_domain_fits`) until busy's maps end at 30.01 s; at the tick of 33 s a rack
-    // is free and all 4 start in it together: wait 33 − 1 = 32 s, finish 43 s.
-    for sessions in [false, true] {
-        let g = gang_job(Algorithm::LsapQuota, sessions);
-        assert_eq!(g.start_s, Some(33.0), "sessions {sessions}");
-        assert_eq!(g.wait_s, Some(32.0));
-        assert_eq!(g.maps_started_s, Some(33.0));
-        assert_eq!(g.map_racks, 1);
-        assert_eq!(g.finish_s, Some(43.0));
+    // is free and all 4 start in it together: wait 33 − 1 = 32 s, finish 43 s. drf honours it
+    // too and, without demands in the workload, places by the same slots (busy's maps go
+    // node-local, one per rack): the same times.
+    for (algorithm, sessions) in
+        [Algorithm::LsapQuota, Algorithm::Drf].into_iter().flat_map(|a| [(a, false), (a, true)])
+    {
+        let g = gang_job(algorithm, sessions);
+        let case = format!("{algorithm:?}, sessions {sessions}");
+        assert_eq!(g.start_s, Some(33.0), "{case}");
+        assert_eq!(g.wait_s, Some(32.0), "{case}");
+        assert_eq!(g.maps_started_s, Some(33.0), "{case}");
+        assert_eq!(g.map_racks, 1, "{case}");
+        assert_eq!(g.finish_s, Some(43.0), "{case}");
+    }
+}
+
+#[test]
+fn under_ras_the_gang_finds_a_whole_rack_at_once() {
+    // RAS's Algorithm 1 is blind to locality and fills nodes in snapshot order: at 0 s both
+    // of busy's maps go to the first node listed, so one rack keeps all 4 of its slots. At
+    // the tick of 3 s g (a gang of 4, rack required) starts whole in that rack: wait
+    // 3 − 1 = 2 s, finish 13 s. lsap_ras places RAS's counts per node: the same.
+    for algorithm in [Algorithm::Ras, Algorithm::LsapRas] {
+        for sessions in [false, true] {
+            let g = gang_job(algorithm, sessions);
+            let case = format!("{algorithm:?}, sessions {sessions}");
+            assert_eq!(g.start_s, Some(3.0), "{case}");
+            assert_eq!(g.wait_s, Some(2.0), "{case}");
+            assert_eq!(g.maps_started_s, Some(3.0), "{case}");
+            assert_eq!(g.map_racks, 1, "{case}");
+            assert_eq!(g.finish_s, Some(13.0), "{case}");
+        }
     }
 }
 
