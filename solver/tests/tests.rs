@@ -2,12 +2,14 @@
 //! ShuffleWatcher's figures as served, DRF's examples, the MIP reference of RAS's epoch problem
 //! against hand-derived cases and a brute-force oracle, and gangs and topology domains under
 //! `lsap_quota` (their MIP against a brute-force oracle, Kueue's TAS examples), and the greedy
-//! per-workload baselines of Kueue's TAS and the gang-unaware one.
+//! per-workload baselines of Kueue's TAS and the gang-unaware one, and the slots held for
+//! starving gangs.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod drf;
 mod finite;
 mod gang;
+mod gang_reservation;
 mod kueue;
 #[cfg(feature = "mip")]
 mod ras_mip;
