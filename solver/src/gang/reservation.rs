@@ -85,6 +85,9 @@ impl Settings for GangReserve {
     }
 }
 
+/// Slots of some nodes, `[free, configured][kind]`.
+type Room = [[u64; 2]; 2];
+
 /// One starving gang's reservation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reservation {
@@ -102,7 +105,8 @@ pub struct Reservation {
 /// `knobs.gang_reserve_max` of the others.
 ///
 /// # Complexity
-/// O(jobs log jobs + pending) plus, per starving gang, O(nodes log nodes).
+/// O(jobs log jobs + pending + nodes) plus, per starving gang, O(its allowed domains), and per
+/// gang served, O(d log d) for its domain of d nodes.
 ///
 /// # Errors
 /// None.
@@ -183,38 +187,59 @@ pub fn reserve(p: &mut GangProblem<'_>, knobs: GangReserve) -> Vec<Reservation> 
     let configured: [Vec<u64>; 2] = [TaskKind::Map, TaskKind::Reduce].map(|kind| {
         req.cluster.nodes.iter().map(|n| u64::from(n.configured_slots(kind))).collect()
     });
-    let every: Vec<u32> = (0..ix.node_rack.len() as u32).collect();
+    let free: [Vec<u64>; 2] = [0, 1].map(|k| p.free[k].iter().map(|&f| u64::from(f)).collect());
+    // Free and configured slots ([free, configured][kind]) on the nodes no reservation took:
+    // the whole cluster's, and per domain of each level the jobs name.
+    let mut total: Room = [[0; 2]; 2];
+    let mut sums: [Vec<Room>; 3] = Default::default();
+    for (level, sum) in sums.iter_mut().enumerate() {
+        *sum = vec![[[0; 2]; 2]; p.domains[level].nodes.len()];
+    }
+    let take_out = |n: usize, sign: i8, total: &mut Room, sums: &mut [Vec<Room>; 3]| {
+        let at = [[free[0][n], free[1][n]], [configured[0][n], configured[1][n]]];
+        let add = |s: &mut Room| {
+            for (w, row) in s.iter_mut().enumerate() {
+                for (k, v) in row.iter_mut().enumerate() {
+                    *v = if sign > 0 { *v + at[w][k] } else { v.saturating_sub(at[w][k]) };
+                }
+            }
+        };
+        add(total);
+        for (level, sum) in sums.iter_mut().enumerate() {
+            if let Some(Some(d)) = p.domains[level].of_node.get(n) {
+                add(&mut sum[*d as usize]);
+            }
+        }
+    };
+    for n in 0..ix.node_rack.len() {
+        take_out(n, 1, &mut total, &mut sums);
+    }
     let mut held = vec![false; ix.node_rack.len()];
     let mut out = Vec::new();
     for (j, need) in starving {
         let want = pending[j];
-        // Slots of the gang's kinds on `nodes` (capped per kind by what it has pending).
-        let room = |nodes: &[u32], per: &[Vec<u64>; 2]| -> u64 {
-            (0..2)
-                .map(|k| nodes.iter().map(|&n| per[k][n as usize]).sum::<u64>().min(want[k]))
-                .sum()
-        };
-        let free: [Vec<u64>; 2] = [0, 1].map(|k| p.free[k].iter().map(|&f| u64::from(f)).collect());
-        let mut domains: Vec<Vec<u32>> = Vec::new();
+        // Slots of the gang's kinds (capped per kind by what it has pending): 0 free, 1 configured.
+        let room = |s: &Room, w: usize| (0..2).map(|k| s[w][k].min(want[k])).sum::<u64>();
+        // Candidate domains: (level and domain, or None for the whole cluster; their sums).
+        let mut cands: Vec<(Option<(usize, u32)>, Room)> = Vec::new();
         match &p.jobs[j].topology {
             Some(rule) => {
-                let nodes = &p.domains[rule.level].nodes;
-                domains.extend(rule.allowed.iter().map(|&d| nodes[d as usize].clone()));
+                let level = rule.level;
+                cands.extend(
+                    rule.allowed.iter().map(|&d| (Some((level, d)), sums[level][d as usize])),
+                );
                 if !rule.required {
-                    domains.push(every.clone());
+                    cands.push((None, total));
                 }
             }
-            None => domains.push(every.clone()),
+            None => cands.push((None, total)),
         }
-        for d in &mut domains {
-            d.retain(|&n| !held[n as usize]);
-        }
-        domains.retain(|d| room(d, &configured) >= need);
+        cands.retain(|c| room(&c.1, 1) >= need);
         // The first domain that fits now, else the first with the most free slots.
-        let pick = domains.iter().position(|d| room(d, &free) >= need).map(|i| (i, true));
+        let pick = cands.iter().position(|c| room(&c.1, 0) >= need).map(|i| (i, true));
         let pick = pick.or_else(|| {
-            let most = domains.iter().map(|d| room(d, &free)).max()?;
-            domains.iter().position(|d| room(d, &free) == most).map(|i| (i, false))
+            let most = cands.iter().map(|c| room(&c.1, 0)).max()?;
+            cands.iter().position(|c| room(&c.1, 0) == most).map(|i| (i, false))
         });
         let Some((i, fits)) = pick else { continue };
         if !fits && holds >= max_holds {
@@ -223,7 +248,11 @@ pub fn reserve(p: &mut GangProblem<'_>, knobs: GangReserve) -> Vec<Reservation> 
         holds += u32::from(!fits);
         // The fewest of its nodes that hold the need (now when it fits, else once drained),
         // most free first.
-        let mut nodes = std::mem::take(&mut domains[i]);
+        let mut nodes: Vec<u32> = match cands[i].0 {
+            Some((level, d)) => p.domains[level].nodes[d as usize].clone(),
+            None => (0..ix.node_rack.len() as u32).collect(),
+        };
+        nodes.retain(|&n| !held[n as usize]);
         let gang_free = |n: u32| (0..2).map(|k| free[k][n as usize].min(want[k])).sum::<u64>();
         nodes.sort_by_key(|&n| (std::cmp::Reverse(gang_free(n)), n));
         let per = if fits { &free } else { &configured };
@@ -236,17 +265,17 @@ pub fn reserve(p: &mut GangProblem<'_>, knobs: GangReserve) -> Vec<Reservation> 
         }
         nodes.truncate(take);
         nodes.sort_unstable();
-        if fits {
-            p.first[j] = true;
-        } else {
-            for &n in &nodes {
+        for &n in &nodes {
+            held[n as usize] = true;
+            take_out(n as usize, -1, &mut total, &mut sums);
+            if !fits {
                 for k in (0..2).filter(|&k| want[k] > 0) {
                     p.free[k][n as usize] = 0;
                 }
             }
         }
-        for &n in &nodes {
-            held[n as usize] = true;
+        if fits {
+            p.first[j] = true;
         }
         out.push(Reservation { job: j as u32, nodes, fits });
     }
