@@ -96,7 +96,7 @@ pub fn place_with(p: &GangProblem<'_>, cancel: Option<&Cancel>) -> GangAnswer {
     let mut cut = false;
     // Steps 1–3: domains with reservations, the flow, drops; domains chosen again after a drop.
     let mut dropped = p.blocked.clone();
-    let mut boosted = vec![false; p.jobs.len()];
+    let mut boosted = p.first.clone();
     let (mut chosen, mut node_of_task) = loop {
         let chosen = choose_domains(p, &mut dropped);
         let node_of_task = flow(p, &dropped, &chosen, &boosted, cancel, &mut cut);
@@ -113,7 +113,7 @@ pub fn place_with(p: &GangProblem<'_>, cancel: Option<&Cancel>) -> GangAnswer {
             if p.blocked[j].is_some() {
                 continue;
             }
-            let ranked = rank(p, j, topology, &p.ix.free, &pending);
+            let ranked = rank(p, j, topology, &p.free, &pending);
             for &d in ranked.iter().take(CANDIDATES) {
                 if chosen[j] == Some(d) || moves >= MAX_MOVES || cut {
                     continue;
@@ -178,7 +178,7 @@ fn with_choice(
             dropped[j] = dropped[j].or(Some(WaitReason::NoDomainFits));
         }
     }
-    let mut boosted = vec![false; p.jobs.len()];
+    let mut boosted = p.first.clone();
     loop {
         let node_of_task = flow(p, &dropped, chosen, &boosted, cancel, cut);
         if !repair(p, &node_of_task, &mut dropped, &mut boosted) {
@@ -281,10 +281,14 @@ fn ranked(
 /// Step 1 (module docs): the domain of each topology job not dropped; drops required gangs
 /// that no domain has room for.
 fn choose_domains(p: &GangProblem<'_>, dropped: &mut [Option<WaitReason>]) -> Vec<Option<u32>> {
-    let mut left: [Vec<u32>; 2] = p.ix.free.clone();
+    let mut left: [Vec<u32>; 2] = p.free.clone();
     let pending = pending_per_job(p);
     let mut chosen = vec![None; p.jobs.len()];
-    for (j, rule) in p.jobs.iter().enumerate() {
+    // The gangs that go first ([`GangProblem::first`]) choose first.
+    let order =
+        (0..p.jobs.len()).filter(|&j| p.first[j]).chain((0..p.jobs.len()).filter(|&j| !p.first[j]));
+    for j in order {
+        let rule = &p.jobs[j];
         let Some(topology) = &rule.topology else { continue };
         if dropped[j].is_some() {
             continue;
@@ -329,7 +333,7 @@ fn flow(
             continue;
         }
         let quotas = &p.quotas[k];
-        let free = &ix.free[k];
+        let free = &p.free[k];
         let slots = Slots { node_rack: &ix.node_rack, free, racks: ix.racks() };
         let boost = if boosted.contains(&true) { p.boost().unwrap_or(0) } else { 0 };
         let arcs_of = |i: usize| {
@@ -405,7 +409,7 @@ fn reasons(
     node_of_task: &[Option<u32>],
 ) -> Vec<Option<WaitReason>> {
     let ix = p.ix;
-    let mut left: [Vec<u32>; 2] = ix.free.clone();
+    let mut left: [Vec<u32>; 2] = p.free.clone();
     for (t, n) in node_of_task.iter().enumerate() {
         if let Some(n) = n {
             let k = ix.req.pending[t].kind.slot();

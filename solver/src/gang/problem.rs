@@ -151,6 +151,12 @@ pub struct GangProblem<'p> {
     pub top: i64,
     /// Vertices of the largest network the heuristic builds (what bounds a path's length).
     pub vertices: usize,
+    /// Free slots per kind and node that this epoch may fill: the snapshot's, less those
+    /// held for a starving gang ([`super::reservation`]).
+    pub free: [Vec<u32>; 2],
+    /// Per job: whether its tasks go first (a starving gang whose reservation has room now;
+    /// the heuristic boosts it from the first flow and picks its domain before the others').
+    pub first: Vec<bool>,
 }
 
 /// A placement's score: more placed is better, then less cost.
@@ -272,6 +278,8 @@ impl<'p> GangProblem<'p> {
             units_per_second,
             top,
             vertices,
+            free: ix.free.clone(),
+            first: vec![false; req.jobs.len()],
         })
     }
 
@@ -346,7 +354,7 @@ impl<'p> GangProblem<'p> {
             let c = self.cost(t, n).ok_or(Invalid::Slot(t))?;
             let u = used.get_mut(n as usize).ok_or(Invalid::Slot(t))?;
             u[k] += 1;
-            if u[k] > ix.free[k][n as usize] {
+            if u[k] > self.free[k][n as usize] {
                 return Err(Invalid::Slot(t));
             }
             let j = ix.pending_job[t] as usize;

@@ -112,7 +112,7 @@ pub fn solve(p: &GangProblem<'_>, limits: MipLimits) -> Result<GangAnswer, Solve
             }
             let rule = p.jobs[j].topology.as_ref();
             for n in 0..ix.node_rack.len() as u32 {
-                if ix.free[k][n as usize] == 0 || !ix.disk_admits(t, n) {
+                if p.free[k][n as usize] == 0 || !ix.disk_admits(t, n) {
                     continue;
                 }
                 if let Some(r) = rule.filter(|r| r.required) {
@@ -318,8 +318,8 @@ fn constrain(p: &GangProblem<'_>, v: &Vars, lp: &mut HighsProblem) {
     }
     for (n, kinds) in on_node.into_iter().enumerate() {
         for (k, e) in kinds.into_iter().enumerate() {
-            if ix.free[k][n] > 0 {
-                lp.add_constraint(e.leq(f64::from(ix.free[k][n])));
+            if p.free[k][n] > 0 {
+                lp.add_constraint(e.leq(f64::from(p.free[k][n])));
             }
         }
     }

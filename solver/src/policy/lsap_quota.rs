@@ -56,6 +56,11 @@
 //! unit of its pool's counts), refused (task, node) pairs are left out of the network, and
 //! the pipeline then holds the answer to each node's space; only the pairwise part is exact.
 //! Cost: O(pools log pools · |feasible totals|) for the counts, plus the structured solve.
+//!
+//! Gangs and topology domains ([`crate::gang`]): the heuristic on `auto` and `flow`, the MIP on
+//! `mip`, on free slots less those held for gangs that have waited past
+//! `gang_reserve_after_s` ([`crate::gang::reservation`]: FAIR §3.2's timeout, answered by
+//! holding a domain's freed slots rather than killing tasks).
 
 use super::{Epoch, Placement, Policy};
 use crate::cost::LocalityCost;
@@ -357,6 +362,7 @@ impl Policy for LsapQuota {
         &[
             &Knobs::<crate::delay_scheduling::Heartbeat>::OF,
             &Knobs::<crate::delay_scheduling::DelayWaits>::OF,
+            &Knobs::<crate::gang::GangReserve>::OF,
         ]
     }
 
@@ -467,7 +473,11 @@ pub(crate) fn place(epoch: &Epoch<'_, '_>, gangs: bool) -> Result<Placement, Sol
     let (levels, mut delay) = delay_levels(ix, epoch.starvation);
     let constrained = gangs && ix.req.jobs.iter().any(|j| j.gang.is_some() || j.topology.is_some());
     let (node_of_task, status, reasons) = if constrained || epoch.engine == SolverEngine::Mip {
-        let problem = crate::gang::GangProblem::new(ix, model, epoch.shares, Some(&levels))?;
+        let mut problem = crate::gang::GangProblem::new(ix, model, epoch.shares, Some(&levels))?;
+        if constrained {
+            let knob: crate::gang::GangReserve = crate::settings::read(&ix.req.policy);
+            crate::gang::reservation::reserve(&mut problem, knob);
+        }
         let answer = if epoch.engine == SolverEngine::Mip {
             exact_gangs(&problem)?
         } else {
