@@ -400,7 +400,7 @@ fn workload_presets_run_the_papers_experiments() {
          mem_utilisation,io_utilisation,steady_throughput_jobs_per_h,steady_mean_turnaround_s,\
          goals,goals_met,steady_map_slot_utilisation,steady_jobs_in_system,\
          steady_pools_with_two_jobs,steady_cross_rack_use,steady_cross_rack_saturated_share,\
-         steady_arrivals_jobs_per_h"
+         steady_arrivals_jobs_per_h,stranded_slot_fraction,stranded_slots_while_waiting"
     ));
     let summary = rows(&out.join("summary.csv"));
     assert_eq!(summary.len(), 2);
@@ -533,7 +533,8 @@ fn sw_shuffle_watcher_workload_reports_table_3_by_class_and_the_steady_state() {
     assert!(text.lines().next().unwrap().ends_with(
         "steady_throughput_jobs_per_h,steady_mean_turnaround_s,goals,goals_met,\
          steady_map_slot_utilisation,steady_jobs_in_system,steady_pools_with_two_jobs,\
-         steady_cross_rack_use,steady_cross_rack_saturated_share,steady_arrivals_jobs_per_h"
+         steady_cross_rack_use,steady_cross_rack_saturated_share,steady_arrivals_jobs_per_h,\
+         stranded_slot_fraction,stranded_slots_while_waiting"
     ));
     assert!(out.join("cross_rack_timeseries.csv").is_file());
     assert!(out.join("cross_rack_timeseries.svg").is_file());

@@ -88,6 +88,8 @@ fn summary(jobs: &[JobMetrics], epochs: &[EpochMetrics], locality: [f64; 3]) -> 
         fairness_distance: 0.1,
         map_slot_utilisation: 0.5,
         reduce_slot_utilisation: 0.5,
+        stranded_slot_fraction: 0.0,
+        stranded_slots_while_waiting: 0.0,
         task_runs: 5 * jobs.len(),
         preemptions: 0,
         events: 100,

@@ -115,6 +115,8 @@ fn report(name: &str, algorithm: Algorithm, locality: [usize; 4]) -> SimReport {
         fairness_distance: 0.25,
         map_slot_utilisation: 0.5,
         reduce_slot_utilisation: 0.125,
+        stranded_slot_fraction: 0.25,
+        stranded_slots_while_waiting: 3.5,
         task_runs: 9,
         preemptions: 0,
         events: 17,
@@ -232,9 +234,10 @@ fn summary_header_is_the_contract_then_extras() {
     assert!(text.ends_with('\n'));
     // The extras after the contract end with the traffic split, the peak of intermediate
     // data, the resource use (empty: these runs have no demands), the steady state and the
-    // goals (2 jobs have one, 1 met it), then the steady state's load.
+    // goals (2 jobs have one, 1 met it), then the steady state's load and the stranded slots.
     assert!(
-        lines[1].ends_with(",0.0625,0.0375,2.5,,,,84.0,21.25,2,1,0.5,1.5,0.25,0.125,0.0,90.0"),
+        lines[1]
+            .ends_with(",0.0625,0.0375,2.5,,,,84.0,21.25,2,1,0.5,1.5,0.25,0.125,0.0,90.0,0.25,3.5"),
         "{}",
         lines[1]
     );
@@ -243,7 +246,7 @@ fn summary_header_is_the_contract_then_extras() {
          mem_utilisation,io_utilisation,steady_throughput_jobs_per_h,steady_mean_turnaround_s,\
          goals,goals_met,steady_map_slot_utilisation,steady_jobs_in_system,\
          steady_pools_with_two_jobs,steady_cross_rack_use,steady_cross_rack_saturated_share,\
-         steady_arrivals_jobs_per_h"
+         steady_arrivals_jobs_per_h,stranded_slot_fraction,stranded_slots_while_waiting"
     ));
     let mut with_use = two_policies().remove(0);
     with_use.summary.utilisation = Some(placer_sim::ResourceUse { cpu: 0.5, mem: 0.25, io: 0.125 });

@@ -39,6 +39,7 @@
 
 use crate::cluster::SimCluster;
 use crate::config::SimConfig;
+use crate::fragmentation::Fragmentation;
 use crate::ideal::ideal_time_s;
 use crate::network::FlowEnd;
 use crate::report::{
@@ -159,6 +160,8 @@ pub(crate) struct Metrics {
     ticks: u64,
     epochs: Vec<EpochMetrics>,
     timing: WallTiming,
+    /// The free slots stranded by waiting required gangs (`fragmentation.rs`).
+    pub fragmentation: Fragmentation,
 }
 
 impl Metrics {
@@ -182,6 +185,7 @@ impl Metrics {
             ticks: 0,
             epochs: Vec::new(),
             timing: WallTiming::default(),
+            fragmentation: Fragmentation::default(),
         }
     }
 
@@ -515,6 +519,7 @@ impl Metrics {
         });
         let with_pref = (node + rack + remote).max(1) as f64;
         let steady = steady_state(jobs);
+        let stranded = self.fragmentation.report(first_submit, self.last_event_s);
         let per = |busy: f64, slots: u64| {
             if slots == 0 || makespan_s <= 0.0 {
                 0.0
@@ -555,6 +560,8 @@ impl Metrics {
             fairness_distance: mean(self.epochs.iter().map(|e| e.fairness_distance)),
             map_slot_utilisation: per(self.busy[0], map_slots),
             reduce_slot_utilisation: per(self.busy[1], reduce_slots),
+            stranded_slot_fraction: stranded.fraction,
+            stranded_slots_while_waiting: stranded.while_waiting,
             task_runs: jobs.iter().map(|j| j.task_runs).sum(),
             preemptions: jobs.iter().map(|j| j.preempted).sum(),
             events: self.events,

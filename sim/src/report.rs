@@ -186,6 +186,12 @@ pub struct Summary {
     pub map_slot_utilisation: f64,
     /// Busy reduce-slot seconds / (reduce slots × makespan).
     pub reduce_slot_utilisation: f64,
+    /// Time-mean free slots stranded in topology domains too small for the smallest waiting
+    /// gang that requires one, over the cluster's slots and the span from the first
+    /// submission to the last event (`fragmentation.rs` defines it).
+    pub stranded_slot_fraction: f64,
+    /// Mean stranded slots while some required gang waits; 0 when none ever waited.
+    pub stranded_slots_while_waiting: f64,
     /// Task runs started.
     pub task_runs: usize,
     /// Runs killed by preemption.
