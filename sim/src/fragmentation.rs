@@ -202,7 +202,8 @@ impl Fragmentation {
         let mut f = self.clone();
         f.advance(end_s);
         let span = end_s - first_submit_s;
-        let fraction = if span > 0.0 && f.slots > 0 { f.area / (f.slots as f64 * span) } else { 0.0 };
+        let fraction =
+            if span > 0.0 && f.slots > 0 { f.area / (f.slots as f64 * span) } else { 0.0 };
         let while_waiting = if f.waiting_s > 0.0 { f.area / f.waiting_s } else { 0.0 };
         Stranded { fraction, while_waiting }
     }

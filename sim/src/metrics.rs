@@ -496,6 +496,7 @@ impl Metrics {
                     wait_s: run.first_start_s.map(|s| s - index.submit_s),
                     maps_started_s: run.last_map_start_s,
                     map_racks: run.map_racks.len(),
+                    gang: spec.gang.map(|g| g.min_member),
                 }
             })
             .collect()
@@ -752,6 +753,7 @@ mod tests {
             wait_s: None,
             maps_started_s: None,
             map_racks: 0,
+            gang: None,
         }
     }
 

@@ -83,6 +83,9 @@ pub struct JobMetrics {
     pub maps_started_s: Option<f64>,
     /// How many racks its map runs started in (1: a gang kept inside a rack).
     pub map_racks: usize,
+    /// Its gang's `min_member` when the workload makes it a gang (`JobSpec::gang`), whatever
+    /// the policy; `None` for an ordinary job.
+    pub gang: Option<u32>,
 }
 
 /// One solver call.

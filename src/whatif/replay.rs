@@ -636,10 +636,10 @@ struct Outputs<'a> {
 }
 
 impl Outputs<'_> {
-    /// Tables per run, then the summary, the validation, ShuffleWatcher's Table 3 by class and
-    /// cross-rack time series (beside the summary), plots (the whole run's or this shard's),
-    /// the report page over them (`index.html` beside the summary), and the manifest last,
-    /// every file atomically. Returns the page's path.
+    /// Tables per run, then the summary, the validation, ShuffleWatcher's Table 3 by class, the
+    /// results by job class and the cross-rack time series (beside the summary), plots (the
+    /// whole run's or this shard's), the report page over them (`index.html` beside the
+    /// summary), and the manifest last, every file atomically. Returns the page's path.
     fn write(&self, done: &[(&Run, SimReport)]) -> Result<PathBuf, CliError> {
         let shard = Shard::new(self.shard, self.shards)?;
         let mut files = Vec::new();
@@ -653,6 +653,7 @@ impl Outputs<'_> {
         files.extend(tables::write_validation_csv(self.dir, &validation, &reports)?);
         let by_class = shard.traffic_by_class_file();
         files.extend(tables::write_traffic_by_class_csv(self.dir, &by_class, &reports)?);
+        files.push(tables::write_by_class_csv(self.dir, &shard.by_class_file(), &reports)?);
         let series = shard.cross_rack_timeseries_file();
         files.push(tables::write_cross_rack_timeseries_csv(self.dir, &series, &reports)?);
         let plot_dir = match shard == Shard::WHOLE {
