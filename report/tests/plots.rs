@@ -41,6 +41,7 @@ fn job(k: usize, submit_s: f64, response_s: Option<f64>) -> JobMetrics {
         wait_s: None,
         maps_started_s: None,
         map_racks: 0,
+        maps_at_start: 0,
         gang: None,
     }
 }

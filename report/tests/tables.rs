@@ -56,6 +56,7 @@ fn job(id: &str, submit_s: f64, finish_s: Option<f64>, locality: [usize; 4]) -> 
         wait_s: None,
         maps_started_s: None,
         map_racks: 0,
+        maps_at_start: 0,
         gang: None,
     }
 }
@@ -337,12 +338,12 @@ fn run_tables_have_exact_headers_row_counts_and_escaping() {
     assert_eq!(
         jobs[1],
         "\"j,1 \"\"big\"\"\",\"bin, 3\",prod,0.0,42.5,42.5,10.0,4.25,5,1,3,0,0,2,6,0,,0.0,0.0,0.0,\
-         40.0,false,,,,0,"
+         40.0,false,,,,0,0,"
     );
-    assert!(jobs[2].ends_with(",25.0,0.0,0.0,0.0,30.0,true,,,,0,"), "{}", jobs[2]);
+    assert!(jobs[2].ends_with(",25.0,0.0,0.0,0.0,30.0,true,,,,0,0,"), "{}", jobs[2]);
     // Unfinished job: finish, response and slowdown empty; no class, no goal, no start, no
     // gang: empty.
-    assert_eq!(jobs[3], "j3,,prod,2.0,,,10.0,,0,1,0,0,0,0,1,0,40.0,0.0,0.0,0.0,,,,,,0,");
+    assert_eq!(jobs[3], "j3,,prod,2.0,,,10.0,,0,1,0,0,0,0,1,0,40.0,0.0,0.0,0.0,,,,,,0,0,");
 
     let epochs = csv_lines(&dir.path().join("epochs/policy=lsap/part-0.csv"));
     assert_eq!(epochs[0], EPOCH_COLUMNS.join(","));
@@ -648,18 +649,18 @@ fn sw_fig_10_timeseries_rows_are_mbit_per_s_per_bucket() {
 fn by_class_rows_give_response_wait_and_gang_starts_per_class() {
     // by_class.rs's example: class gang-required, three gangs submitted at 0, 0 and 10 s,
     // started at 2, 6 and 10 s, finished at 12, 16 and 40 s: mean response (12 + 16 + 30) / 3,
-    // waits 2, 6, 0: mean 8 / 3, p90 the 3rd smallest, 6. The second started piecemeal (its
-    // last map at 9 s) across 2 racks, the others whole in one rack. A mapreduce job that never
+    // waits 2, 6, 0: mean 8 / 3, p90 the 3rd smallest, 6. The second started piecemeal (3 of
+    // its 4 maps at its start) across 2 racks, the others whole (all 4) in one rack. A mapreduce job that never
     // started; one job without class.
     use placer_report::tables::{
         by_class_csv, by_class_rows, write_by_class_csv, BY_CLASS_COLUMNS,
     };
     let mut r = report("fair", Algorithm::Fair, [1, 0, 0, 0]);
-    let gang = |submit: f64, start: f64, last_map: f64, finish: f64, racks: usize| {
+    let gang = |submit: f64, start: f64, at_start: usize, finish: f64, racks: usize| {
         let mut j = job("g", submit, Some(finish), [1, 0, 0, 0]);
         j.class = Some("gang-required".to_owned());
         (j.start_s, j.wait_s) = (Some(start), Some(start - submit));
-        (j.maps_started_s, j.map_racks, j.gang) = (Some(last_map), racks, Some(4));
+        (j.maps_at_start, j.map_racks, j.gang) = (at_start, racks, Some(4));
         j
     };
     let mut idle = job("m", 0.0, None, [0, 0, 0, 0]);
@@ -667,11 +668,11 @@ fn by_class_rows_give_response_wait_and_gang_starts_per_class() {
     let mut plain = job("x", 1.0, Some(4.0), [1, 0, 0, 0]);
     (plain.start_s, plain.wait_s) = (Some(1.5), Some(0.5));
     r.jobs = vec![
-        gang(0.0, 2.0, 2.0, 12.0, 1),
+        gang(0.0, 2.0, 4, 12.0, 1),
         idle,
-        gang(0.0, 6.0, 9.0, 16.0, 2),
+        gang(0.0, 6.0, 3, 16.0, 2),
         plain,
-        gang(10.0, 10.0, 10.0, 40.0, 1),
+        gang(10.0, 10.0, 4, 40.0, 1),
     ];
     let rows = by_class_rows(&r);
     let classes: Vec<&str> = rows.iter().map(|c| c.class.as_str()).collect();

@@ -84,6 +84,8 @@ struct JobCounts {
     last_map_start_s: Option<f64>,
     /// The racks its map runs started in.
     map_racks: std::collections::BTreeSet<usize>,
+    /// Map runs started at `first_start_s`.
+    maps_at_start: usize,
 }
 
 /// Bytes read and moved so far.
@@ -210,7 +212,10 @@ impl Metrics {
     /// A run of a task of job `j` (a map when `map`) started at `now` in rack `rack`.
     pub fn run_placed(&mut self, j: usize, map: bool, now: f64, rack: usize) {
         if let Some(job) = self.jobs.get_mut(j) {
-            job.first_start_s.get_or_insert(now);
+            let first = *job.first_start_s.get_or_insert(now);
+            if map && now == first {
+                job.maps_at_start += 1;
+            }
             if map {
                 job.last_map_start_s = Some(now);
                 job.map_racks.insert(rack);
@@ -496,6 +501,7 @@ impl Metrics {
                     wait_s: run.first_start_s.map(|s| s - index.submit_s),
                     maps_started_s: run.last_map_start_s,
                     map_racks: run.map_racks.len(),
+                    maps_at_start: run.maps_at_start,
                     gang: spec.gang.map(|g| g.min_member),
                 }
             })
@@ -753,6 +759,7 @@ mod tests {
             wait_s: None,
             maps_started_s: None,
             map_racks: 0,
+            maps_at_start: 0,
             gang: None,
         }
     }

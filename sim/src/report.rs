@@ -83,6 +83,9 @@ pub struct JobMetrics {
     pub maps_started_s: Option<f64>,
     /// How many racks its map runs started in (1: a gang kept inside a rack).
     pub map_racks: usize,
+    /// Map runs that started at `start_s`: a gang started whole has at least its
+    /// `min_member` (later runs, such as a failed attempt's retry, do not count).
+    pub maps_at_start: usize,
     /// Its gang's `min_member` when the workload makes it a gang (`JobSpec::gang`), whatever
     /// the policy; `None` for an ordinary job.
     pub gang: Option<u32>,

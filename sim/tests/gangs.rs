@@ -69,6 +69,7 @@ fn a_rack_required_gang_waits_for_a_whole_rack_and_starts_in_it() {
         assert_eq!(g.wait_s, Some(32.0));
         assert_eq!(g.maps_started_s, Some(33.0));
         assert_eq!(g.map_racks, 1);
+        assert_eq!(g.maps_at_start, 4);
         assert_eq!(g.finish_s, Some(43.0));
     }
 }

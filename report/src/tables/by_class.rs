@@ -8,8 +8,9 @@
 //! given order. Columns ([`BY_CLASS_COLUMNS`]): `jobs`; `jobs_finished`; `mean_response_s` over
 //! the finished ones; `mean_wait_s` and `p90_wait_s` (nearest rank: the ⌈0.9 · n⌉-th smallest)
 //! over the `wait_s` (first task start − submit) of those that started; `not_started`; then for
-//! gangs (`JobMetrics::gang`): `gangs`, `gangs_started_whole` (started gangs all of whose maps
-//! started at the instant of the first: `maps_started_s = start_s`) and `gangs_in_one_rack`
+//! gangs (`JobMetrics::gang`): `gangs`, `gangs_started_whole` (started gangs at least
+//! `min_member` of whose maps started at the instant of the first task: `maps_at_start`; a
+//! later retry of a failed attempt does not count against it) and `gangs_in_one_rack`
 //! (started gangs whose maps all ran in one rack, `map_racks = 1`; the domain of the rack-level
 //! gangs the workloads make). Means and the p90 are empty without a job to take them over;
 //! the two gang counts are empty for a class without gangs. O(jobs log jobs).
@@ -90,7 +91,9 @@ fn class_row(policy: &str, class: &str, jobs: &[&JobMetrics]) -> ClassRow {
     let mut waits: Vec<f64> = jobs.iter().filter_map(|j| j.wait_s).collect();
     let gangs: Vec<&&JobMetrics> = jobs.iter().filter(|j| j.gang.is_some()).collect();
     let started = gangs.iter().filter(|j| j.start_s.is_some());
-    let whole = started.clone().filter(|j| j.maps_started_s == j.start_s).count() as u64;
+    let whole =
+        started.clone().filter(|j| j.gang.is_some_and(|g| j.maps_at_start >= g as usize)).count()
+            as u64;
     let one_rack = started.filter(|j| j.map_racks == 1).count() as u64;
     let has_gangs = !gangs.is_empty();
     ClassRow {
