@@ -4,8 +4,11 @@
 //! `podset-required-topology`; the fragmentation Kueue TAS's `BestFit` profile packs against).
 //!
 //! **Definition.** At each measurement, let W be the *waiting required gangs*: arrived,
-//! unfinished jobs with a `gang` and a `required` topology that have pending tasks and fewer
-//! running tasks (both kinds) than `min_member`. Per level ℓ (node, rack) with gangs in W, the
+//! unfinished jobs with a `gang` and a `required` topology that have not started (never had
+//! `min_member` tasks of both kinds running at once, whatever the policy) and have pending
+//! tasks; each has fewer running tasks than `min_member` (a gang-unaware policy may have
+//! started some). A started gang whose task is pending again (a failed attempt's retry, a
+//! preemption) is not waiting to start and is not in W. Per level ℓ (node, rack) with gangs in W, the
 //! smallest need is m_ℓ = min over W's gangs at ℓ of (`min_member` − running). A domain of
 //! level ℓ (a node, a rack) is *too small* when its free slots of the kinds counted are fewer
 //! than m_ℓ; the kinds counted are the maps, and the reduces too when some gang of W at ℓ
@@ -52,7 +55,7 @@ struct RequiredGang {
 pub(crate) struct Fragmentation {
     /// Per job: `Some` for a gang whose topology is required.
     gangs: Vec<Option<RequiredGang>>,
-    /// Arrived, unfinished required gangs.
+    /// Arrived, unfinished required gangs that have not started.
     active: BTreeSet<usize>,
     /// Running tasks per job (both kinds).
     running: Vec<u32>,
@@ -119,10 +122,14 @@ impl Fragmentation {
         self.active.remove(&j);
     }
 
-    /// A task of job `j` started (`true`) or stopped running (`false`).
+    /// A task of job `j` started (`true`) or stopped running (`false`). A required gang with
+    /// `min_member` tasks running has started: it leaves the waiting candidates for good.
     pub fn running_changed(&mut self, j: usize, started: bool) {
         if let Some(r) = self.running.get_mut(j) {
             *r = if started { r.saturating_add(1) } else { r.saturating_sub(1) };
+            if self.gangs[j].is_some_and(|g| u64::from(*r) >= g.min_member) {
+                self.active.remove(&j);
+            }
         }
     }
 
@@ -267,9 +274,12 @@ mod tests {
         f.running_changed(0, true);
         f.measure(10.0, &c, free, |_| true);
         assert_eq!((f.value, f.waiting), (0, true));
-        // Job 0 finished, job 2 has no pending task (its setup is not done): W is empty over
-        // [20, 40].
-        f.finished(0);
+        // Job 0 reaches its 3 running tasks (it has started), then one ends and is pending
+        // again (a retry): a started gang is not waiting. Job 2 has no pending task (its setup
+        // is not done): W is empty over [20, 40].
+        f.running_changed(0, true);
+        f.running_changed(0, true);
+        f.running_changed(0, false);
         f.measure(20.0, &c, free, |j| j != 2);
         assert_eq!((f.value, f.waiting), (0, false));
         // ∫ stranded = 4 · 10 = 40 slot-s; over 8 slots and the span [0, 40]: 40 / 320 =
