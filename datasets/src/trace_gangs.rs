@@ -64,6 +64,9 @@ impl TraceGangs {
 /// domain of `spec.level` holds `domain_map_slots` map slots and whose nodes hold
 /// `cluster_map_slots` in all.
 ///
+/// # Complexity
+/// O(jobs): one draw per eligible job.
+///
 /// # Errors
 /// [`DatasetError::InvalidSpec`] (field `gangs`) for `max_maps` < 2 or `share` outside [0, 1].
 ///
