@@ -105,6 +105,84 @@ fn hand_checked_times(dir: &str, policies: &[&str], extra: &[&str]) {
 }
 
 #[test]
+fn sls_jobs_made_gangs_start_whole_and_those_that_cannot_fit_are_skipped() {
+    // The hand-checked SLS run above with `--gangs max_maps=3,level=node` and 2 map slots per
+    // node: job_1 (3 maps) is larger than a node's 2 slots, so it is skipped and stays an
+    // ordinary job; job_2 (2 maps) becomes a gang of 2 required on one node. Nothing competes:
+    // the times are those above (job_1 17.843 s, job_2 starts at the tick of 108 s, 130.163 s),
+    // job_2 starts whole in one rack, and no required gang waits after an epoch's placement, so
+    // no slot is stranded.
+    let out = fresh("whatif_sls_gangs");
+    let o = sls(
+        &out,
+        &[
+            "--policies",
+            "lsap_quota,kueue_best_fit",
+            "--heartbeat",
+            "epoch",
+            "--task-overhead-s",
+            "0",
+            "--job-setup-s",
+            "0",
+            "--job-cleanup-s",
+            "0",
+            "--map-slots",
+            "2",
+            "--gangs",
+            "max_maps=3,level=node",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains(
+            "gangs: 1 of the 2 jobs with 2–3 maps made gangs (node, required); 1 skipped, \
+             larger than the largest node's 2 map slots"
+        ),
+        "{stderr}"
+    );
+    for policy in ["lsap_quota", "kueue_best_fit"] {
+        let jobs = rows(&out.join(format!("jobs/policy={policy}/part-0.csv")));
+        let gang: Vec<&str> = jobs.iter().map(|r| r["gang"].as_str()).collect();
+        assert_eq!(gang, ["", "2"], "{policy}");
+        assert_eq!(jobs[1]["class"], "gang-required");
+        let finish: Vec<f64> = jobs.iter().map(|r| r["finish_s"].parse().unwrap()).collect();
+        assert!((finish[0] - 17.843).abs() < 1e-9 && (finish[1] - 130.163).abs() < 1e-9);
+        assert_eq!(
+            (jobs[1]["start_s"].as_str(), jobs[1]["maps_started_s"].as_str()),
+            ("108.0", "108.0")
+        );
+    }
+    let by_class = rows(&out.join("by_class.csv"));
+    let got: Vec<(&str, &str, &str, &str, &str)> = by_class
+        .iter()
+        .map(|r| {
+            let g = |k: &str| r[k].as_str();
+            (g("policy"), g("class"), g("jobs"), g("gangs_started_whole"), g("gangs_in_one_rack"))
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("lsap_quota", "gang-required", "1", "1", "1"),
+            ("lsap_quota", "none", "1", "", ""),
+            ("kueue_best_fit", "gang-required", "1", "1", "1"),
+            ("kueue_best_fit", "none", "1", "", ""),
+        ]
+    );
+    for row in rows(&out.join("summary.csv")) {
+        assert_eq!(row["stranded_slot_fraction"], "0.0");
+        assert_eq!(row["stranded_slots_while_waiting"], "0.0");
+    }
+    let manifest = std::fs::read_to_string(out.join("manifest.json")).unwrap();
+    assert!(manifest.contains("\"by_class.csv\""), "{manifest}");
+    // A workload is no trace: --gangs needs --trace.
+    let x = fresh("whatif_gangs_workload").display().to_string();
+    let o = placer(&["whatif", "--workload", "gang-mix", "--gangs", "max_maps=4", "--out", &x]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--gangs"), "{o:?}");
+}
+#[test]
 fn warm_start_keeps_the_hand_checked_times() {
     // `--warm-start`: each epoch's flow starts from the labels the previous one left;
     // placements stay least-cost.
@@ -400,7 +478,7 @@ fn workload_presets_run_the_papers_experiments() {
          mem_utilisation,io_utilisation,steady_throughput_jobs_per_h,steady_mean_turnaround_s,\
          goals,goals_met,steady_map_slot_utilisation,steady_jobs_in_system,\
          steady_pools_with_two_jobs,steady_cross_rack_use,steady_cross_rack_saturated_share,\
-         steady_arrivals_jobs_per_h"
+         steady_arrivals_jobs_per_h,stranded_slot_fraction,stranded_slots_while_waiting"
     ));
     let summary = rows(&out.join("summary.csv"));
     assert_eq!(summary.len(), 2);
@@ -533,7 +611,8 @@ fn sw_shuffle_watcher_workload_reports_table_3_by_class_and_the_steady_state() {
     assert!(text.lines().next().unwrap().ends_with(
         "steady_throughput_jobs_per_h,steady_mean_turnaround_s,goals,goals_met,\
          steady_map_slot_utilisation,steady_jobs_in_system,steady_pools_with_two_jobs,\
-         steady_cross_rack_use,steady_cross_rack_saturated_share,steady_arrivals_jobs_per_h"
+         steady_cross_rack_use,steady_cross_rack_saturated_share,steady_arrivals_jobs_per_h,\
+         stranded_slot_fraction,stranded_slots_while_waiting"
     ));
     assert!(out.join("cross_rack_timeseries.csv").is_file());
     assert!(out.join("cross_rack_timeseries.svg").is_file());

@@ -106,7 +106,8 @@ fn check_shown(column: &str, exact: &str, shown: &str) {
     let share = ["node_local", "rack_local", "remote", "no_preference"].contains(&column)
         || column.ends_with("_utilisation")
         || column.ends_with("_use")
-        || column.ends_with("_share");
+        || column.ends_with("_share")
+        || column.ends_with("_fraction");
     let unit = ["_s", "_gb", "_ms", "_per_h"].iter().any(|u| column.ends_with(u));
     let integer = !exact.contains(['.', 'e', 'E']);
     let (target, places) = if share {

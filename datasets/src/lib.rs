@@ -21,6 +21,7 @@ pub mod sls;
 mod small_jobs;
 pub mod swim;
 mod topology;
+mod trace_gangs;
 pub mod workload;
 
 pub use error::DatasetError;
@@ -38,6 +39,7 @@ pub use shuffle_watcher_mix::{
 pub use small_jobs::{
     small_jobs, SmallJobsSpec, SMALL_JOBS_LAUNCHES_PER_S, SMALL_JOBS_TOTAL_MAPS, SMALL_JOB_SIZES,
 };
+pub use trace_gangs::{make_gangs, TraceGangs, TraceGangsOutcome};
 pub use workload::{
     Capacity, Demand, JobSpec, MapSpec, NodeSpec, PoolSpec, RackSpec, ReduceSpec, Topology,
     Workload,

@@ -1,6 +1,6 @@
 //! How the what-if page shows a `summary.csv` value to a reader: the column's unit from its
 //! name (the CSV's own convention: `_s` seconds, `_gb` 10⁹ bytes, `_ms` milliseconds,
-//! `_per_h` per hour, locality and utilisation columns fractions), shares as percentages with
+//! `_per_h` per hour, locality, utilisation and `_fraction` columns fractions), shares as percentages with
 //! one decimal, other measures to about three significant digits, thousands separated by
 //! commas (English digit grouping), units in the header rather than in every cell. The CSV
 //! keeps the exact values; the page links it and gives each rounded cell its exact value as a
@@ -10,7 +10,7 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Unit {
     /// A fraction in [0, 1] shown as a percentage: `node_local`, `rack_local`, `remote`,
-    /// `no_preference` and every `*_utilisation`, `*_use` and `*_share`.
+    /// `no_preference` and every `*_utilisation`, `*_use`, `*_share` and `*_fraction`.
     Share,
     /// Seconds (`*_s`).
     Seconds,
@@ -29,6 +29,7 @@ pub enum Unit {
 /// ```
 /// use placer_report::display::{unit_of, Unit};
 /// assert_eq!(unit_of("node_local"), Unit::Share);
+/// assert_eq!(unit_of("stranded_slot_fraction"), Unit::Share);
 /// assert_eq!(unit_of("p95_response_s"), Unit::Seconds);
 /// assert_eq!(unit_of("throughput_jobs_per_h"), Unit::JobsPerHour);
 /// assert_eq!(unit_of("jobs"), Unit::Plain);
@@ -38,6 +39,7 @@ pub fn unit_of(column: &str) -> Unit {
         || column.ends_with("_utilisation")
         || column.ends_with("_use")
         || column.ends_with("_share")
+        || column.ends_with("_fraction")
     {
         Unit::Share
     } else if column.ends_with("_jobs_per_h") {

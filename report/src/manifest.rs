@@ -115,6 +115,12 @@ impl Shard {
         self.file("traffic_by_class.csv")
     }
 
+    /// Where this shard's `by_class.csv` goes (per run and job class): `by_class.csv` for `0/1`,
+    /// else `shards/i-of-N/by_class.csv`.
+    pub fn by_class_file(&self) -> String {
+        self.file("by_class.csv")
+    }
+
     /// Where this shard's `cross_rack_timeseries.csv` goes: `cross_rack_timeseries.csv` for
     /// `0/1`, else `shards/i-of-N/cross_rack_timeseries.csv`.
     pub fn cross_rack_timeseries_file(&self) -> String {

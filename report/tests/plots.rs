@@ -41,6 +41,8 @@ fn job(k: usize, submit_s: f64, response_s: Option<f64>) -> JobMetrics {
         wait_s: None,
         maps_started_s: None,
         map_racks: 0,
+        maps_at_start: 0,
+        gang: None,
     }
 }
 
@@ -88,6 +90,8 @@ fn summary(jobs: &[JobMetrics], epochs: &[EpochMetrics], locality: [f64; 3]) -> 
         fairness_distance: 0.1,
         map_slot_utilisation: 0.5,
         reduce_slot_utilisation: 0.5,
+        stranded_slot_fraction: 0.0,
+        stranded_slots_while_waiting: 0.0,
         task_runs: 5 * jobs.len(),
         preemptions: 0,
         events: 100,

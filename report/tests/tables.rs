@@ -56,6 +56,8 @@ fn job(id: &str, submit_s: f64, finish_s: Option<f64>, locality: [usize; 4]) -> 
         wait_s: None,
         maps_started_s: None,
         map_racks: 0,
+        maps_at_start: 0,
+        gang: None,
     }
 }
 
@@ -115,6 +117,8 @@ fn report(name: &str, algorithm: Algorithm, locality: [usize; 4]) -> SimReport {
         fairness_distance: 0.25,
         map_slot_utilisation: 0.5,
         reduce_slot_utilisation: 0.125,
+        stranded_slot_fraction: 0.25,
+        stranded_slots_while_waiting: 3.5,
         task_runs: 9,
         preemptions: 0,
         events: 17,
@@ -232,9 +236,10 @@ fn summary_header_is_the_contract_then_extras() {
     assert!(text.ends_with('\n'));
     // The extras after the contract end with the traffic split, the peak of intermediate
     // data, the resource use (empty: these runs have no demands), the steady state and the
-    // goals (2 jobs have one, 1 met it), then the steady state's load.
+    // goals (2 jobs have one, 1 met it), then the steady state's load and the stranded slots.
     assert!(
-        lines[1].ends_with(",0.0625,0.0375,2.5,,,,84.0,21.25,2,1,0.5,1.5,0.25,0.125,0.0,90.0"),
+        lines[1]
+            .ends_with(",0.0625,0.0375,2.5,,,,84.0,21.25,2,1,0.5,1.5,0.25,0.125,0.0,90.0,0.25,3.5"),
         "{}",
         lines[1]
     );
@@ -243,7 +248,7 @@ fn summary_header_is_the_contract_then_extras() {
          mem_utilisation,io_utilisation,steady_throughput_jobs_per_h,steady_mean_turnaround_s,\
          goals,goals_met,steady_map_slot_utilisation,steady_jobs_in_system,\
          steady_pools_with_two_jobs,steady_cross_rack_use,steady_cross_rack_saturated_share,\
-         steady_arrivals_jobs_per_h"
+         steady_arrivals_jobs_per_h,stranded_slot_fraction,stranded_slots_while_waiting"
     ));
     let mut with_use = two_policies().remove(0);
     with_use.summary.utilisation = Some(placer_sim::ResourceUse { cpu: 0.5, mem: 0.25, io: 0.125 });
@@ -333,11 +338,12 @@ fn run_tables_have_exact_headers_row_counts_and_escaping() {
     assert_eq!(
         jobs[1],
         "\"j,1 \"\"big\"\"\",\"bin, 3\",prod,0.0,42.5,42.5,10.0,4.25,5,1,3,0,0,2,6,0,,0.0,0.0,0.0,\
-         40.0,false,,,,0"
+         40.0,false,,,,0,0,"
     );
-    assert!(jobs[2].ends_with(",25.0,0.0,0.0,0.0,30.0,true,,,,0"), "{}", jobs[2]);
-    // Unfinished job: finish, response and slowdown empty; no class, no goal, no start: empty.
-    assert_eq!(jobs[3], "j3,,prod,2.0,,,10.0,,0,1,0,0,0,0,1,0,40.0,0.0,0.0,0.0,,,,,,0");
+    assert!(jobs[2].ends_with(",25.0,0.0,0.0,0.0,30.0,true,,,,0,0,"), "{}", jobs[2]);
+    // Unfinished job: finish, response and slowdown empty; no class, no goal, no start, no
+    // gang: empty.
+    assert_eq!(jobs[3], "j3,,prod,2.0,,,10.0,,0,1,0,0,0,0,1,0,40.0,0.0,0.0,0.0,,,,,,0,0,");
 
     let epochs = csv_lines(&dir.path().join("epochs/policy=lsap/part-0.csv"));
     assert_eq!(epochs[0], EPOCH_COLUMNS.join(","));
@@ -637,4 +643,61 @@ fn sw_fig_10_timeseries_rows_are_mbit_per_s_per_bucket() {
     assert_eq!(lines[0], CROSS_RACK_TIMESERIES_COLUMNS.join(","));
     assert_eq!(lines[0], "policy,t_s,cross_rack_shuffle_mbps,cross_rack_total_mbps");
     assert_eq!(lines[1..], ["lsap,0.0,100.0,120.0", "lsap,60.0,0.0,0.0", "lsap,120.0,10.0,10.0"]);
+}
+
+#[test]
+fn by_class_rows_give_response_wait_and_gang_starts_per_class() {
+    // by_class.rs's example: class gang-required, three gangs submitted at 0, 0 and 10 s,
+    // started at 2, 6 and 10 s, finished at 12, 16 and 40 s: mean response (12 + 16 + 30) / 3,
+    // waits 2, 6, 0: mean 8 / 3, p90 the 3rd smallest, 6. The second started piecemeal (3 of
+    // its 4 maps at its start) across 2 racks, the others whole (all 4) in one rack. A mapreduce job that never
+    // started; one job without class.
+    use placer_report::tables::{
+        by_class_csv, by_class_rows, write_by_class_csv, BY_CLASS_COLUMNS,
+    };
+    let mut r = report("fair", Algorithm::Fair, [1, 0, 0, 0]);
+    let gang = |submit: f64, start: f64, at_start: usize, finish: f64, racks: usize| {
+        let mut j = job("g", submit, Some(finish), [1, 0, 0, 0]);
+        j.class = Some("gang-required".to_owned());
+        (j.start_s, j.wait_s) = (Some(start), Some(start - submit));
+        (j.maps_at_start, j.map_racks, j.gang) = (at_start, racks, Some(4));
+        j
+    };
+    let mut idle = job("m", 0.0, None, [0, 0, 0, 0]);
+    idle.class = Some("mapreduce".to_owned());
+    let mut plain = job("x", 1.0, Some(4.0), [1, 0, 0, 0]);
+    (plain.start_s, plain.wait_s) = (Some(1.5), Some(0.5));
+    r.jobs = vec![
+        gang(0.0, 2.0, 4, 12.0, 1),
+        idle,
+        gang(0.0, 6.0, 3, 16.0, 2),
+        plain,
+        gang(10.0, 10.0, 4, 40.0, 1),
+    ];
+    let rows = by_class_rows(&r);
+    let classes: Vec<&str> = rows.iter().map(|c| c.class.as_str()).collect();
+    assert_eq!(classes, ["gang-required", "mapreduce", "none"]);
+    let g = &rows[0];
+    assert_eq!((g.jobs, g.jobs_finished, g.not_started, g.gangs), (3, 3, 0, 3));
+    assert_eq!(g.mean_response_s, Some(58.0 / 3.0));
+    assert_eq!((g.mean_wait_s, g.p90_wait_s), (Some(8.0 / 3.0), Some(6.0)));
+    assert_eq!((g.gangs_started_whole, g.gangs_in_one_rack), (Some(2), Some(2)));
+    let text = by_class_csv(&rows);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], BY_CLASS_COLUMNS.join(","));
+    assert_eq!(
+        lines[0],
+        "policy,class,jobs,jobs_finished,mean_response_s,mean_wait_s,p90_wait_s,not_started,\
+         gangs,gangs_started_whole,gangs_in_one_rack"
+    );
+    // Nothing to average for the job that never started; no gang in the class: empty counts.
+    assert_eq!(lines[2], "fair,mapreduce,1,0,,,,1,0,,");
+    assert_eq!(lines[3], "fair,none,1,1,3.0,0.5,0.5,0,0,,");
+    let dir = tempfile::tempdir().unwrap();
+    let two = two_policies();
+    let entry = write_by_class_csv(dir.path(), "by_class.csv", &[&r, &two[0]]).unwrap();
+    assert_eq!(
+        (entry.path.as_str(), entry.kind.as_str(), entry.rows),
+        ("by_class.csv", "by_class", Some(5))
+    );
 }

@@ -142,8 +142,16 @@ impl<'a> Engine<'a> {
         ))
     }
 
-    /// One epoch tick; false when the run has stalled.
+    /// One epoch tick, then the fragmentation measured after its placement
+    /// (`fragmentation.rs`); false when the run has stalled.
     fn tick(&mut self, tick: u64) -> Result<bool, SimError> {
+        let going = self.place_at_tick(tick)?;
+        self.world.measure_fragmentation();
+        Ok(going)
+    }
+
+    /// One epoch tick's placement; false when the run has stalled.
+    fn place_at_tick(&mut self, tick: u64) -> Result<bool, SimError> {
         self.world.tick_scheduled = false;
         self.world.metrics.tick();
         let launched = self.world.launch_job_tasks_at_epoch();
@@ -202,6 +210,9 @@ impl<'a> Engine<'a> {
             assigned = self.master.solve(&mut self.world, Some((n, offer)))?;
         }
         let w = &mut self.world;
+        if w.metrics.fragmentation.window_due(w.now, w.cfg.epoch_s) {
+            w.measure_fragmentation();
+        }
         if !w.progressing(assigned) {
             w.stall += 1;
             let limit = u64::from(w.cfg.stall_epochs) * w.cluster.len() as u64;

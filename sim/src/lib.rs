@@ -25,7 +25,7 @@
 //! (snapshot, solve, apply). Where the decisions are documented: the link model in
 //! `network.rs`, task times and reduce start in `world/mod.rs`, the slowdown's denominator in
 //! [`ideal`], the pending bound on [`PendingBound`], event order in `queue.rs`, what each
-//! metric counts in `metrics.rs`, the measured cross-rack traffic (snapshots'
+//! metric counts in `metrics.rs` (the gangs' stranded slots in `fragmentation.rs`), the measured cross-rack traffic (snapshots'
 //! `racks[].cross_rack_traffic_mbps`, the report's time series) in `traffic.rs`, what a
 //! snapshot carries for ShuffleWatcher in `master/snapshot.rs`.
 
@@ -33,6 +33,7 @@ mod cluster;
 mod config;
 mod engine;
 mod error;
+mod fragmentation;
 mod goodput;
 pub mod ideal;
 mod master;

@@ -39,6 +39,7 @@
 
 use crate::cluster::SimCluster;
 use crate::config::SimConfig;
+use crate::fragmentation::Fragmentation;
 use crate::ideal::ideal_time_s;
 use crate::network::FlowEnd;
 use crate::report::{
@@ -83,6 +84,8 @@ struct JobCounts {
     last_map_start_s: Option<f64>,
     /// The racks its map runs started in.
     map_racks: std::collections::BTreeSet<usize>,
+    /// Map runs started at `first_start_s`.
+    maps_at_start: usize,
 }
 
 /// Bytes read and moved so far.
@@ -159,6 +162,8 @@ pub(crate) struct Metrics {
     ticks: u64,
     epochs: Vec<EpochMetrics>,
     timing: WallTiming,
+    /// The free slots stranded by waiting required gangs (`fragmentation.rs`).
+    pub fragmentation: Fragmentation,
 }
 
 impl Metrics {
@@ -182,6 +187,7 @@ impl Metrics {
             ticks: 0,
             epochs: Vec::new(),
             timing: WallTiming::default(),
+            fragmentation: Fragmentation::default(),
         }
     }
 
@@ -206,7 +212,10 @@ impl Metrics {
     /// A run of a task of job `j` (a map when `map`) started at `now` in rack `rack`.
     pub fn run_placed(&mut self, j: usize, map: bool, now: f64, rack: usize) {
         if let Some(job) = self.jobs.get_mut(j) {
-            job.first_start_s.get_or_insert(now);
+            let first = *job.first_start_s.get_or_insert(now);
+            if map && now == first {
+                job.maps_at_start += 1;
+            }
             if map {
                 job.last_map_start_s = Some(now);
                 job.map_racks.insert(rack);
@@ -492,6 +501,8 @@ impl Metrics {
                     wait_s: run.first_start_s.map(|s| s - index.submit_s),
                     maps_started_s: run.last_map_start_s,
                     map_racks: run.map_racks.len(),
+                    maps_at_start: run.maps_at_start,
+                    gang: spec.gang.map(|g| g.min_member),
                 }
             })
             .collect()
@@ -515,6 +526,7 @@ impl Metrics {
         });
         let with_pref = (node + rack + remote).max(1) as f64;
         let steady = steady_state(jobs);
+        let stranded = self.fragmentation.report(first_submit, self.last_event_s);
         let per = |busy: f64, slots: u64| {
             if slots == 0 || makespan_s <= 0.0 {
                 0.0
@@ -555,6 +567,8 @@ impl Metrics {
             fairness_distance: mean(self.epochs.iter().map(|e| e.fairness_distance)),
             map_slot_utilisation: per(self.busy[0], map_slots),
             reduce_slot_utilisation: per(self.busy[1], reduce_slots),
+            stranded_slot_fraction: stranded.fraction,
+            stranded_slots_while_waiting: stranded.while_waiting,
             task_runs: jobs.iter().map(|j| j.task_runs).sum(),
             preemptions: jobs.iter().map(|j| j.preempted).sum(),
             events: self.events,
@@ -745,6 +759,8 @@ mod tests {
             wait_s: None,
             maps_started_s: None,
             map_racks: 0,
+            maps_at_start: 0,
+            gang: None,
         }
     }
 

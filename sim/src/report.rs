@@ -83,6 +83,12 @@ pub struct JobMetrics {
     pub maps_started_s: Option<f64>,
     /// How many racks its map runs started in (1: a gang kept inside a rack).
     pub map_racks: usize,
+    /// Map runs that started at `start_s`: a gang started whole has at least its
+    /// `min_member` (later runs, such as a failed attempt's retry, do not count).
+    pub maps_at_start: usize,
+    /// Its gang's `min_member` when the workload makes it a gang (`JobSpec::gang`), whatever
+    /// the policy; `None` for an ordinary job.
+    pub gang: Option<u32>,
 }
 
 /// One solver call.
@@ -186,6 +192,12 @@ pub struct Summary {
     pub map_slot_utilisation: f64,
     /// Busy reduce-slot seconds / (reduce slots × makespan).
     pub reduce_slot_utilisation: f64,
+    /// Time-mean free slots stranded in topology domains too small for the smallest waiting
+    /// gang that requires one, over the cluster's slots and the span from the first
+    /// submission to the last event (`fragmentation.rs` defines it).
+    pub stranded_slot_fraction: f64,
+    /// Mean stranded slots while some required gang waits; 0 when none ever waited.
+    pub stranded_slots_while_waiting: f64,
     /// Task runs started.
     pub task_runs: usize,
     /// Runs killed by preemption.

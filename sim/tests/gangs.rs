@@ -74,6 +74,7 @@ fn a_rack_required_gang_waits_for_a_whole_rack_and_starts_in_it() {
         assert_eq!(g.wait_s, Some(32.0), "{case}");
         assert_eq!(g.maps_started_s, Some(33.0), "{case}");
         assert_eq!(g.map_racks, 1, "{case}");
+        assert_eq!(g.maps_at_start, 4, "{case}");
         assert_eq!(g.finish_s, Some(43.0), "{case}");
     }
 }
@@ -106,4 +107,26 @@ fn a_policy_without_gangs_starts_the_gang_at_once_across_racks() {
     assert_eq!(g.wait_s, Some(2.0));
     assert_eq!(g.map_racks, 2);
     assert_eq!(g.finish_s, Some(13.0));
+}
+
+#[test]
+fn a_waiting_rack_gang_strands_the_free_slots_of_racks_too_small_for_it() {
+    // Fragmentation (docs/simulator.md, "Gangs"), measured after each epoch's placement. Under
+    // lsap_quota g waits from the tick of 3 s to that of 33 s: after each of those ticks both
+    // racks have 3 free map slots, fewer than g's 4, so all 6 are stranded; after the tick of
+    // 33 s g runs and nothing waits. ∫ stranded = 6 · (33 − 3) = 180 slot-s over 30 s of
+    // waiting: 6 slots while waiting; the run spans [0, 43 s] (g's last map ends at 43 s) on 8
+    // map slots: 180 / (8 · 43) = 0.5233.
+    for sessions in [false, true] {
+        let r = simulate(&workload(), &config(Algorithm::LsapQuota, sessions)).unwrap();
+        assert_eq!(r.summary.end_time_s, 43.0);
+        let s = &r.summary;
+        assert!((s.stranded_slots_while_waiting - 6.0).abs() < 1e-12, "{s:?}");
+        assert!((s.stranded_slot_fraction - 180.0 / 344.0).abs() < 1e-12, "{s:?}");
+    }
+    // lsap starts g's 4 maps at the tick of 3 s, across racks: after that tick no gang waits
+    // with fewer than its 4 running, so nothing is ever stranded.
+    let r = simulate(&workload(), &config(Algorithm::Lsap, false)).unwrap();
+    assert_eq!(r.summary.stranded_slot_fraction, 0.0);
+    assert_eq!(r.summary.stranded_slots_while_waiting, 0.0);
 }

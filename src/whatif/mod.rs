@@ -6,6 +6,7 @@
 //! experiment instead of a trace (`workloads.rs`).
 
 mod allocations;
+pub mod gang_flags;
 pub mod load;
 pub mod loss_flags;
 pub mod policy_flags;

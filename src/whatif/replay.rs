@@ -2,6 +2,7 @@
 //! policies × sweep points, in parallel, with a progress bar, and the outputs they write; and
 //! `summarize`, which merges a sweep's shards.
 
+use super::gang_flags::{self, GangsArg};
 use super::load::{self, Format, Input, Shape};
 use super::loss_flags::{self, CopiersArg, GoodputArg};
 use super::policy_flags::{self, PolicySet};
@@ -213,6 +214,16 @@ pub struct RunArgs {
     /// queues' weights, min shares, modes, limits and timeouts; its users their limits.
     #[arg(long, value_name = "FILE")]
     pub allocations: Option<PathBuf>,
+    /// Trace only: replay its jobs of 2 to N maps as gangs (all-or-nothing, KEP-4671's
+    /// PodGroup) kept inside a domain (Kueue TAS's topology):
+    /// max_maps=N[,level=rack|node][,mode=required|preferred][,share=F][,seed=S]. A chosen job's
+    /// gang is all its maps (its reduces start after them, so they are not members), its class
+    /// becomes gang-required or gang-preferred; a seeded share F of the eligible jobs is chosen
+    /// (default 1; seed default --seed). A gang larger than the largest domain of its level
+    /// (required) or than the cluster (preferred) could never start: it stays an ordinary job,
+    /// and the count of those skipped is printed [default: no gangs].
+    #[arg(long, value_name = "KEYS", value_parser = gang_flags::parse_gangs)]
+    pub gangs: Option<GangsArg>,
 }
 
 /// `--heartbeat`: how free slots reach the policy ([`Offers`]).
@@ -503,7 +514,21 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     };
     let (shard, shards) = shard::resolve(args.shard, args.shard_count, &ShardEnv::from_process())
         .map_err(CliError::Shard)?;
-    let (input, settings) = input(args)?;
+    let (mut input, settings) = input(args)?;
+    let gangs =
+        match &args.gangs {
+            Some(_) if args.trace.is_none() => return Err(CliError::Usage(
+                "--gangs turns a trace's jobs into gangs: it needs --trace (a --workload makes \
+                 its own, e.g. gang-mix)"
+                    .into(),
+            )),
+            Some(g) => {
+                let line = gang_flags::apply(&mut input, g, args.seed)?;
+                eprintln!("{line}");
+                Some(line)
+            }
+            None => None,
+        };
     let sweep = match &args.sweep {
         Some(p) => {
             let text = std::fs::read_to_string(p)
@@ -544,7 +569,10 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     std::fs::create_dir_all(out).map_err(|source| CliError::Io { path: out.clone(), source })?;
     let title = format!("placer what-if: {}", input.workload.name);
     let sharded = args.shard.map(|_| (shard, shards));
-    let about = about(args, &input.workload.name, sharded, done.len());
+    let mut about = about(args, &input.workload.name, sharded, done.len());
+    if let Some(line) = gangs {
+        about.push(("--gangs".to_owned(), line));
+    }
     let outputs =
         Outputs { dir: out, shard, shards, config: &config, title: &title, about: &about };
     let page = outputs.write(&done)?;
@@ -636,10 +664,10 @@ struct Outputs<'a> {
 }
 
 impl Outputs<'_> {
-    /// Tables per run, then the summary, the validation, ShuffleWatcher's Table 3 by class and
-    /// cross-rack time series (beside the summary), plots (the whole run's or this shard's),
-    /// the report page over them (`index.html` beside the summary), and the manifest last,
-    /// every file atomically. Returns the page's path.
+    /// Tables per run, then the summary, the validation, ShuffleWatcher's Table 3 by class, the
+    /// results by job class and the cross-rack time series (beside the summary), plots (the
+    /// whole run's or this shard's), the report page over them (`index.html` beside the
+    /// summary), and the manifest last, every file atomically. Returns the page's path.
     fn write(&self, done: &[(&Run, SimReport)]) -> Result<PathBuf, CliError> {
         let shard = Shard::new(self.shard, self.shards)?;
         let mut files = Vec::new();
@@ -653,6 +681,7 @@ impl Outputs<'_> {
         files.extend(tables::write_validation_csv(self.dir, &validation, &reports)?);
         let by_class = shard.traffic_by_class_file();
         files.extend(tables::write_traffic_by_class_csv(self.dir, &by_class, &reports)?);
+        files.push(tables::write_by_class_csv(self.dir, &shard.by_class_file(), &reports)?);
         let series = shard.cross_rack_timeseries_file();
         files.push(tables::write_cross_rack_timeseries_csv(self.dir, &series, &reports)?);
         let plot_dir = match shard == Shard::WHOLE {

@@ -18,6 +18,8 @@
 //!                                                   times (see Shard::validation_file)
 //! DIR/traffic_by_class.csv                          ShuffleWatcher Table 3 per run and Shuffle
 //!                                                   class, when jobs have Table 1 classes
+//! DIR/by_class.csv                                  per run and job class: jobs, response, wait,
+//!                                                   gangs started whole and in one rack
 //! DIR/cross_rack_timeseries.csv                     cross-rack Mbit/s per run and minute
 //!                                                   (ShuffleWatcher Figs. 1 and 10)
 //! ```
@@ -51,6 +53,7 @@
 //!   completed maps and `map_tasks` counts all of them. With no completed map with replicas the
 //!   three are empty (undefined), not zeros.
 
+mod by_class;
 mod cross_rack_timeseries;
 mod csv_records;
 mod encode;
@@ -60,6 +63,7 @@ mod summary_row;
 mod traffic_by_class;
 mod validation;
 
+pub use by_class::{by_class_csv, by_class_rows, write_by_class_csv, ClassRow, BY_CLASS_COLUMNS};
 pub use cross_rack_timeseries::{
     cross_rack_rates, cross_rack_timeseries_csv, write_cross_rack_timeseries_csv,
     CROSS_RACK_TIMESERIES_COLUMNS,

@@ -12,8 +12,10 @@ use super::encode::{int, ms, Cells, Column, Table};
 /// map input; then its completion-time goal `goal_s` (absolute, s; empty without one) and
 /// `goal_met` (`true` / `false`; empty without a goal)); then when it started and waited
 /// (`start_s`, `wait_s`), when its last map started (`maps_started_s`) and the racks its maps
-/// ran in (`map_racks`): a gang's wait, whether it started together and inside one rack).
-pub const JOB_COLUMNS: [&str; 26] = [
+/// ran in (`map_racks`), the map runs that started at `start_s` (`maps_at_start`): a gang's
+/// wait, whether it started together and inside one rack), and its gang's `min_member`
+/// (`gang`; empty for an ordinary job).
+pub const JOB_COLUMNS: [&str; 28] = [
     "id",
     "class",
     "pool",
@@ -40,6 +42,8 @@ pub const JOB_COLUMNS: [&str; 26] = [
     "wait_s",
     "maps_started_s",
     "map_racks",
+    "maps_at_start",
+    "gang",
 ];
 
 /// The columns of the per-epoch table: `epoch` (0-based index of the solver call), the fields
@@ -132,6 +136,11 @@ pub(super) fn jobs_table(report: &SimReport) -> Table {
             cells: Cells::OptF64(j.iter().map(|x| x.maps_started_s).collect()),
         },
         Column { name: "map_racks", cells: count(|x| x.map_racks) },
+        Column { name: "maps_at_start", cells: count(|x| x.maps_at_start) },
+        Column {
+            name: "gang",
+            cells: Cells::OptI64(j.iter().map(|x| x.gang.map(i64::from)).collect()),
+        },
     ];
     Table::new(columns, j.len())
 }

@@ -12,7 +12,7 @@ use crate::manifest::FileEntry;
 use crate::ReportError;
 
 /// The columns of `summary.csv`, in order: the eleven of docs/simulator.md, "Outputs", then extras.
-pub const SUMMARY_COLUMNS: [&str; 48] = [
+pub const SUMMARY_COLUMNS: [&str; 50] = [
     "policy",
     "jobs",
     "node_local",
@@ -61,6 +61,8 @@ pub const SUMMARY_COLUMNS: [&str; 48] = [
     "steady_cross_rack_use",
     "steady_cross_rack_saturated_share",
     "steady_arrivals_jobs_per_h",
+    "stranded_slot_fraction",
+    "stranded_slots_while_waiting",
 ];
 
 /// One row of `summary.csv` (see [`SUMMARY_COLUMNS`]; units in the names: s, GB = 10⁹ bytes,
@@ -169,6 +171,11 @@ pub struct SummaryRow {
     /// Submissions per hour of that span: a steady throughput equal to it is set by the
     /// arrivals, whatever the policy.
     pub steady_arrivals_jobs_per_h: f64,
+    /// Time-mean free slots stranded in topology domains too small for the smallest waiting
+    /// gang that requires one, over the cluster's slots (`placer_sim::Summary`).
+    pub stranded_slot_fraction: f64,
+    /// Mean stranded slots while some required gang waits.
+    pub stranded_slots_while_waiting: f64,
 }
 
 impl SummaryRow {
@@ -235,6 +242,8 @@ impl SummaryRow {
             steady_cross_rack_use: s.steady_load.cross_rack_use,
             steady_cross_rack_saturated_share: s.steady_load.cross_rack_saturated_share,
             steady_arrivals_jobs_per_h: s.steady_load.arrivals_jobs_per_h,
+            stranded_slot_fraction: s.stranded_slot_fraction,
+            stranded_slots_while_waiting: s.stranded_slots_while_waiting,
         }
     }
 }
@@ -255,7 +264,7 @@ fn summary_table(rows: &[SummaryRow]) -> Table {
     let n = |f: fn(&SummaryRow) -> u64| Cells::I64(r.iter().map(|x| int(f(x))).collect());
     let x = |f: fn(&SummaryRow) -> f64| Cells::F64(r.iter().map(f).collect());
     let o = |f: fn(&SummaryRow) -> Option<f64>| Cells::OptF64(r.iter().map(f).collect());
-    let cells: [Cells; 48] = [
+    let cells: [Cells; 50] = [
         s(|r| &r.policy),
         n(|r| r.jobs),
         o(|r| r.node_local),
@@ -304,6 +313,8 @@ fn summary_table(rows: &[SummaryRow]) -> Table {
         x(|r| r.steady_cross_rack_use),
         x(|r| r.steady_cross_rack_saturated_share),
         x(|r| r.steady_arrivals_jobs_per_h),
+        x(|r| r.stranded_slot_fraction),
+        x(|r| r.stranded_slots_while_waiting),
     ];
     let columns =
         SUMMARY_COLUMNS.iter().zip(cells).map(|(&name, cells)| Column { name, cells }).collect();
@@ -354,7 +365,7 @@ pub fn parse_summary_csv(text: &str, origin: &str) -> Result<Vec<SummaryRow>, Re
             .position(|f| f == name)
             .ok_or_else(|| bad(format!("missing column `{name}`")))
     };
-    let mut at = [0usize; 48];
+    let mut at = [0usize; 50];
     for (slot, name) in at.iter_mut().zip(SUMMARY_COLUMNS) {
         *slot = index(name)?;
     }
@@ -434,6 +445,8 @@ pub fn parse_summary_csv(text: &str, origin: &str) -> Result<Vec<SummaryRow>, Re
             steady_cross_rack_use: x(45)?,
             steady_cross_rack_saturated_share: x(46)?,
             steady_arrivals_jobs_per_h: x(47)?,
+            stranded_slot_fraction: x(48)?,
+            stranded_slots_while_waiting: x(49)?,
         });
     }
     Ok(rows)

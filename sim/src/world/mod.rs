@@ -202,6 +202,7 @@ impl<'a> World<'a> {
         };
         let mut metrics = Metrics::new(ix.jobs.len(), ix.tasks.len(), cluster.nodes_of_rack.len());
         metrics.set_submissions(ix.jobs.iter().map(|j| j.submit_s));
+        metrics.fragmentation = crate::fragmentation::Fragmentation::new(workload, &cluster);
         let beats = cfg.heartbeats().map(|multiple| {
             let heartbeat: placer_solver::delay_scheduling::Heartbeat =
                 placer_solver::settings::read(&cfg.policy);
@@ -340,6 +341,7 @@ impl<'a> World<'a> {
             return;
         }
         self.active_jobs.insert(j);
+        self.metrics.fragmentation.arrived(j);
         self.set_up(j);
     }
 
@@ -453,6 +455,7 @@ impl<'a> World<'a> {
         }
         self.running.insert(t);
         self.running_kind[kind] += 1;
+        self.metrics.fragmentation.running_changed(j, true);
         let map = task.kind == TaskKind::Map;
         self.metrics.run_placed(j, map, self.now, self.cluster.rack_of[n]);
         let run = &mut self.tasks[t];
@@ -548,6 +551,20 @@ impl<'a> World<'a> {
             self.cluster.total_map_slots.saturating_sub(running(0)),
             self.cluster.total_reduce_slots.saturating_sub(running(1)),
         ]
+    }
+
+    /// Measures the free slots stranded by the waiting required gangs now (`fragmentation.rs`):
+    /// after an epoch's placement is applied. O(nodes + arrived required gangs).
+    pub(crate) fn measure_fragmentation(&mut self) {
+        let (cluster, used, jobs) = (&self.cluster, &self.used, &self.jobs);
+        let free = |n: usize| {
+            [
+                u64::from(cluster.map_slots[n].saturating_sub(used[n][0])),
+                u64::from(cluster.reduce_slots[n].saturating_sub(used[n][1])),
+            ]
+        };
+        let pending = |j: usize| jobs[j].pending.iter().any(|p| !p.is_empty());
+        self.metrics.fragmentation.measure(self.now, cluster, free, pending);
     }
 
     /// Bytes/s of a local disk.
@@ -649,6 +666,7 @@ impl<'a> World<'a> {
         self.idle = false;
         self.running_kind[kind] -= 1;
         self.metrics.slot_freed(kind, started_s, self.now);
+        self.metrics.fragmentation.running_changed(self.ix.tasks[t].job as usize, false);
         self.running.remove(&t);
         self.slot_freed(n, kind);
     }
@@ -708,6 +726,7 @@ impl<'a> World<'a> {
         let job = &self.jobs[j];
         if job.maps_done == self.ix.jobs[j].maps && job.reduces_left == 0 {
             self.active_jobs.remove(&j);
+            self.metrics.fragmentation.finished(j);
             self.free_intermediate(j);
             self.clean_up(j);
         }
