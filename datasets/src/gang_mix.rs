@@ -204,7 +204,12 @@ pub fn gang_mix(spec: &GangMixSpec) -> Result<Workload, DatasetError> {
                     .collect(),
                 class: Some(if required { "gang-required" } else { "gang-preferred" }.into()),
                 gang: Some(Gang { min_member: g }),
-                topology: Some(Topology { level: TopologyLevel::Rack, mode, penalty_s: None }),
+                topology: Some(Topology {
+                    level: TopologyLevel::Rack,
+                    mode,
+                    penalty_s: None,
+                    slice: None,
+                }),
                 ..JobSpec::default()
             }
         } else {

@@ -124,7 +124,8 @@ pub fn make_gangs(
             continue;
         }
         job.gang = Some(Gang { min_member });
-        job.topology = Some(Topology { level: spec.level, mode: spec.mode, penalty_s: None });
+        job.topology =
+            Some(Topology { level: spec.level, mode: spec.mode, penalty_s: None, slice: None });
         job.class = Some(class.to_owned());
         outcome.gangs += 1;
     }

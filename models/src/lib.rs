@@ -26,7 +26,8 @@ pub use replicas::Replicas;
 pub use request::{
     Amounts, Cluster, Gang, Job, JobProfile, Network, Node, PendingTask, PlaceRequest, Pool,
     PoolMode, Priority, Rack, RackPair, ReducePhase, Resources, RunningTask, ShuffleSource,
-    TaskKind, Topology, TopologyLevel, TopologyMode, User, DEFAULT_TOPOLOGY_PENALTY_S,
+    TaskKind, Topology, TopologyLevel, TopologyMode, TopologySlice, User,
+    DEFAULT_TOPOLOGY_PENALTY_S,
 };
 pub use response::{
     Assignment, CostBreakdown, JobReport, Locality, PlaceResponse, PoolReport, Preemption,

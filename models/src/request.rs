@@ -625,6 +625,22 @@ pub struct Topology {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(default = 60.0))]
     pub penalty_s: Option<f64>,
+    /// Slices (Kueue TAS's `podset-slice-required-topology` and `podset-slice-size`): the tasks
+    /// placed in one answer come in whole slices of `size`, each inside one domain of `level`
+    /// (at or below the job's `level`): in every domain of the slice level the job places a
+    /// multiple of `size` tasks, whatever `mode` says. Optional; unset = no slices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slice: Option<TopologySlice>,
+}
+
+/// A job's slices ([`Topology::slice`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct TopologySlice {
+    /// The level each slice is kept inside: `node`, `rack` or `block`, at or below the job's.
+    pub level: TopologyLevel,
+    /// Tasks per slice (≥ 1).
+    pub size: u32,
 }
 
 impl Topology {

@@ -229,6 +229,24 @@ pub fn validate_resolved(req: &PlaceRequest) -> Result<Resolved, ModelError> {
         if let Some(v) = job.topology.and_then(|t| t.penalty_s) {
             non_negative(v, || format!("jobs[{i}].topology.penalty_s"))?;
         }
+        if let Some((topology, slice)) = job.topology.and_then(|t| Some((t, t.slice?))) {
+            if slice.size == 0 {
+                return Err(ModelError::InvalidNumber {
+                    path: format!("jobs[{i}].topology.slice.size"),
+                    message: "must be an integer ≥ 1, got 0".to_owned(),
+                });
+            }
+            if slice.level > topology.level {
+                return Err(ModelError::Inconsistent {
+                    path: format!("jobs[{i}].topology.slice.level"),
+                    message: format!(
+                        "a slice is kept inside one {}, above the job's level {}",
+                        slice.level.name(),
+                        topology.level.name()
+                    ),
+                });
+            }
+        }
     }
 
     // Task ids are unique across pending and running together. A sort of their hashes finds

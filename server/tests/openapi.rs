@@ -253,7 +253,7 @@ fn defaults_are_the_impl_default_ones() {
 }
 
 /// Gangs and topology domains are in the document: the job and node fields, the levels and
-/// modes, the penalty's default, and the two waiting reasons.
+/// modes, the penalty's default, slices, and the two waiting reasons.
 #[test]
 fn gang_and_topology_fields_are_documented() {
     let doc = doc();
@@ -261,6 +261,9 @@ fn gang_and_topology_fields_are_documented() {
     assert!(job["gang"].is_object() && job["topology"].is_object(), "{job}");
     assert!(schema(&doc, "Node")["properties"]["block"].is_object());
     assert_eq!(schema(&doc, "Topology")["properties"]["penalty_s"]["default"], 60.0);
+    assert!(schema(&doc, "Topology")["properties"]["slice"].is_object());
+    let slice = &schema(&doc, "TopologySlice")["properties"];
+    assert!(slice["level"].is_object() && slice["size"].is_object(), "{slice}");
     let names = |name: &str| -> Vec<String> {
         serde_json::to_string(schema(&doc, name)).unwrap().split('"').map(str::to_owned).collect()
     };

@@ -241,7 +241,7 @@ mod tests {
         JobSpec {
             maps: vec![Default::default(); maps],
             gang: Some(Gang { min_member }),
-            topology: Some(Topology { level, mode, penalty_s: None }),
+            topology: Some(Topology { level, mode, penalty_s: None, slice: None }),
             ..JobSpec::default()
         }
     }

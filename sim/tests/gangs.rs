@@ -43,6 +43,7 @@ fn workload() -> Workload {
         level: TopologyLevel::Rack,
         mode: TopologyMode::Required,
         penalty_s: None,
+        slice: None,
     });
     Workload {
         name: "gang".into(),

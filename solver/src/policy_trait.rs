@@ -73,6 +73,14 @@ pub trait Policy: Sync {
         false
     }
 
+    /// Whether it also honours slices (`jobs[].topology.slice`, Kueue TAS's
+    /// `podset-slice-size`): whole slices per domain of the slice level. A policy that honours
+    /// gangs but not slices refuses a job with slices, `422 unsupported_feature` at
+    /// `jobs[i].topology.slice` ([`check_gangs`]). Default false.
+    fn slices(&self) -> bool {
+        false
+    }
+
     /// Whether it accepts gangs and topology domains only to ignore them: a baseline that
     /// shows what a gang-unaware placement does (`lsap_quota_no_gang`). Such snapshots are not
     /// refused ([`check_gangs`]), and the pipeline does not hold its answer to the gang and
@@ -120,7 +128,8 @@ pub trait Policy: Sync {
 ///
 /// # Errors
 /// [`SolveError::UnsupportedFeature`] at the first such job's `jobs[i].gang` (or
-/// `jobs[i].topology` when it has no gang).
+/// `jobs[i].topology` when it has no gang); under a policy that honours gangs but not slices,
+/// at the first job's `jobs[i].topology.slice`.
 ///
 /// # Examples
 /// ```
@@ -139,8 +148,21 @@ pub fn check_gangs(
     policy: &dyn Policy,
     req: &placer_models::PlaceRequest,
 ) -> Result<(), SolveError> {
-    if policy.gangs() || policy.gang_blind() {
+    if policy.gang_blind() || (policy.gangs() && policy.slices()) {
         return Ok(());
+    }
+    if policy.gangs() {
+        let sliced = req.jobs.iter().position(|j| j.topology.is_some_and(|t| t.slice.is_some()));
+        return match sliced {
+            Some(i) => Err(SolveError::UnsupportedFeature {
+                path: format!("jobs[{i}].topology.slice"),
+                message: format!(
+                    "algorithm {:?} does not keep slices whole; use lsap_quota",
+                    policy.name()
+                ),
+            }),
+            None => Ok(()),
+        };
     }
     for (i, job) in req.jobs.iter().enumerate() {
         let (field, what) = if job.gang.is_some() {

@@ -28,6 +28,17 @@ impl Rng {
 /// A small random snapshot: 4 nodes in 2 racks (and 2 blocks), 1–2 pools, 2–3 jobs with random
 /// gangs and topology rules, up to `tasks` pending tasks and 0–2 running ones.
 pub(crate) fn random_snapshot(seed: u64, tasks: u64) -> Value {
+    snapshot_drawn(seed, tasks, false)
+}
+
+/// [`random_snapshot`] where a third of the topology jobs also come in slices (Kueue TAS's
+/// `podset-slice-size`: a level at or below the job's, 1–3 tasks each), drawn from a stream of
+/// their own, so that every other field is as [`random_snapshot`] draws it.
+pub(crate) fn random_sliced_snapshot(seed: u64, tasks: u64) -> Value {
+    snapshot_drawn(seed, tasks, true)
+}
+
+fn snapshot_drawn(seed: u64, tasks: u64, slices: bool) -> Value {
     let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let nodes: Vec<(u32, u32)> = (0..4).map(|_| (r.below(3) as u32, r.below(2) as u32)).collect();
     let blocks = r.below(2) == 0;
@@ -63,6 +74,8 @@ pub(crate) fn random_snapshot(seed: u64, tasks: u64) -> Value {
                 "kind": kind, "node": format!("n{n}")}));
         }
     }
+    // Slices draw from their own stream, so that every other field is drawn as before.
+    let mut sliced = Rng(seed.wrapping_mul(0x2545_f491_4f6c_dd1d) | 1);
     let jobs_json: Vec<Value> = (0..jobs)
         .map(|j| {
             let mut job = json!({"id": format!("j{j}"), "pool": format!("p{}", r.below(pools)),
@@ -75,6 +88,13 @@ pub(crate) fn random_snapshot(seed: u64, tasks: u64) -> Value {
                 let mode = ["required", "preferred"][r.below(2) as usize];
                 let penalty = [0.0, 5.0, 60.0][r.below(3) as usize];
                 job["topology"] = json!({"level": level, "mode": mode, "penalty_s": penalty});
+                if slices && sliced.below(3) == 0 {
+                    let at = ["node", "rack", "block"].iter().position(|&l| l == level).unwrap();
+                    let slice_level =
+                        ["node", "rack", "block"][sliced.below(at as u64 + 1) as usize];
+                    job["topology"]["slice"] =
+                        json!({"level": slice_level, "size": 1 + sliced.below(3)});
+                }
             }
             job
         })
@@ -134,7 +154,7 @@ fn brute_force(p: &GangProblem<'_>) -> Score {
 fn the_mip_matches_a_brute_force_oracle_and_the_heuristic_is_valid_and_no_better() {
     let mut constrained = 0;
     for seed in 0..120 {
-        let req = request(&random_snapshot(seed, 5));
+        let req = request(&random_sliced_snapshot(seed, 5));
         let ix = Indexed::new(&req);
         let model = LocalityCost::new(&ix);
         let shares = fair_shares::compute(&ix);
@@ -382,6 +402,23 @@ pub(crate) fn check_invariants(v: &Value, r: &PlaceResponse) {
                 assert!(!domains.contains(&None), "{}: a node in no block", job.id);
             }
         }
+        if let Some(slice) = job.topology.and_then(|t| t.slice) {
+            let mut count: BTreeMap<Option<String>, u32> = BTreeMap::new();
+            for n in &placed {
+                *count.entry(domain_of(node_of[n], slice.level)).or_default() += 1;
+            }
+            assert!(!count.contains_key(&None), "{}: a slice on a node in no block", job.id);
+            assert!(count.values().all(|c| c % slice.size == 0), "{}: {count:?}", job.id);
+        }
+    }
+}
+
+/// Node `node`'s domain at `level` (`None`: a node in no block).
+fn domain_of(node: &placer_models::Node, level: placer_models::TopologyLevel) -> Option<String> {
+    match level {
+        placer_models::TopologyLevel::Node => Some(node.id.to_string()),
+        placer_models::TopologyLevel::Rack => Some(node.rack.to_string()),
+        placer_models::TopologyLevel::Block => node.block.as_ref().map(|b| b.to_string()),
     }
 }
 
@@ -392,7 +429,7 @@ proptest! {
     /// below `min_member`, always the required domain, on every engine.
     #[test]
     fn no_gang_starts_short_and_required_domains_hold(seed in 0u64..1_000_000) {
-        let v = random_snapshot(seed, 7);
+        let v = random_sliced_snapshot(seed, 7);
         for engine in engines() {
             let r = place(&v, engine);
             check_invariants(&v, &r);
@@ -426,7 +463,7 @@ fn snapshots_without_gangs_answer_as_before() {
 #[test]
 fn a_cut_heuristic_is_time_limited_and_still_valid() {
     for seed in 0..40 {
-        let req = request(&random_snapshot(seed, 6));
+        let req = request(&random_sliced_snapshot(seed, 6));
         let ix = Indexed::new(&req);
         let model = LocalityCost::new(&ix);
         let shares = fair_shares::compute(&ix);

@@ -3,8 +3,8 @@
 //! against hand-derived cases and a brute-force oracle, and gangs and topology domains under
 //! `lsap_quota` (their MIP against a brute-force oracle, Kueue's TAS examples) and under the
 //! multi-resource policies (hand cases, a brute force of every placement), the greedy
-//! per-workload baselines of Kueue's TAS and the gang-unaware one, and the slots held for
-//! starving gangs.
+//! per-workload baselines of Kueue's TAS and the gang-unaware one, the slots held for
+//! starving gangs, and slices kept whole.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod drf;
@@ -12,6 +12,7 @@ mod finite;
 mod gang;
 mod gang_multi_resource;
 mod gang_reservation;
+mod gang_slices;
 mod kueue;
 #[cfg(feature = "mip")]
 mod ras_mip;

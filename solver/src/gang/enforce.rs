@@ -3,14 +3,14 @@
 //! which may move a map or make it wait), an answer is held to both rules again, so that no
 //! path through the pipeline starts a gang below `min_member` or leaves a required domain.
 
-use super::problem::rules;
+use super::problem::{rules, Domains, JobRule};
 use crate::index::Indexed;
 use placer_models::WaitReason;
 
 /// Holds `node_of_task` (by pending position) to the jobs' rules: a required job's placements
-/// outside the allowed domain that holds most of them are taken back (`no_domain_fits`), then a
-/// gang placed below `min_member` (running tasks counted) loses all its placements
-/// (`gang_incomplete`). Returns whether anything changed; `reason` (by pending position, grown
+/// outside the allowed domain that holds most of them are taken back (`no_domain_fits`), then
+/// the parts of slices ([`trim_slices`]), then a gang placed below `min_member` (running tasks
+/// counted) loses all its placements (`gang_incomplete`). Returns whether anything changed; `reason` (by pending position, grown
 /// as needed) gets the reasons of the tasks taken back.
 ///
 /// # Complexity
@@ -72,6 +72,7 @@ pub fn enforce(
             }
         }
     }
+    changed |= trim_slices(ix, &jobs, &domains, node_of_task, Some(reason));
     let mut placed = vec![0u64; jobs.len()];
     for (t, n) in node_of_task.iter().enumerate() {
         if n.is_some() {
@@ -89,6 +90,89 @@ pub fn enforce(
             } else if reason[t].is_none() {
                 reason[t] = Some(WaitReason::GangIncomplete);
             }
+        }
+    }
+    changed
+}
+
+/// Takes back what breaks a job's slices (Kueue TAS's `podset-slice-size`): its placements on
+/// nodes outside every domain of the slice level, and in each such domain the last (by pending
+/// position) `count mod size` of them, so that every domain keeps whole slices. The tasks taken
+/// back wait with `no_domain_fits` when `reason` is given. Returns whether anything changed.
+///
+/// # Complexity
+/// O(pending + jobs) plus O(log domains) per placement of a job with slices.
+///
+/// # Errors
+/// None.
+///
+/// # Examples
+/// Slices of 2 per node: 3 tasks on one node keep 2.
+/// ```
+/// use placer_solver::{gang::{enforce::trim_slices, problem::rules}, Indexed};
+/// let req = placer_models::parse_request(br#"{"schema_version": 1,
+///   "cluster": {"racks": [{"id": "r"}], "nodes": [{"id": "a", "rack": "r", "map_slots": 3}]},
+///   "pools": [{"id": "p"}], "jobs": [{"id": "j", "pool": "p", "topology": {"level": "rack",
+///     "mode": "required", "slice": {"level": "node", "size": 2}}}],
+///   "pending": [{"id": "t0", "job": "j", "kind": "map"}, {"id": "t1", "job": "j", "kind": "map"},
+///               {"id": "t2", "job": "j", "kind": "map"}]}"#).unwrap();
+/// let ix = Indexed::new(&req);
+/// let (jobs, domains) = rules(&ix, |_| 0);
+/// let mut at = vec![Some(0), Some(0), Some(0)];
+/// assert!(trim_slices(&ix, &jobs, &domains, &mut at, None));
+/// assert_eq!(at, vec![Some(0), Some(0), None]);
+/// ```
+pub fn trim_slices(
+    ix: &Indexed<'_>,
+    jobs: &[JobRule],
+    domains: &[Domains; 3],
+    node_of_task: &mut [Option<u32>],
+    mut reason: Option<&mut Vec<Option<WaitReason>>>,
+) -> bool {
+    if jobs.iter().all(|r| r.slice.is_none()) {
+        return false;
+    }
+    let domain_of = |t: usize, n: u32| -> Option<(usize, Option<u32>)> {
+        let (level, _) = jobs.get(*ix.pending_job.get(t)? as usize)?.slice?;
+        Some((level, domains[level].of_node.get(n as usize).copied().flatten()))
+    };
+    let mut count: std::collections::BTreeMap<(u32, u32), u64> = Default::default();
+    for (t, n) in node_of_task.iter().enumerate() {
+        if let Some((_, Some(d))) = n.and_then(|n| domain_of(t, n)) {
+            *count.entry((ix.pending_job[t], d)).or_default() += 1;
+        }
+    }
+    // Per (job, domain): how many of its last placements go.
+    let mut excess: std::collections::BTreeMap<(u32, u32), u64> = count
+        .into_iter()
+        .filter_map(|((j, d), c)| {
+            let size = u64::from(jobs[j as usize].slice?.1.max(1));
+            (c % size > 0).then_some(((j, d), c % size))
+        })
+        .collect();
+    let mut changed = false;
+    for t in (0..node_of_task.len()).rev() {
+        let Some(n) = node_of_task[t] else { continue };
+        let drop = match domain_of(t, n) {
+            None => false,
+            Some((_, None)) => true,
+            Some((_, Some(d))) => match excess.get_mut(&(ix.pending_job[t], d)) {
+                Some(left) if *left > 0 => {
+                    *left -= 1;
+                    true
+                }
+                _ => false,
+            },
+        };
+        if drop {
+            node_of_task[t] = None;
+            if let Some(r) = reason.as_deref_mut() {
+                if r.len() <= t {
+                    r.resize(t + 1, None);
+                }
+                r[t] = Some(WaitReason::NoDomainFits);
+            }
+            changed = true;
         }
     }
     changed

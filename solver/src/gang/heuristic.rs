@@ -18,7 +18,8 @@
 //!    arcs to the free nodes of its domain only, a preferred one's arcs outside its domain cost
 //!    its penalty more. Reduces beyond their job's copy room on a node with copy-compute caps
 //!    (FAIR §5.2) are taken back.
-//! 3. **Gangs.** A gang placed below `min_member` is first boosted: the flow is solved again
+//! 3. **Gangs.** Slices are trimmed to whole ones first ([`super::enforce::trim_slices`]).
+//!    A gang placed below `min_member` is first boosted: the flow is solved again
 //!    with every other task dearer than any path of the gang's, so that, among the answers
 //!    that place as many tasks, the gang's tasks come first within the quotas. A boosted gang
 //!    still short is dropped (`gang_incomplete`) and steps 1–2 run again without it; each gang
@@ -99,7 +100,8 @@ pub fn place_with(p: &GangProblem<'_>, cancel: Option<&Cancel>) -> GangAnswer {
     let mut boosted = p.first.clone();
     let (mut chosen, mut node_of_task) = loop {
         let chosen = choose_domains(p, &mut dropped);
-        let node_of_task = flow(p, &dropped, &chosen, &boosted, cancel, &mut cut);
+        let mut node_of_task = flow(p, &dropped, &chosen, &boosted, cancel, &mut cut);
+        super::enforce::trim_slices(p.ix, &p.jobs, &p.domains, &mut node_of_task, None);
         if !repair(p, &node_of_task, &mut dropped, &mut boosted) {
             break (chosen, node_of_task);
         }
@@ -180,7 +182,8 @@ fn with_choice(
     }
     let mut boosted = p.first.clone();
     loop {
-        let node_of_task = flow(p, &dropped, chosen, &boosted, cancel, cut);
+        let mut node_of_task = flow(p, &dropped, chosen, &boosted, cancel, cut);
+        super::enforce::trim_slices(p.ix, &p.jobs, &p.domains, &mut node_of_task, None);
         if !repair(p, &node_of_task, &mut dropped, &mut boosted) {
             return (node_of_task, dropped);
         }
@@ -336,8 +339,9 @@ fn flow(
         let free = &p.free[k];
         let slots = Slots { node_rack: &ix.node_rack, free, racks: ix.racks() };
         let boost = if boosted.contains(&true) { p.boost().unwrap_or(0) } else { 0 };
+        let plans = slice_plans(p, &tasks, chosen, free);
         let arcs_of = |i: usize| {
-            let a = arcs(p, tasks[i], chosen, free);
+            let a = arcs(p, tasks[i], chosen, free, &plans);
             let later = !boosted[ix.pending_job[tasks[i]] as usize];
             if later {
                 TaskArcs { offset: a.offset + boost, ..a }
@@ -369,9 +373,23 @@ fn flow(
 /// Task `t`'s arcs for the flow: as [`GangProblem::arcs`] without a topology rule; with one,
 /// explicit arcs at their true cost to the free nodes of the chosen domain, and every other arc
 /// dropped (`required`) or dearer by the penalty (`preferred`).
-fn arcs(p: &GangProblem<'_>, t: usize, chosen: &[Option<u32>], free: &[u32]) -> TaskArcs {
+fn arcs(
+    p: &GangProblem<'_>,
+    t: usize,
+    chosen: &[Option<u32>],
+    free: &[u32],
+    plans: &std::collections::BTreeMap<usize, Vec<u32>>,
+) -> TaskArcs {
     let j = p.ix.pending_job[t] as usize;
     let Some(a) = p.arcs[t].clone() else { return TaskArcs::default() };
+    if let Some(nodes) = plans.get(&j) {
+        let on_node = nodes
+            .iter()
+            .filter(|&&n| free[n as usize] > 0)
+            .filter_map(|&n| p.cost(t, n).map(|c| (n, c - a.offset)))
+            .collect();
+        return TaskArcs { on_node, racks: Vec::new(), base: None, ..a };
+    }
     let Some(topology) = &p.jobs[j].topology else { return a };
     let inside: Vec<(u32, i64)> = match chosen[j] {
         Some(d) => p.domains[topology.level].nodes[d as usize]
@@ -398,6 +416,73 @@ fn arcs(p: &GangProblem<'_>, t: usize, chosen: &[Option<u32>], free: &[u32]) -> 
         base: a.base.map(|c| c + pay),
         ..a
     }
+}
+
+/// Where each job with slices among `tasks` (one kind, free slots `free`) may go this flow:
+/// whole slices planned on the slice domains inside its chosen domain (anywhere when it has
+/// none), the freest domains first (lowest index on ties), as many slices as its tasks of the
+/// kind fill, on the freest nodes of each domain that hold them. The flow then fills the plan
+/// and [`super::enforce::trim_slices`] takes back what it left in part.
+///
+/// Complexity: O(tasks + Σ planned jobs' candidate nodes · log nodes).
+fn slice_plans(
+    p: &GangProblem<'_>,
+    tasks: &[usize],
+    chosen: &[Option<u32>],
+    free: &[u32],
+) -> std::collections::BTreeMap<usize, Vec<u32>> {
+    let mut pending: std::collections::BTreeMap<usize, u64> = Default::default();
+    for &t in tasks {
+        let j = p.ix.pending_job[t] as usize;
+        if p.jobs[j].slice.is_some() {
+            *pending.entry(j).or_default() += 1;
+        }
+    }
+    let every: Vec<u32> =
+        if pending.is_empty() { Vec::new() } else { (0..free.len() as u32).collect() };
+    pending
+        .into_iter()
+        .filter_map(|(j, count)| {
+            let (level, size) = p.jobs[j].slice?;
+            let size = u64::from(size.max(1));
+            let within = match (&p.jobs[j].topology, chosen[j]) {
+                (Some(r), Some(d)) => &p.domains[r.level].nodes[d as usize],
+                _ => &every,
+            };
+            let mut by_domain: std::collections::BTreeMap<u32, (u64, Vec<u32>)> =
+                Default::default();
+            for &n in within {
+                if let Some(Some(d)) = p.domains[level].of_node.get(n as usize) {
+                    let e = by_domain.entry(*d).or_default();
+                    e.0 += u64::from(free[n as usize]);
+                    e.1.push(n);
+                }
+            }
+            let mut domains: Vec<(u64, u32, Vec<u32>)> =
+                by_domain.into_iter().map(|(d, (f, nodes))| (f, d, nodes)).collect();
+            domains.sort_by_key(|&(f, d, _)| (std::cmp::Reverse(f), d));
+            let mut slices = count / size;
+            let mut plan = Vec::new();
+            for (f, _, mut nodes) in domains {
+                let take = (f / size).min(slices);
+                if take == 0 {
+                    continue;
+                }
+                slices -= take;
+                nodes.sort_by_key(|&n| (std::cmp::Reverse(free[n as usize]), n));
+                let mut room = 0;
+                for n in nodes {
+                    if room >= take * size {
+                        break;
+                    }
+                    room += u64::from(free[n as usize]);
+                    plan.push(n);
+                }
+            }
+            plan.sort_unstable();
+            Some((j, plan))
+        })
+        .collect()
 }
 
 /// Per pending task: the dropped job's reason, or `no_domain_fits` for an unplaced task of a

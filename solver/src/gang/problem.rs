@@ -119,6 +119,10 @@ pub struct JobRule {
     pub running: u32,
     /// The topology rule, if any.
     pub topology: Option<Rule>,
+    /// Slices (Kueue TAS's `podset-slice-size`): the level (an index into
+    /// [`GangProblem::domains`]) and the size; in every domain of that level the job places a
+    /// multiple of the size, and none on a node outside every domain of it.
+    pub slice: Option<(usize, u32)>,
 }
 
 /// One epoch's problem (module docs).
@@ -186,6 +190,9 @@ pub enum Invalid {
     Gang(usize),
     /// A required domain not kept (job).
     Domain(usize),
+    /// A slice broken: a slice domain holding a part of one, or a task outside every slice
+    /// domain (job).
+    Slice(usize),
 }
 
 /// The level's index in [`GangProblem::domains`].
@@ -383,6 +390,9 @@ impl<'p> GangProblem<'p> {
                 return Err(Invalid::Quota(k, usize::MAX));
             }
         }
+        if let Some(j) = broken_slice(ix, &self.jobs, &self.domains, node_of_task) {
+            return Err(Invalid::Slice(j));
+        }
         for (j, rule) in self.jobs.iter().enumerate() {
             let placed = placed_job[j][0] + placed_job[j][1];
             if placed == 0 {
@@ -436,7 +446,7 @@ fn blocked(
             let topology = rule.topology.as_ref().filter(|t| t.required)?;
             let nodes = &domains[topology.level].nodes;
             let room = |d: u32| -> u64 {
-                (0..2)
+                let fit: u64 = (0..2)
                     .map(|k| {
                         let free: u64 = nodes[d as usize]
                             .iter()
@@ -444,7 +454,13 @@ fn blocked(
                             .sum();
                         free.min(pending[j][k])
                     })
-                    .sum()
+                    .sum();
+                match rule.slice {
+                    Some((level, size)) => {
+                        fit.min(slice_room(ix, &domains[level], &nodes[d as usize], size))
+                    }
+                    None => fit,
+                }
             };
             let most = topology.allowed.iter().map(|&d| room(d)).max();
             match most {
@@ -454,6 +470,65 @@ fn blocked(
             }
         })
         .collect()
+}
+
+/// The free slots of `nodes` (both kinds) that whole slices of `size` can use: per domain of
+/// the slice level, its free slots rounded down to a multiple of `size`; nodes in no domain of
+/// that level count none.
+///
+/// Complexity: O(|nodes| · log |nodes|).
+fn slice_room(ix: &Indexed<'_>, slices: &Domains, nodes: &[u32], size: u32) -> u64 {
+    let mut free: std::collections::BTreeMap<u32, u64> = Default::default();
+    for &n in nodes {
+        if let Some(Some(d)) = slices.of_node.get(n as usize) {
+            let f = u64::from(ix.free[0][n as usize]) + u64::from(ix.free[1][n as usize]);
+            *free.entry(*d).or_default() += f;
+        }
+    }
+    let size = u64::from(size.max(1));
+    free.values().map(|f| f / size * size).sum()
+}
+
+/// The first job (by index) whose placements in `node_of_task` break its slices: a task on a
+/// node outside every domain of the slice level, or a domain holding a count that is not a
+/// multiple of the size.
+///
+/// # Complexity
+/// O(pending + jobs) plus O(log domains) per placement of a job with slices.
+///
+/// # Errors
+/// None.
+pub fn broken_slice(
+    ix: &Indexed<'_>,
+    jobs: &[JobRule],
+    domains: &[Domains; 3],
+    node_of_task: &[Option<u32>],
+) -> Option<usize> {
+    if jobs.iter().all(|r| r.slice.is_none()) {
+        return None;
+    }
+    let mut count: std::collections::BTreeMap<(usize, u32), u64> = Default::default();
+    let mut outside = None;
+    for (t, n) in node_of_task.iter().enumerate() {
+        let (Some(n), Some(&j)) = (n, ix.pending_job.get(t)) else { continue };
+        let j = j as usize;
+        let Some((level, _)) = jobs.get(j).and_then(|r| r.slice) else { continue };
+        match domains[level].of_node.get(*n as usize).copied().flatten() {
+            Some(d) => *count.entry((j, d)).or_default() += 1,
+            None => outside = Some(outside.map_or(j, |o: usize| o.min(j))),
+        }
+    }
+    let uneven = count
+        .iter()
+        .filter(|((j, _), &c)| {
+            jobs[*j].slice.is_some_and(|(_, size)| c % u64::from(size.max(1)) != 0)
+        })
+        .map(|((j, _), _)| *j)
+        .min();
+    match (outside, uneven) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
 }
 
 /// Each job's rule ([`JobRule`], penalties in cost units by `units(seconds)`) and the domains
@@ -483,7 +558,10 @@ pub fn rules(ix: &Indexed<'_>, units: impl Fn(f64) -> i64) -> (Vec<JobRule>, [Do
     let req = ix.req;
     let mut domains: [Domains; 3] = Default::default();
     for level in [TopologyLevel::Node, TopologyLevel::Rack, TopologyLevel::Block] {
-        if req.jobs.iter().any(|j| j.topology.is_some_and(|t| t.level == level)) {
+        let names = |t: placer_models::Topology| {
+            t.level == level || t.slice.is_some_and(|slice| slice.level == level)
+        };
+        if req.jobs.iter().any(|j| j.topology.is_some_and(names)) {
             domains[level_index(level)] = Domains::of(ix, level);
         }
     }
@@ -532,6 +610,7 @@ pub fn rules(ix: &Indexed<'_>, units: impl Fn(f64) -> i64) -> (Vec<JobRule>, [Do
                 gang: job.gang.map(|g| g.min_member),
                 running: ix.job_running[0][j] + ix.job_running[1][j],
                 topology,
+                slice: job.topology.and_then(|t| t.slice).map(|s| (level_index(s.level), s.size)),
             }
         })
         .collect();

@@ -27,6 +27,8 @@
 //!   `disk`, and no x_{t,n} for a map whose output alone exceeds it;
 //! - copy-compute splitting (FAIR §5.2): Σ_{reduces t of j} x_{t,n} ≤ j's copy room on a
 //!   node with caps;
+//! - slices (Kueue TAS's `podset-slice-size`): Σ_{t of j, n in d} x_{t,n} = size_j · q_{j,d},
+//!   q_{j,d} ≥ 0 integer, per domain d of j's slice level, and no x_{t,n} on a node in none;
 //! - gangs: Σ_{t of j} Σ_n x_{t,n} + running_j ≥ `min_member` · y_j;
 //! - domains: Σ_d z_{j,d} = y_j; `required`: x_{t,n} ≤ z_{j,d(n)}; `preferred`: w_{t,n} ≥
 //!   x_{t,n} − z_{j,d(n)} (w_{t,n} = x_{t,n} when n is in no allowed domain).
@@ -61,6 +63,8 @@ struct Vars {
     f: [Vec<Variable>; 2],
     /// s per kind and job.
     s: [Vec<Variable>; 2],
+    /// q per (job with slices, slice domain its pairs reach): whole slices placed there.
+    q: Vec<((usize, u32), Variable)>,
 }
 
 /// Solves `p` exactly (module docs): the node of each pending task, `optimal` or
@@ -119,6 +123,9 @@ pub fn solve(p: &GangProblem<'_>, limits: MipLimits) -> Result<GangAnswer, Solve
                     if !p.domain(r, n).is_some_and(|d| r.allowed.contains(&d)) {
                         continue;
                     }
+                }
+                if p.jobs[j].slice.is_some() && slice_of(p, t, n).is_none() {
+                    continue;
                 }
                 pairs.push((t, n));
             }
@@ -199,7 +206,10 @@ fn run(
             .collect::<Vec<_>>()
     });
     let s = [0, 1].map(|_| (0..jobs).map(|_| vars.add(variable().min(0.0))).collect::<Vec<_>>());
-    let v = Vars { x, y, z, f, s };
+    let slices: std::collections::BTreeSet<(usize, u32)> =
+        pairs.iter().filter_map(|&(t, n)| slice_of(p, t, n)).collect();
+    let q = slices.into_iter().map(|key| (key, vars.add(variable().integer().min(0.0)))).collect();
+    let v = Vars { x, y, z, f, s, q };
 
     let mut placed = Expression::from(0.0);
     let mut cost = Expression::from(0.0);
@@ -281,6 +291,19 @@ fn constrain(p: &GangProblem<'_>, v: &Vars, lp: &mut HighsProblem) {
             _ => {}
         }
     }
+    // Slices: the placements of a job in each slice domain are q whole slices.
+    let mut in_slice: std::collections::BTreeMap<(usize, u32), Expression> = Default::default();
+    for &(t, n, x, _) in &v.x {
+        if let Some(key) = slice_of(p, t, n) {
+            *in_slice.entry(key).or_insert_with(|| 0.0.into()) += x;
+        }
+    }
+    for &((j, d), q) in &v.q {
+        let size = p.jobs[j].slice.map_or(1, |(_, size)| size);
+        if let Some(sum) = in_slice.remove(&(j, d)) {
+            lp.add_constraint(sum.eq(Expression::from(q) * f64::from(size)));
+        }
+    }
     for (&t, sum) in &of_task {
         let j = ix.pending_job[t] as usize;
         match v.y[j] {
@@ -359,4 +382,12 @@ fn constrain(p: &GangProblem<'_>, v: &Vars, lp: &mut HighsProblem) {
 /// HiGHS's failure as an error at `policy.solver`.
 fn failed(e: &ResolutionError) -> SolveError {
     SolveError::EngineFailed { path: "policy.solver".to_owned(), message: e.to_string() }
+}
+
+/// The (job, slice domain) of task `t` on node `n` when t's job has slices; `None` without
+/// slices or on a node outside every domain of the slice level.
+fn slice_of(p: &GangProblem<'_>, t: usize, n: u32) -> Option<(usize, u32)> {
+    let j = p.ix.pending_job[t] as usize;
+    let (level, _) = p.jobs[j].slice?;
+    p.domains[level].of_node.get(n as usize).copied().flatten().map(|d| (j, d))
 }

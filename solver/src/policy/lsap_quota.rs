@@ -382,6 +382,11 @@ impl Policy for LsapQuota {
         true
     }
 
+    /// Slices: planned whole by the heuristic, exact in the MIP.
+    fn slices(&self) -> bool {
+        true
+    }
+
     fn place(&self, epoch: &Epoch<'_, '_>) -> Result<Placement, SolveError> {
         place(epoch, true)
     }
