@@ -134,3 +134,63 @@ fn slices_are_refused_where_they_cannot_be_kept() {
     let e = placer_models::validate(&req).unwrap_err();
     assert_eq!((e.code(), e.path()), ("invalid_number", "jobs[0].topology.slice.size"));
 }
+
+/// Six blocks: in each of b0–b4, four racks of two one-slot nodes with one busy node each
+/// (4 free slots, no rack with room for a slice of 2); in b5, two racks of three free nodes (6
+/// free, a slice per rack). A block-required gang of 4 in slices of 2 per rack fits each of
+/// b0–b4 by raw room, and best fit would pick b0 (no room left over) and try b1–b4 next, but
+/// only b5 holds whole slices: the gang goes there, 2 per rack, on every engine.
+#[test]
+fn the_domain_is_chosen_by_room_in_whole_slices() {
+    let mut nodes = Vec::new();
+    let mut running = Vec::new();
+    let mut racks = Vec::new();
+    for b in 0..5 {
+        for r in 0..4 {
+            let rack = format!("r{b}{r}");
+            racks.push(json!({"id": rack}));
+            for i in 0..2 {
+                let id = format!("n{b}{r}{i}");
+                nodes.push(
+                    json!({"id": id, "rack": rack, "block": format!("b{b}"), "map_slots": 1}),
+                );
+                if i == 0 {
+                    running.push(json!({"id": format!("x{b}{r}"), "job": "other", "kind": "map",
+                                        "node": id}));
+                }
+            }
+        }
+    }
+    for r in 0..2 {
+        let rack = format!("r5{r}");
+        racks.push(json!({"id": rack}));
+        for i in 0..3 {
+            nodes.push(
+                json!({"id": format!("n5{r}{i}"), "rack": rack, "block": "b5", "map_slots": 1}),
+            );
+        }
+    }
+    let pending: Vec<Value> =
+        (0..4).map(|i| json!({"id": format!("t{i}"), "job": "train", "kind": "map"})).collect();
+    let v = json!({"schema_version": 1,
+        "cluster": {"racks": racks, "nodes": nodes},
+        "pools": [{"id": "p"}, {"id": "q"}],
+        "jobs": [{"id": "train", "pool": "p", "gang": {"min_member": 4},
+                  "topology": {"level": "block", "mode": "required",
+                               "slice": {"level": "rack", "size": 2}}},
+                 {"id": "other", "pool": "q"}],
+        "running": running, "pending": pending});
+    let mut engines = vec![SolverEngine::Auto, SolverEngine::Flow];
+    if cfg!(feature = "mip") {
+        engines.push(SolverEngine::Mip);
+    }
+    for engine in engines {
+        let r = place(&v, "lsap_quota", engine).unwrap();
+        check_invariants(&v, &r);
+        let mut racks: BTreeMap<String, u32> = BTreeMap::new();
+        for a in &r.assignments {
+            *racks.entry(a.node.as_str()[1..3].to_owned()).or_default() += 1;
+        }
+        assert_eq!(racks, BTreeMap::from([("50".into(), 2), ("51".into(), 2)]), "{engine:?}");
+    }
+}

@@ -8,7 +8,8 @@
 //!
 //! 1. **Domains.** Topology jobs in snapshot order; each takes, among its allowed domains
 //!    ([`super::problem::Rule::allowed`]), the one ranked highest by: room for its need (a
-//!    gang's `min_member` − running, else 1 task) from the free slots not yet reserved; room
+//!    gang's `min_member` − running, else 1 task) from the free slots not yet reserved (in
+//!    whole slices for a job with slices); room
 //!    for all its pending tasks; its maps' replicas in the domain (locality); the least room
 //!    left over (best fit, Kueue's default); the lowest index. It reserves the slots it can use
 //!    there, so that two jobs that both fit only one at a time do not pick the same domain. A
@@ -271,7 +272,12 @@ fn ranked(
         .map(|&d| {
             let room: [u64; 2] = [0, 1]
                 .map(|k| nodes[d as usize].iter().map(|&n| u64::from(left[k][n as usize])).sum());
-            let fit = (0..2).map(|k| room[k].min(pending[j][k])).sum::<u64>();
+            let mut fit = (0..2).map(|k| room[k].min(pending[j][k])).sum::<u64>();
+            if let Some((level, size)) = rule.slice {
+                let whole =
+                    super::problem::slice_room(left, &p.domains[level], &nodes[d as usize], size);
+                fit = fit.min(whole);
+            }
             let spare = room[0] + room[1] - fit;
             let local = replicas.get(&d).copied().unwrap_or(0);
             ((fit >= need, fit >= all, local, std::cmp::Reverse(spare), std::cmp::Reverse(d)), d)

@@ -457,7 +457,7 @@ fn blocked(
                     .sum();
                 match rule.slice {
                     Some((level, size)) => {
-                        fit.min(slice_room(ix, &domains[level], &nodes[d as usize], size))
+                        fit.min(slice_room(&ix.free, &domains[level], &nodes[d as usize], size))
                     }
                     None => fit,
                 }
@@ -472,21 +472,21 @@ fn blocked(
         .collect()
 }
 
-/// The free slots of `nodes` (both kinds) that whole slices of `size` can use: per domain of
-/// the slice level, its free slots rounded down to a multiple of `size`; nodes in no domain of
-/// that level count none.
+/// The free slots `free` (per kind and node) of `nodes` that whole slices of `size` can use:
+/// per domain of the slice level, its free slots of both kinds rounded down to a multiple of
+/// `size`; nodes in no domain of that level count none.
 ///
 /// Complexity: O(|nodes| · log |nodes|).
-fn slice_room(ix: &Indexed<'_>, slices: &Domains, nodes: &[u32], size: u32) -> u64 {
-    let mut free: std::collections::BTreeMap<u32, u64> = Default::default();
+pub(crate) fn slice_room(free: &[Vec<u32>; 2], slices: &Domains, nodes: &[u32], size: u32) -> u64 {
+    let mut room: std::collections::BTreeMap<u32, u64> = Default::default();
     for &n in nodes {
         if let Some(Some(d)) = slices.of_node.get(n as usize) {
-            let f = u64::from(ix.free[0][n as usize]) + u64::from(ix.free[1][n as usize]);
-            *free.entry(*d).or_default() += f;
+            let f = u64::from(free[0][n as usize]) + u64::from(free[1][n as usize]);
+            *room.entry(*d).or_default() += f;
         }
     }
     let size = u64::from(size.max(1));
-    free.values().map(|f| f / size * size).sum()
+    room.values().map(|f| f / size * size).sum()
 }
 
 /// The first job (by index) whose placements in `node_of_task` break its slices: a task on a
