@@ -6,7 +6,7 @@
 //! test on `gang.rs`'s random snapshots given resources, and (ignored, printing) the
 //! measurement of what the rules cost in tasks placed.
 
-use crate::gang::{check_invariants, random_snapshot};
+use crate::gang::{check_invariants, random_snapshot, Rng};
 use placer_models::{PlaceRequest, PlaceResponse, SolverEngine, TopologyLevel, TopologyMode};
 use placer_models::{Status, WaitReason};
 use placer_solver::PlaceOptions;
@@ -272,13 +272,8 @@ fn resourced(mut v: Value, seed: u64) -> Value {
 /// b0 = {n0}, b1 = {n1, n2} or none) with ⟨cpu, mem⟩ of 1–3 each, 2–3 jobs with random gangs
 /// and domains, 1–5 pending tasks with demands of 0–2 of each, 0–2 running tasks that fit.
 fn tiny(seed: u64) -> Value {
-    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    let mut below = |m: u64| {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s % m
-    };
+    let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let mut below = |m: u64| rng.below(m);
     let caps: Vec<[u64; 2]> = (0..3).map(|_| [1 + below(3), 1 + below(3)]).collect();
     let blocks = below(2) == 0;
     let jobs = 2 + below(2);
@@ -516,13 +511,8 @@ proptest! {
 /// 1–4 mem⟩ per job and kind), half of them gangs (`min_member` 1 to all their tasks) and
 /// half with a node, rack or block domain, required or preferred, and 0–4 running tasks.
 fn epoch(seed: u64) -> Value {
-    let mut s = seed.wrapping_mul(0x2545_f491_4f6c_dd1d) | 1;
-    let mut below = |m: u64| {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s % m
-    };
+    let mut rng = Rng(seed.wrapping_mul(0x2545_f491_4f6c_dd1d) | 1);
+    let mut below = |m: u64| rng.below(m);
     let racks = 2 + below(3);
     let per_rack = 2 + below(3);
     let count = racks * per_rack;

@@ -390,8 +390,17 @@ impl<'p> GangProblem<'p> {
                 return Err(Invalid::Quota(k, usize::MAX));
             }
         }
-        if let Some(j) = broken_slice(ix, &self.jobs, &self.domains, node_of_task) {
-            return Err(Invalid::Slice(j));
+        if self.jobs.iter().any(|r| r.slice.is_some()) {
+            // A placement breaks a slice exactly when trimming it to whole slices takes it back.
+            let mut whole = node_of_task.to_vec();
+            super::enforce::trim_slices(ix, &self.jobs, &self.domains, &mut whole, None);
+            let broken = (0..whole.len())
+                .filter(|&t| whole[t] != node_of_task[t])
+                .map(|t| ix.pending_job[t] as usize)
+                .min();
+            if let Some(j) = broken {
+                return Err(Invalid::Slice(j));
+            }
         }
         for (j, rule) in self.jobs.iter().enumerate() {
             let placed = placed_job[j][0] + placed_job[j][1];
@@ -487,48 +496,6 @@ pub(crate) fn slice_room(free: &[Vec<u32>; 2], slices: &Domains, nodes: &[u32], 
     }
     let size = u64::from(size.max(1));
     room.values().map(|f| f / size * size).sum()
-}
-
-/// The first job (by index) whose placements in `node_of_task` break its slices: a task on a
-/// node outside every domain of the slice level, or a domain holding a count that is not a
-/// multiple of the size.
-///
-/// # Complexity
-/// O(pending + jobs) plus O(log domains) per placement of a job with slices.
-///
-/// # Errors
-/// None.
-pub fn broken_slice(
-    ix: &Indexed<'_>,
-    jobs: &[JobRule],
-    domains: &[Domains; 3],
-    node_of_task: &[Option<u32>],
-) -> Option<usize> {
-    if jobs.iter().all(|r| r.slice.is_none()) {
-        return None;
-    }
-    let mut count: std::collections::BTreeMap<(usize, u32), u64> = Default::default();
-    let mut outside = None;
-    for (t, n) in node_of_task.iter().enumerate() {
-        let (Some(n), Some(&j)) = (n, ix.pending_job.get(t)) else { continue };
-        let j = j as usize;
-        let Some((level, _)) = jobs.get(j).and_then(|r| r.slice) else { continue };
-        match domains[level].of_node.get(*n as usize).copied().flatten() {
-            Some(d) => *count.entry((j, d)).or_default() += 1,
-            None => outside = Some(outside.map_or(j, |o: usize| o.min(j))),
-        }
-    }
-    let uneven = count
-        .iter()
-        .filter(|((j, _), &c)| {
-            jobs[*j].slice.is_some_and(|(_, size)| c % u64::from(size.max(1)) != 0)
-        })
-        .map(|((j, _), _)| *j)
-        .min();
-    match (outside, uneven) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
 }
 
 /// Each job's rule ([`JobRule`], penalties in cost units by `units(seconds)`) and the domains
